@@ -1,0 +1,131 @@
+# qosdeny: submit-time QoS caps, GPU binding and GPU fair share for Slurm.
+#
+#   make            build the plugin, the tool and the unit tests
+#   make check      install what is missing, then run every test
+#   make demo       the worked example on a throwaway cluster
+#   make bench      decision-path benchmark -> tests/bench/
+#   make install    PREFIX, DESTDIR, PLUGINDIR honoured
+
+PREFIX    ?= /usr/local
+PLUGINDIR ?= $(shell pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/slurm-wlm
+SYSCONFDIR ?= /etc/slurm
+DESTDIR   ?=
+VERSION   := 0.1.0
+
+B         := build
+CC        ?= cc
+CFLAGS    ?= -O2 -g
+CFLAGS    += -std=gnu11 -Wall -Wextra -fPIC -D_GNU_SOURCE \
+             -DQD_VERSION='"$(VERSION)"' -DQD_SYSCONFDIR='"$(SYSCONFDIR)"'
+CORE_CFLAGS := -Ishared
+
+# Slurm's internal headers (job_desc_msg_t, assoc_mgr, locks) for the
+# job_submit adapter: Debian's source package of the installed slurm-wlm,
+# fetched once into $(B)/slurm-src, or a tree the user already has.
+SLURM_SRC ?= $(B)/slurm-src
+SLURM_CFLAGS := -I$(B)/slurm-config -I$(SLURM_SRC) -I/usr/include
+
+CORE_SRC  := $(wildcard shared/*.c)
+CORE_OBJ  := $(CORE_SRC:%.c=$(B)/%.o)
+CORE_LIB  := $(B)/libqosdeny_core.a
+
+JS_SRC    := $(wildcard job_submit/*.c)
+JS_OBJ    := $(JS_SRC:%.c=$(B)/%.o)
+JS_SO     := $(B)/job_submit_qosdeny.so
+
+TOOL_SRC  := $(wildcard tools/*.c)
+TOOL_OBJ  := $(TOOL_SRC:%.c=$(B)/%.o)
+TOOL      := $(B)/qosdeny
+
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+BENCH_SRC := $(wildcard tests/bench/*.c)
+BENCH_BIN := $(B)/tests/bench_decision
+
+.PHONY: all check unit integration demo bench install deps format \
+        format-check clean cluster-start cluster-stop
+all: $(CORE_LIB) $(JS_SO) $(TOOL) $(UNIT_BIN)
+
+$(B)/shared/%.o: shared/%.c $(wildcard shared/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CORE_CFLAGS) -c -o $@ $<
+
+$(CORE_LIB): $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/slurm-config/config.h: job_submit/get-slurm-source.sh
+	SLURM_SRC=$(SLURM_SRC) B=$(B) sh job_submit/get-slurm-source.sh
+
+$(B)/job_submit/%.o: job_submit/%.c $(wildcard job_submit/*.h shared/*.h) \
+		$(B)/slurm-config/config.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CORE_CFLAGS) $(SLURM_CFLAGS) -c -o $@ $<
+
+# Only the plugin's entry points are exported (job_submit_qosdeny.map).
+$(JS_SO): $(JS_OBJ) $(CORE_LIB) job_submit/job_submit_qosdeny.map
+	$(CC) -shared -o $@ $(JS_OBJ) $(CORE_LIB) \
+		-Wl,--version-script=job_submit/job_submit_qosdeny.map
+
+$(B)/tools/%.o: tools/%.c $(wildcard tools/*.h shared/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CORE_CFLAGS) -c -o $@ $<
+
+$(TOOL): $(TOOL_OBJ) $(CORE_LIB)
+	$(CC) -o $@ $(TOOL_OBJ) $(CORE_LIB)
+
+$(B)/tests/test_%: tests/unit/test_%.c $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) -lcriterion
+
+$(BENCH_BIN): $(BENCH_SRC) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CORE_CFLAGS) -o $@ $(BENCH_SRC) $(CORE_LIB)
+
+# Installs Debian's packages and the test users where missing (root).
+deps:
+	sh tests/cluster/install-deps.sh
+
+unit: $(UNIT_BIN)
+	@mkdir -p $(B)/results
+	sh tests/run-unit.sh $(UNIT_BIN)
+
+integration: all
+	@mkdir -p $(B)/results
+	bash tests/integration/run.sh
+
+check: deps
+	@rm -rf $(B)/results
+	$(MAKE) all
+	$(MAKE) unit || true
+	$(MAKE) integration || true
+	sh tests/summary.sh $(B)/results
+
+demo: deps
+	$(MAKE) all
+	bash tests/demo.sh
+
+bench: $(BENCH_BIN)
+	$(BENCH_BIN) | tee tests/bench/decision.txt
+
+install: $(JS_SO) $(TOOL)
+	install -D -m 0755 $(JS_SO) $(DESTDIR)$(PLUGINDIR)/job_submit_qosdeny.so
+	install -D -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/qosdeny
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/qosdeny.conf ]; then \
+		echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/qosdeny.conf"; \
+	else \
+		install -D -m 0644 conf.example/qosdeny.conf \
+			$(DESTDIR)$(SYSCONFDIR)/qosdeny.conf; \
+	fi
+
+FORMAT_FILES := $(wildcard shared/*.[ch] job_submit/*.[ch] spank/*.[ch] \
+                 tools/*.[ch] tests/unit/*.[ch] tests/bench/*.[ch])
+format:
+	clang-format -i $(FORMAT_FILES)
+format-check:
+	clang-format --dry-run --Werror $(FORMAT_FILES)
+
+clean:
+	rm -rf $(B)/shared $(B)/job_submit $(B)/tools $(B)/tests $(B)/*.so \
+		$(B)/*.a $(B)/qosdeny $(B)/results

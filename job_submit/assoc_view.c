@@ -1,0 +1,111 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "assoc_view.h"
+
+static void copy_name(char *dst, const char *src)
+{
+	snprintf(dst, QD_NAME_MAX, "%s", src ? src : "");
+}
+
+slurmdb_assoc_rec_t *qd_find_assoc(uint32_t uid, const char *account,
+				   const char *partition, struct qd_who *who)
+{
+	slurmdb_user_rec_t user = { .uid = uid };
+	slurmdb_assoc_rec_t key = { .uid = uid };
+	slurmdb_assoc_rec_t *assoc = NULL;
+
+	who->uid = uid;
+	snprintf(who->user, sizeof(who->user), "%u", uid);
+	copy_name(who->account, account);
+	/* With enforce 0 an unknown user still "succeeds", names unset. */
+	if (assoc_mgr_fill_in_user(acct_db_conn, &user, 0, NULL, true) ==
+		    SLURM_SUCCESS &&
+	    user.name) {
+		copy_name(who->user, user.name);
+		if (!account)
+			copy_name(who->account, user.default_acct);
+	}
+
+	key.acct = who->account[0] ? who->account : NULL;
+	key.partition = (char *)partition;
+	if (assoc_mgr_fill_in_assoc(acct_db_conn, &key, 0, &assoc, true) !=
+	    SLURM_SUCCESS)
+		return NULL;
+	return assoc;
+}
+
+slurmdb_qos_rec_t *qd_find_job_qos(const char *qos_name,
+				   slurmdb_assoc_rec_t *assoc)
+{
+	slurmdb_qos_rec_t key = { .name = (char *)qos_name };
+	slurmdb_qos_rec_t *qos = NULL;
+
+	assoc_mgr_get_default_qos_info(assoc, &key);
+	if (assoc_mgr_fill_in_qos(acct_db_conn, &key, 0, &qos, true) !=
+	    SLURM_SUCCESS)
+		return NULL;
+	return qos;
+}
+
+/*
+ * Positions in assoc_mgr's TRES arrays change as TRES are added, so each
+ * array is walked by TRES record, keeping the ones qosdeny covers.
+ */
+static void from_tres_array(const uint64_t *arr, bool is_limit,
+			    struct qd_tres *out)
+{
+	qd_tres_init(out);
+	if (!arr)
+		return;
+	for (uint32_t i = 0; i < g_tres_count; i++) {
+		const slurmdb_tres_rec_t *t = assoc_mgr_tres_array[i];
+		uint64_t v = arr[i];
+
+		if (is_limit && (v == INFINITE64 || v == NO_VAL64))
+			continue;
+		if (!t || !t->type)
+			continue;
+		if (!strcmp(t->type, "cpu"))
+			qd_tres_set(out, QD_TRES_CPU, v);
+		else if (!strcmp(t->type, "mem"))
+			qd_tres_set(out, QD_TRES_MEM, v);
+		else if (!strcmp(t->type, "node"))
+			qd_tres_set(out, QD_TRES_NODE, v);
+		else if (!strcmp(t->type, "gres") && t->name &&
+			 !strcmp(t->name, "gpu"))
+			qd_tres_set(out, QD_TRES_GPU, v);
+		else if (!strcmp(t->type, "gres") && t->name &&
+			 !strncmp(t->name, "gpu:", 4) &&
+			 qd_tres_set_typed(out, t->name + 4, v) != 0)
+			debug("qosdeny: too many GPU types, ignoring gres/%s",
+			      t->name);
+	}
+}
+
+void qd_qos_db_limits(const slurmdb_qos_rec_t *qos, struct qd_limits *out)
+{
+	from_tres_array(qos->max_tres_pj_ctld, true, &out->max_per_job);
+	from_tres_array(qos->max_tres_pu_ctld, true, &out->max_per_user);
+	from_tres_array(qos->grp_tres_ctld, true, &out->grp);
+}
+
+static int match_uid(void *x, void *key)
+{
+	return ((slurmdb_used_limits_t *)x)->uid == *(uint32_t *)key;
+}
+
+void qd_qos_usage(const slurmdb_qos_rec_t *qos, uint32_t uid,
+		  struct qd_usage *out)
+{
+	slurmdb_used_limits_t *mine = NULL;
+
+	/* Read-only lookup: acct_policy_get_user_used_limits() would create
+	 * the entry, which needs the write lock we do not hold. */
+	if (qos->usage && qos->usage->user_limit_list)
+		mine = list_find_first(qos->usage->user_limit_list, match_uid,
+				       &uid);
+	from_tres_array(qos->usage ? qos->usage->grp_used_tres : NULL, false,
+			&out->all);
+	from_tres_array(mine ? mine->tres : NULL, false, &out->user);
+}

@@ -1,0 +1,106 @@
+#include <string.h>
+
+#include "decide.h"
+
+/* Returns true and fills *v when the QoS has a rule and the job breaks it. */
+static bool check_qos(const struct qd_policy *pol, slurmdb_qos_rec_t *qos,
+		      const struct qd_tres *req, const struct qd_job_view *job,
+		      struct qd_verdict *v)
+{
+	const struct qd_qos_rule *rule;
+	struct qd_limits db, lim;
+	struct qd_usage used;
+
+	if (!qos || !qos->name || !(rule = qd_policy_rule(pol, qos->name)))
+		return false;
+	qd_qos_db_limits(qos, &db);
+	qd_limits_merge(&lim, &db, rule);
+	qd_qos_usage(qos, job->uid, &used);
+	if (job->het)
+		qd_het_sum_apply(job->het, qos->name, &used);
+	return qd_check(rule, &lim, &used, req, v);
+}
+
+static part_record_t *first_partition(const char *list, char *buf, size_t len)
+{
+	if (!list)
+		return default_part_loc;
+	snprintf(buf, len, "%s", list);
+	buf[strcspn(buf, ",")] = '\0';
+	return find_part_record(buf);
+}
+
+/*
+ * A job listing several partitions runs in one of them, so a partition QoS
+ * denies only when every listed partition's QoS denies; the first such
+ * failure is reported.
+ */
+static bool check_partitions(const struct qd_policy *pol,
+			     slurmdb_qos_rec_t *job_qos,
+			     const struct qd_tres *req,
+			     const struct qd_job_view *job,
+			     struct qd_verdict *first)
+{
+	char names[1024], *save = NULL;
+	bool denied = false;
+	struct qd_verdict v;
+
+	if (!job->partition) {
+		part_record_t *p = default_part_loc;
+
+		return p && p->qos_ptr != job_qos &&
+		       check_qos(pol, p->qos_ptr, req, job, first);
+	}
+	snprintf(names, sizeof(names), "%s", job->partition);
+	for (char *n = strtok_r(names, ",", &save); n;
+	     n = strtok_r(NULL, ",", &save)) {
+		part_record_t *p = find_part_record(n);
+
+		if (!p || p->qos_ptr == job_qos ||
+		    !check_qos(pol, p->qos_ptr, req, job, &v))
+			return false;
+		if (!denied)
+			*first = v;
+		denied = true;
+	}
+	return denied;
+}
+
+static void count_het_component(const struct qd_job_view *job,
+				slurmdb_qos_rec_t *job_qos,
+				const struct qd_tres *req)
+{
+	char buf[256];
+	part_record_t *p = first_partition(job->partition, buf, sizeof(buf));
+
+	if (job_qos && job_qos->name)
+		qd_het_sum_add(job->het, job_qos->name, req);
+	if (p && p->qos_ptr && p->qos_ptr != job_qos && p->qos_ptr->name)
+		qd_het_sum_add(job->het, p->qos_ptr->name, req);
+}
+
+bool qd_decide(const struct qd_policy *pol, const struct qd_tres *req,
+	       const struct qd_job_view *job, struct qd_who *who, char *msg,
+	       size_t len)
+{
+	char buf[256];
+	part_record_t *part = first_partition(job->partition, buf, sizeof(buf));
+	slurmdb_assoc_rec_t *assoc =
+		qd_find_assoc(job->uid, job->account,
+			      part ? part->name : NULL, who);
+	slurmdb_qos_rec_t *qos;
+	struct qd_verdict v;
+	bool denied;
+
+	if (qd_policy_is_exempt(pol, who->user))
+		return false;
+	qos = job->qos || !job->cur_qos ? qd_find_job_qos(job->qos, assoc)
+					: job->cur_qos;
+	denied = check_qos(pol, qos, req, job, &v) ||
+		 check_partitions(pol, qos, req, job, &v);
+	if (denied)
+		qd_verdict_format(&v, msg, len);
+	else if (job->het)
+		count_het_component(job, qos, req);
+	return denied;
+}

@@ -1,0 +1,219 @@
+/*
+ * job_submit/qosdeny: rejects at submission a job that would break its QoS's
+ * per-job, per-user or group caps, where qosdeny.conf asks for it.
+ *
+ * slurmctld calls job_submit() and job_modify() with its own read (submit)
+ * or write (update) locks held, from many RPC threads at once. The policy is
+ * shared between them under one mutex: a decision is a few microseconds of
+ * arithmetic on assoc_mgr's counters, so serialising them costs nothing next
+ * to the RPC around it, and the policy can be swapped safely on reload.
+ */
+#include <libgen.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "decide.h"
+#include "slurm_fields.h"
+
+const char plugin_name[] = "qosdeny: reject jobs over their QoS caps at submit";
+const char plugin_type[] = "job_submit/qosdeny";
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+static pthread_mutex_t policy_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct qd_policy_file policy_file;
+
+/* Components of a het job are validated in a row by one RPC thread. */
+static __thread struct qd_het_sum het_sum;
+
+/*
+ * The file is re-read when its stat() changes, as job_submit/lua does with
+ * its script: at the latest at the next submission after an edit, with no
+ * restart or reconfigure. Caller holds policy_lock.
+ */
+static const struct qd_policy *current_policy(void)
+{
+	char err[QD_ERR_MAX];
+
+	switch (qd_policy_file_refresh(&policy_file, err, sizeof(err))) {
+	case QD_REFRESH_RELOADED:
+		info("qosdeny: policy reloaded from %s (%zu QOS records)",
+		     policy_file.path, policy_file.current->n_rules);
+		break;
+	case QD_REFRESH_FAILED:
+		error("qosdeny: %s; the previous policy stays in force", err);
+		break;
+	case QD_REFRESH_SAME:
+		break;
+	}
+	return policy_file.current;
+}
+
+static bool has_tres(const char *list, const char *tres)
+{
+	size_t n = strlen(tres);
+
+	for (const char *p = list; p && (p = strstr(p, tres)); p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* Says at start what slurm.conf lacks for the records to work. */
+static void check_slurm_settings(const struct qd_policy *pol)
+{
+	const char *acct_tres = slurm_conf.accounting_storage_tres;
+
+	for (size_t i = 0; i < pol->n_rules; i++) {
+		const struct qd_qos_rule *r = &pol->rules[i];
+		const struct qd_tres *lims[] = { &r->max_per_job,
+						 &r->max_per_user, &r->grp };
+
+		if ((r->flags & (QD_DENY_ON_MAX_PER_USER | QD_DENY_ON_GRP)) &&
+		    !(accounting_enforce & ACCOUNTING_ENFORCE_LIMITS))
+			error("qosdeny: QOS %s: AccountingStorageEnforce lacks 'limits', so Slurm keeps no running usage and DenyOnMaxPerUser/DenyOnGrp see none",
+			      r->name);
+		if (!has_tres(acct_tres, "gres/gpu"))
+			error("qosdeny: QOS %s: AccountingStorageTRES lacks 'gres/gpu', so Slurm counts no GPUs for its limits",
+			      r->name);
+		for (size_t l = 0; l < 3; l++)
+			for (size_t t = 0; t < lims[l]->ntyped; t++) {
+				char name[64];
+
+				snprintf(name, sizeof(name), "gres/gpu:%s",
+					 lims[l]->typed[t].type);
+				if (!has_tres(acct_tres, name))
+					error("qosdeny: QOS %s: AccountingStorageTRES lacks '%s', so Slurm counts no such GPUs",
+					      r->name, name);
+			}
+	}
+}
+
+extern int init(void)
+{
+	char err[QD_ERR_MAX], *conf = xstrdup(slurm_conf.slurm_conf);
+	int rv = SLURM_ERROR;
+
+	snprintf(policy_file.path, sizeof(policy_file.path), "%s/qosdeny.conf",
+		 dirname(conf));
+	if (qd_policy_file_refresh(&policy_file, err, sizeof(err)) !=
+	    QD_REFRESH_RELOADED) {
+		error("qosdeny: %s", err);
+		goto fail;
+	}
+	check_slurm_settings(policy_file.current);
+	info("qosdeny: policy loaded from %s (%zu QOS records, Enforce=%s)",
+	     policy_file.path, policy_file.current->n_rules,
+	     policy_file.current->enforce ? "yes" : "no");
+	rv = SLURM_SUCCESS;
+fail:
+	xfree(conf);
+	return rv;
+}
+
+extern int fini(void)
+{
+	qd_policy_file_release(&policy_file);
+	return SLURM_SUCCESS;
+}
+
+/* Decides under the locks, then logs and answers outside them. */
+static int decide_and_report(const struct qd_tres *req,
+			     const struct qd_job_view *job, char **err_msg)
+{
+	assoc_mgr_lock_t locks = QD_ASSOC_READ_LOCKS;
+	const struct qd_policy *pol;
+	struct qd_who who = { 0 };
+	char msg[512];
+	bool denied = false, enforce = true;
+
+	slurm_mutex_lock(&policy_lock);
+	if ((pol = current_policy())) {
+		assoc_mgr_lock(&locks);
+		denied = qd_decide(pol, req, job, &who, msg, sizeof(msg));
+		assoc_mgr_unlock(&locks);
+		enforce = pol->enforce;
+	}
+	slurm_mutex_unlock(&policy_lock);
+
+	if (!denied)
+		return SLURM_SUCCESS;
+	info("%s (user=%s account=%s%s)", msg, who.user, who.account,
+	     enforce ? "" : "; Enforce=no, accepted");
+	if (!enforce)
+		return SLURM_SUCCESS;
+	if (err_msg) {
+		xfree(*err_msg);
+		*err_msg = xstrdup(msg);
+	}
+	return ESLURM_ACCOUNTING_POLICY;
+}
+
+/* A request qosdeny cannot count is malformed: Slurm rejects it itself. */
+static bool count(const struct qd_job_request *r, struct qd_tres *req)
+{
+	char err[256];
+
+	if (qd_request_count(r, req, err, sizeof(err)) == 0)
+		return true;
+	debug("qosdeny: not checked, left to Slurm's validation: %s", err);
+	return false;
+}
+
+extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
+		      char **err_msg)
+{
+	struct qd_job_request r;
+	struct qd_tres req;
+	struct qd_job_view job = {
+		.uid = job_desc->user_id != NO_VAL ? job_desc->user_id
+						   : submit_uid,
+		.account = job_desc->account,
+		.qos = job_desc->qos,
+		.partition = job_desc->partition,
+	};
+
+	if (job_desc->het_job_offset != NO_VAL) {
+		if (job_desc->het_job_offset == 0)
+			qd_het_sum_reset(&het_sum);
+		job.het = &het_sum;
+	}
+	qd_request_from_desc(job_desc, &r);
+	if (!count(&r, &req))
+		return SLURM_SUCCESS;
+	return decide_and_report(&req, &job, err_msg);
+}
+
+/*
+ * 22.05's job_modify has no err_msg (it came in 23.02): the user sees
+ * Slurm's ESLURM_ACCOUNTING_POLICY text, the reason goes to the log.
+ */
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+		      uint32_t submit_uid)
+{
+	struct qd_job_request r;
+	struct qd_tres req;
+	struct qd_job_view job = {
+		.uid = job_ptr->user_id,
+		.account = job_desc->account ? job_desc->account
+					     : job_ptr->account,
+		.qos = job_desc->qos,
+		.cur_qos = job_ptr->qos_ptr,
+		.partition = job_desc->partition ? job_desc->partition
+						 : job_ptr->partition,
+	};
+	bool size_change;
+
+	(void)submit_uid;
+	if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details)
+		return SLURM_SUCCESS;
+	size_change = qd_request_from_update(job_desc, job_ptr, &r);
+	if (!size_change && !job_desc->qos && !job_desc->partition &&
+	    !job_desc->account)
+		return SLURM_SUCCESS;
+	if (!count(&r, &req))
+		return SLURM_SUCCESS;
+	return decide_and_report(&req, &job, NULL);
+}

@@ -1,0 +1,25 @@
+/*
+ * Slurm 22.05's job description and job record, turned into the policy
+ * core's plain request. Everything that knows those structures' layout for
+ * counting lives in slurm_fields.c.
+ */
+#ifndef QD_SLURM_FIELDS_H
+#define QD_SLURM_FIELDS_H
+
+#include "src/slurmctld/slurmctld.h"
+
+#include "request.h"
+
+/* A new submission: fields the client did not set are left "not given". */
+void qd_request_from_desc(const job_desc_msg_t *desc,
+			  struct qd_job_request *req);
+
+/*
+ * An update of a pending job: the job as it stands, with what the update
+ * changes laid over it. Returns true when the update touches anything that
+ * changes the job's size (GPUs, CPUs, memory, nodes, tasks).
+ */
+bool qd_request_from_update(const job_desc_msg_t *upd, const job_record_t *job,
+			    struct qd_job_request *req);
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * The three submit-time checks and the message a denied user sees.
+ */
+#ifndef QD_CHECK_H
+#define QD_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+#include "tres.h"
+
+/* A QoS's limits, as in the Slurm database or after merging. */
+struct qd_limits {
+	struct qd_tres max_per_job;  /* MaxTRESPerJob */
+	struct qd_tres max_per_user; /* MaxTRESPerUser */
+	struct qd_tres grp;	     /* GrpTRES */
+};
+
+/* What is already allocated to RUNNING jobs in the QoS. */
+struct qd_usage {
+	struct qd_tres user; /* this user's jobs */
+	struct qd_tres all;  /* everyone's jobs */
+};
+
+/* Database limits with the rule's overrides laid on top, TRES by TRES. */
+void qd_limits_merge(struct qd_limits *out, const struct qd_limits *db,
+		     const struct qd_qos_rule *rule);
+
+struct qd_verdict {
+	bool denied;
+	enum qd_flag flag;	 /* which check failed */
+	char qos[QD_NAME_MAX];
+	char tres[48];		 /* "gres/gpu:a100" */
+	bool is_mem;		 /* values are MiB */
+	uint64_t requested;
+	uint64_t in_use;	 /* 0 for DenyOnMaxPerJob */
+	uint64_t limit;
+};
+
+/*
+ * Runs the checks the rule's flags enable, in contract order (per job, per
+ * user, group; within each cpu, mem, node, gres/gpu, gres/gpu:<type>), and
+ * fills *v with the first failure. A TRES is checked only where a limit is
+ * set; sums saturate rather than wrap. Returns true when denied.
+ */
+bool qd_check(const struct qd_qos_rule *rule, const struct qd_limits *lim,
+	      const struct qd_usage *used, const struct qd_tres *req,
+	      struct qd_verdict *v);
+
+/*
+ * The user's line, e.g.
+ * "qosdeny: DenyOnGrp: QOS interactive: gres/gpu requested 5, in use 0,
+ *  GrpTRES limit 4" (one line). Returns what snprintf returns.
+ */
+int qd_verdict_format(const struct qd_verdict *v, char *buf, size_t len);
+
+/* "DenyOnMaxPerJob" etc. */
+const char *qd_flag_name(enum qd_flag f);
+
+#endif

@@ -1,0 +1,109 @@
+/*
+ * The qosdeny.conf policy: global settings, one rule per QoS whose limits
+ * reject at submit time, and fair-share fallbacks. The syntax is Slurm's
+ * (slurm.conf, cgroup.conf): Key=Value pairs, '#' comments, case-insensitive
+ * keys, '\' continues a line.
+ */
+#ifndef QD_POLICY_H
+#define QD_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "tres.h"
+
+#define QD_NAME_MAX 64 /* QoS, account and user names */
+
+enum qd_flag {
+	QD_DENY_ON_MAX_PER_JOB = 1 << 0,
+	QD_DENY_ON_MAX_PER_USER = 1 << 1,
+	QD_DENY_ON_GRP = 1 << 2,
+};
+
+/* One QOS= record. Limits given here override the database's per TRES. */
+struct qd_qos_rule {
+	char name[QD_NAME_MAX];
+	unsigned flags; /* enum qd_flag bits */
+	struct qd_tres max_per_job;
+	struct qd_tres max_per_user;
+	struct qd_tres grp;
+	int line;
+};
+
+/* Account=NAME Shares=N (user[0] == '\0') or User=NAME Account=NAME Shares=N */
+struct qd_share_rule {
+	char account[QD_NAME_MAX];
+	char user[QD_NAME_MAX];
+	uint32_t shares;
+	int line;
+};
+
+struct qd_policy {
+	bool enforce;			 /* Enforce=yes (default) */
+	char (*exempt_users)[QD_NAME_MAX]; /* ExemptUsers= */
+	size_t n_exempt;
+	uint64_t usage_half_life_s; /* UsageHalfLife=, default 7 days */
+	struct qd_qos_rule *rules;
+	size_t n_rules;
+	struct qd_share_rule *shares;
+	size_t n_shares;
+};
+
+/* Error text is "<path>:<line>: <what> '<offending text>'". */
+#define QD_ERR_MAX 512
+
+/* Parses a whole file's text. path is only used in error messages. Returns
+ * a new policy, or NULL with err filled. */
+struct qd_policy *qd_policy_parse(const char *path, const char *text,
+				  char *err, size_t errlen);
+
+/* Reads and parses a file; NULL with err filled ("<path>: <strerror>") when it
+ * cannot be read. */
+struct qd_policy *qd_policy_load(const char *path, char *err, size_t errlen);
+
+void qd_policy_free(struct qd_policy *p);
+
+/* The rule for a QoS (names compare case-insensitively, as Slurm's), or NULL
+ * when the QoS has no record and qosdeny leaves it alone. */
+const struct qd_qos_rule *qd_policy_rule(const struct qd_policy *p,
+					 const char *qos);
+
+bool qd_policy_is_exempt(const struct qd_policy *p, const char *user);
+
+/*
+ * Slurm's time syntax as used for UsageHalfLife (and sbatch --time):
+ * "minutes", "minutes:seconds", "hours:minutes:seconds", "days-hours",
+ * "days-hours:minutes", "days-hours:minutes:seconds". Returns seconds, or -1.
+ */
+int64_t qd_parse_slurm_time(const char *text);
+
+/*
+ * Keeps the policy in force and re-reads the file when it changed (inode,
+ * size or mtime), the way job_submit/lua re-reads its script. A file that
+ * fails to parse leaves the previous policy in force.
+ */
+struct qd_policy_file {
+	char path[4096];
+	struct qd_policy *current;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+};
+
+enum qd_refresh {
+	QD_REFRESH_SAME,     /* unchanged, nothing read */
+	QD_REFRESH_RELOADED, /* changed and parsed: new policy in force */
+	QD_REFRESH_FAILED,   /* changed but unreadable or invalid: err says why;
+				the previous policy (if any) stays */
+};
+
+enum qd_refresh qd_policy_file_refresh(struct qd_policy_file *f, char *err,
+				       size_t errlen);
+
+void qd_policy_file_release(struct qd_policy_file *f);
+
+#endif
