@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "decide.h"
+#include "slurm_fields.h"
 
 /* Returns true and fills *v when the QoS has a rule and the job breaks it. */
 static bool check_qos(const struct qd_policy *pol, slurmdb_qos_rec_t *qos,
@@ -19,15 +20,6 @@ static bool check_qos(const struct qd_policy *pol, slurmdb_qos_rec_t *qos,
 	if (job->het)
 		qd_het_sum_apply(job->het, qos->name, &used);
 	return qd_check(rule, &lim, &used, req, v);
-}
-
-static part_record_t *first_partition(const char *list, char *buf, size_t len)
-{
-	if (!list)
-		return default_part_loc;
-	snprintf(buf, len, "%s", list);
-	buf[strcspn(buf, ",")] = '\0';
-	return find_part_record(buf);
 }
 
 /*
@@ -70,8 +62,7 @@ static void count_het_component(const struct qd_job_view *job,
 				slurmdb_qos_rec_t *job_qos,
 				const struct qd_tres *req)
 {
-	char buf[256];
-	part_record_t *p = first_partition(job->partition, buf, sizeof(buf));
+	part_record_t *p = qd_first_partition(job->partition);
 
 	if (job_qos && job_qos->name)
 		qd_het_sum_add(job->het, job_qos->name, req);
@@ -83,8 +74,7 @@ bool qd_decide(const struct qd_policy *pol, const struct qd_tres *req,
 	       const struct qd_job_view *job, struct qd_who *who, char *msg,
 	       size_t len)
 {
-	char buf[256];
-	part_record_t *part = first_partition(job->partition, buf, sizeof(buf));
+	part_record_t *part = qd_first_partition(job->partition);
 	slurmdb_assoc_rec_t *assoc =
 		qd_find_assoc(job->uid, job->account,
 			      part ? part->name : NULL, who);

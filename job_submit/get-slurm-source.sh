@@ -30,6 +30,10 @@ if [ ! -f "$SLURM_SRC/src/slurmctld/slurmctld.h" ]; then
 	# Debian's signing keys are not installed; checksums are still verified.
 	dpkg-source -x "$B/slurm-dl/slurm-wlm_${ver#*:}.dsc" "$SLURM_SRC" 2>&1 |
 		grep -v -e "^gpgv:" -e "cannot verify inline signature" >&2 || true
+	if [ ! -f "$SLURM_SRC/src/slurmctld/slurmctld.h" ]; then
+		echo "get-slurm-source: unpacking slurm-wlm $ver failed" >&2
+		exit 1
+	fi
 fi
 
 mkdir -p "$cfg"

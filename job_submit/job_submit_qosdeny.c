@@ -181,6 +181,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		job.het = &het_sum;
 	}
 	qd_request_from_desc(job_desc, &r);
+	qd_request_default_mem(&r, job_desc->partition);
 	if (!count(&r, &req))
 		return SLURM_SUCCESS;
 	return decide_and_report(&req, &job, err_msg);

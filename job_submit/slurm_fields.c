@@ -1,3 +1,6 @@
+#include <stdio.h>
+#include <string.h>
+
 #include "slurm_fields.h"
 
 static uint32_t u32(uint32_t v)
@@ -38,6 +41,30 @@ void qd_request_from_desc(const job_desc_msg_t *desc,
 		.cpus_per_tres = desc->cpus_per_tres,
 	};
 	set_mem(req, desc->pn_min_memory);
+}
+
+part_record_t *qd_first_partition(const char *list)
+{
+	char first[256];
+
+	if (!list)
+		return default_part_loc;
+	snprintf(first, sizeof(first), "%s", list);
+	first[strcspn(first, ",")] = '\0';
+	return find_part_record(first);
+}
+
+void qd_request_default_mem(struct qd_job_request *req, const char *partition)
+{
+	part_record_t *part = qd_first_partition(partition);
+	uint64_t def = slurm_conf.def_mem_per_cpu;
+
+	if (req->mem_set)
+		return;
+	if (part && part->def_mem_per_cpu && part->def_mem_per_cpu != NO_VAL64)
+		def = part->def_mem_per_cpu;
+	if (def && def != NO_VAL64)
+		set_mem(req, def);
 }
 
 #define PICK32(upd, cur) ((upd) != NO_VAL ? (upd) : (cur))

@@ -14,6 +14,17 @@
 void qd_request_from_desc(const job_desc_msg_t *desc,
 			  struct qd_job_request *req);
 
+/* The partition a job's list starts with (the default partition when it
+ * names none), or NULL. Caller holds the partition read lock. */
+part_record_t *qd_first_partition(const char *list);
+
+/*
+ * A job that names no memory gets the partition's DefMemPerCPU/Node, else
+ * slurm.conf's, when slurmctld creates it (after job_submit runs), and Slurm
+ * counts that: so does qosdeny. Caller holds the partition read lock.
+ */
+void qd_request_default_mem(struct qd_job_request *req, const char *partition);
+
 /*
  * An update of a pending job: the job as it stands, with what the update
  * changes laid over it. Returns true when the update touches anything that

@@ -56,7 +56,9 @@ struct qd_policy {
 #define QD_ERR_MAX 512
 
 /* Parses a whole file's text. path is only used in error messages. Returns
- * a new policy, or NULL with err filled. */
+ * a new policy, or NULL with err filled for the first error. Line numbers in
+ * errors are those of the physical line where the offending Key=Value
+ * starts. */
 struct qd_policy *qd_policy_parse(const char *path, const char *text,
 				  char *err, size_t errlen);
 
@@ -76,14 +78,18 @@ bool qd_policy_is_exempt(const struct qd_policy *p, const char *user);
 /*
  * Slurm's time syntax as used for UsageHalfLife (and sbatch --time):
  * "minutes", "minutes:seconds", "hours:minutes:seconds", "days-hours",
- * "days-hours:minutes", "days-hours:minutes:seconds". Returns seconds, or -1.
+ * "days-hours:minutes", "days-hours:minutes:seconds". Returns seconds, or -1
+ * for anything else: signs, blanks, overflow, "UNLIMITED" and "INFINITE".
  */
 int64_t qd_parse_slurm_time(const char *text);
 
 /*
- * Keeps the policy in force and re-reads the file when it changed (inode,
- * size or mtime), the way job_submit/lua re-reads its script. A file that
- * fails to parse leaves the previous policy in force.
+ * Keeps the policy in force and re-reads the file when it changed (device,
+ * inode, size or mtime), the way job_submit/lua re-reads its script. A file
+ * that fails to parse, or is gone, leaves the previous policy in force; its
+ * signature is recorded all the same, so the failure is reported once and not
+ * again until the file changes (while no policy is in force, every refresh
+ * tries again). Start from a zeroed struct with path set.
  */
 struct qd_policy_file {
 	char path[4096];

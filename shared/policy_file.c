@@ -1,0 +1,114 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy.h"
+
+/* The whole of fd, NUL-terminated; *len excludes the NUL. */
+static char *read_all(int fd, size_t *len)
+{
+	size_t cap = 4096;
+	char *buf = malloc(cap), *bigger;
+	ssize_t n;
+
+	*len = 0;
+	while (buf) {
+		if (*len + 1 == cap) {
+			bigger = realloc(buf, cap *= 2);
+			if (!bigger)
+				break;
+			buf = bigger;
+		}
+		n = read(fd, buf + *len, cap - *len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (n == 0) {
+			buf[*len] = '\0';
+			return buf;
+		}
+		*len += n;
+	}
+	free(buf);
+	return NULL;
+}
+
+struct qd_policy *qd_policy_load(const char *path, char *err, size_t errlen)
+{
+	struct qd_policy *rv = NULL;
+	char *text = NULL;
+	size_t len;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || !(text = read_all(fd, &len))) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	/* The parser would silently stop at a NUL and miss what follows. */
+	if (memchr(text, '\0', len)) {
+		snprintf(err, errlen, "%s: not a text file (NUL byte)", path);
+		goto fail;
+	}
+	rv = qd_policy_parse(path, text, err, errlen);
+fail:
+	free(text);
+	if (fd >= 0)
+		close(fd);
+	return rv;
+}
+
+static bool same_file(const struct qd_policy_file *f, const struct stat *st)
+{
+	return f->dev == st->st_dev && f->ino == st->st_ino &&
+	       f->size == st->st_size &&
+	       f->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       f->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+static void remember(struct qd_policy_file *f, const struct stat *st)
+{
+	f->dev = st->st_dev;
+	f->ino = st->st_ino;
+	f->size = st->st_size;
+	f->mtime = st->st_mtim;
+}
+
+/*
+ * The signature is recorded even when loading fails, so a broken or missing
+ * file is parsed and reported once, not on every submission, until it
+ * changes again. A missing file has the all-zero signature.
+ */
+enum qd_refresh qd_policy_file_refresh(struct qd_policy_file *f, char *err,
+				       size_t errlen)
+{
+	struct qd_policy *p;
+	struct stat st;
+	int stat_errno = stat(f->path, &st) ? errno : 0;
+
+	if (stat_errno)
+		memset(&st, 0, sizeof(st));
+	if (f->current && same_file(f, &st))
+		return QD_REFRESH_SAME;
+	remember(f, &st);
+	if (stat_errno) {
+		snprintf(err, errlen, "%s: %s", f->path, strerror(stat_errno));
+		return QD_REFRESH_FAILED;
+	}
+	p = qd_policy_load(f->path, err, errlen);
+	if (!p)
+		return QD_REFRESH_FAILED;
+	qd_policy_free(f->current);
+	f->current = p;
+	return QD_REFRESH_RELOADED;
+}
+
+void qd_policy_file_release(struct qd_policy_file *f)
+{
+	qd_policy_free(f->current);
+	f->current = NULL;
+}

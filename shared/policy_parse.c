@@ -1,0 +1,545 @@
+/*
+ * qosdeny.conf in slurm.conf's syntax. A record is one logical line: the
+ * physical lines joined where one ends in '\', with Slurm's own rule that the
+ * next line is appended as is (no blank is inserted). Errors give the
+ * physical line where the offending Key=Value starts; a record is known by
+ * the line where it starts ("first on line N").
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "policy.h"
+
+#define DEFAULT_HALF_LIFE_S (7 * 24 * 3600)
+
+enum key {
+	K_ENFORCE,
+	K_EXEMPT_USERS,
+	K_HALF_LIFE,
+	K_QOS,
+	K_FLAGS,
+	K_MAX_PER_JOB,
+	K_MAX_PER_USER,
+	K_GRP,
+	K_ACCOUNT,
+	K_USER,
+	K_SHARES,
+	K_COUNT
+};
+
+static const char *const key_names[K_COUNT] = {
+    [K_ENFORCE] = "Enforce",
+    [K_EXEMPT_USERS] = "ExemptUsers",
+    [K_HALF_LIFE] = "UsageHalfLife",
+    [K_QOS] = "QOS",
+    [K_FLAGS] = "Flags",
+    [K_MAX_PER_JOB] = "MaxTRESPerJob",
+    [K_MAX_PER_USER] = "MaxTRESPerUser",
+    [K_GRP] = "GrpTRES",
+    [K_ACCOUNT] = "Account",
+    [K_USER] = "User",
+    [K_SHARES] = "Shares",
+};
+
+enum kind { R_GLOBAL, R_QOS, R_ACCOUNT, R_USER, R_KINDS };
+
+#define BIT(k) (1u << (k))
+
+static const unsigned allowed[R_KINDS] = {
+    [R_GLOBAL] = BIT(K_ENFORCE) | BIT(K_EXEMPT_USERS) | BIT(K_HALF_LIFE),
+    [R_QOS] = BIT(K_QOS) | BIT(K_FLAGS) | BIT(K_MAX_PER_JOB) |
+	      BIT(K_MAX_PER_USER) | BIT(K_GRP),
+    [R_ACCOUNT] = BIT(K_ACCOUNT) | BIT(K_SHARES),
+    [R_USER] = BIT(K_USER) | BIT(K_ACCOUNT) | BIT(K_SHARES),
+};
+
+static const char *const where[R_KINDS] = {
+    [R_GLOBAL] = "on a global line",
+    [R_QOS] = "in a QOS record",
+    [R_ACCOUNT] = "in an Account record",
+    [R_USER] = "in a User record",
+};
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} flag_names[] = {
+    {"DenyOnMaxPerJob", QD_DENY_ON_MAX_PER_JOB},
+    {"DenyOnMaxPerUser", QD_DENY_ON_MAX_PER_USER},
+    {"DenyOnGrp", QD_DENY_ON_GRP},
+};
+
+/* One logical line's Key=Value tokens by key. */
+struct record {
+	enum kind kind;
+	int line; /* where the record starts */
+	const char *tok[K_COUNT];
+	const char *val[K_COUNT];
+	int tok_line[K_COUNT];
+};
+
+struct parser {
+	const char *path;
+	char *err;
+	size_t errlen;
+	struct qd_policy *p;
+	int global_line[K_COUNT]; /* where each global key was set */
+	/* The logical line being assembled, with each byte's physical line. */
+	char *buf;
+	int *lines;
+	size_t len, cap;
+};
+
+static int fail_n(struct parser *ps, int line, const char *text, int len,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int fail_n(struct parser *ps, int line, const char *text, int len,
+		  const char *fmt, ...)
+{
+	char what[QD_ERR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(ps->err, ps->errlen, "%s:%d: %s '%.*s'", ps->path, line, what,
+		 len, text);
+	return -1;
+}
+
+#define fail(ps, line, text, ...)                                              \
+	fail_n(ps, line, text, (int)strlen(text), __VA_ARGS__)
+
+static int out_of_memory(struct parser *ps)
+{
+	snprintf(ps->err, ps->errlen, "%s: out of memory", ps->path);
+	return -1;
+}
+
+/* Index into key_names of a token's key, -1 when unknown. */
+static int key_of(const char *tok)
+{
+	size_t len = strcspn(tok, "=");
+
+	for (int k = 0; k < K_COUNT; k++)
+		if (strlen(key_names[k]) == len &&
+		    !strncasecmp(tok, key_names[k], len))
+			return k;
+	return -1;
+}
+
+/* Offset of the token at or after i, ps->len when there is none. */
+static size_t next_token(const struct parser *ps, size_t i)
+{
+	while (i < ps->len && !ps->buf[i])
+		i++;
+	return i;
+}
+
+static size_t token_after(const struct parser *ps, size_t i)
+{
+	return next_token(ps, i + strlen(ps->buf + i));
+}
+
+/* The record key decides the type, wherever it stands on the line, so
+ * that "Account=a User=b" is read as the User record it is meant to be. */
+static enum kind classify(const struct parser *ps)
+{
+	unsigned keys = 0;
+
+	for (size_t i = next_token(ps, 0); i < ps->len;
+	     i = token_after(ps, i)) {
+		int k = key_of(ps->buf + i);
+
+		if (k >= 0)
+			keys |= BIT(k);
+	}
+	if (keys & BIT(K_QOS))
+		return R_QOS;
+	if (keys & BIT(K_USER))
+		return R_USER;
+	if (keys & BIT(K_ACCOUNT))
+		return R_ACCOUNT;
+	return R_GLOBAL;
+}
+
+static int collect_token(struct parser *ps, struct record *r, const char *tok,
+			 int line)
+{
+	const char *eq = strchr(tok, '=');
+	int k = key_of(tok);
+	int first;
+
+	if (k < 0)
+		return fail(ps, line, tok, "unknown key");
+	if (!(allowed[r->kind] & BIT(k)))
+		return fail(ps, line, tok, "key not allowed %s",
+			    where[r->kind]);
+	/* Global keys may be spread over lines, but each is set once. */
+	first = r->kind == R_GLOBAL ? ps->global_line[k] : r->tok_line[k];
+	if (first)
+		return fail(ps, line, tok, "repeated key (first on line %d)",
+			    first);
+	if (!eq || !eq[1])
+		return fail(ps, line, tok, "missing value");
+	r->tok[k] = tok;
+	r->val[k] = eq + 1;
+	r->tok_line[k] = line;
+	if (r->kind == R_GLOBAL)
+		ps->global_line[k] = line;
+	return 0;
+}
+
+static int collect(struct parser *ps, struct record *r)
+{
+	r->kind = classify(ps);
+	r->line = ps->lines[next_token(ps, 0)];
+	for (size_t i = next_token(ps, 0); i < ps->len; i = token_after(ps, i))
+		if (collect_token(ps, r, ps->buf + i, ps->lines[i]))
+			return -1;
+	return 0;
+}
+
+static int check_name(struct parser *ps, const struct record *r, enum key k)
+{
+	if (strlen(r->val[k]) < QD_NAME_MAX)
+		return 0;
+	return fail(ps, r->tok_line[k], r->tok[k],
+		    "name too long (at most %d characters)", QD_NAME_MAX - 1);
+}
+
+static int set_enforce(struct parser *ps, const struct record *r)
+{
+	const char *v = r->val[K_ENFORCE];
+
+	if (!strcasecmp(v, "yes"))
+		ps->p->enforce = true;
+	else if (!strcasecmp(v, "no"))
+		ps->p->enforce = false;
+	else
+		return fail(ps, r->tok_line[K_ENFORCE], r->tok[K_ENFORCE],
+			    "Enforce must be yes or no");
+	return 0;
+}
+
+static int add_exempt(struct parser *ps, const char *name, size_t len)
+{
+	struct qd_policy *p = ps->p;
+	char(*users)[QD_NAME_MAX] =
+	    realloc(p->exempt_users, (p->n_exempt + 1) * sizeof(*users));
+
+	if (!users)
+		return out_of_memory(ps);
+	p->exempt_users = users;
+	memcpy(users[p->n_exempt], name, len);
+	users[p->n_exempt++][len] = '\0';
+	return 0;
+}
+
+static int set_exempt(struct parser *ps, const struct record *r)
+{
+	const char *tok = r->tok[K_EXEMPT_USERS];
+	int line = r->tok_line[K_EXEMPT_USERS];
+
+	for (const char *v = r->val[K_EXEMPT_USERS];; v++) {
+		size_t len = strcspn(v, ",");
+
+		if (len == 0)
+			return fail(ps, line, tok, "empty user name in");
+		if (len >= QD_NAME_MAX)
+			return fail_n(ps, line, v, len,
+				      "name too long (at most %d characters)",
+				      QD_NAME_MAX - 1);
+		if (add_exempt(ps, v, len))
+			return -1;
+		v += len;
+		if (!*v)
+			return 0;
+	}
+}
+
+static int set_half_life(struct parser *ps, const struct record *r)
+{
+	int64_t t = qd_parse_slurm_time(r->val[K_HALF_LIFE]);
+	int line = r->tok_line[K_HALF_LIFE];
+
+	if (t < 0)
+		return fail(ps, line, r->tok[K_HALF_LIFE],
+			    "invalid time (Slurm syntax, e.g. 7-0 for 7 days)");
+	if (t == 0)
+		return fail(ps, line, r->tok[K_HALF_LIFE],
+			    "UsageHalfLife must be more than 0");
+	ps->p->usage_half_life_s = t;
+	return 0;
+}
+
+static int apply_global(struct parser *ps, const struct record *r)
+{
+	if (r->tok[K_ENFORCE] && set_enforce(ps, r))
+		return -1;
+	if (r->tok[K_EXEMPT_USERS] && set_exempt(ps, r))
+		return -1;
+	if (r->tok[K_HALF_LIFE] && set_half_life(ps, r))
+		return -1;
+	return 0;
+}
+
+static int parse_flag(struct parser *ps, const char *flag, size_t len, int line,
+		      unsigned *flags)
+{
+	for (size_t i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++)
+		if (strlen(flag_names[i].name) == len &&
+		    !strncasecmp(flag, flag_names[i].name, len)) {
+			*flags |= flag_names[i].bit;
+			return 0;
+		}
+	return fail_n(ps, line, flag, len, "unknown flag");
+}
+
+static int parse_flags(struct parser *ps, const struct record *r,
+		       unsigned *flags)
+{
+	int line = r->tok_line[K_FLAGS];
+
+	for (const char *v = r->val[K_FLAGS];; v++) {
+		size_t len = strcspn(v, ",");
+
+		if (len == 0)
+			return fail(ps, line, r->tok[K_FLAGS], "empty flag in");
+		if (parse_flag(ps, v, len, line, flags))
+			return -1;
+		v += len;
+		if (!*v)
+			return 0;
+	}
+}
+
+static int parse_limit(struct parser *ps, const struct record *r, enum key k,
+		       struct qd_tres *t)
+{
+	char msg[QD_ERR_MAX];
+
+	qd_tres_init(t);
+	if (!r->tok[k] || !qd_tres_parse(r->val[k], t, msg, sizeof(msg)))
+		return 0;
+	snprintf(ps->err, ps->errlen, "%s:%d: %s: %s", ps->path, r->tok_line[k],
+		 key_names[k], msg);
+	return -1;
+}
+
+static int add_rule(struct parser *ps, const struct qd_qos_rule *rule)
+{
+	struct qd_policy *p = ps->p;
+	struct qd_qos_rule *rules =
+	    realloc(p->rules, (p->n_rules + 1) * sizeof(*rules));
+
+	if (!rules)
+		return out_of_memory(ps);
+	p->rules = rules;
+	rules[p->n_rules++] = *rule;
+	return 0;
+}
+
+static int apply_qos(struct parser *ps, const struct record *r)
+{
+	const struct qd_qos_rule *old;
+	struct qd_qos_rule rule = {.line = r->line};
+
+	if (check_name(ps, r, K_QOS))
+		return -1;
+	old = qd_policy_rule(ps->p, r->val[K_QOS]);
+	if (old)
+		return fail(ps, r->tok_line[K_QOS], r->tok[K_QOS],
+			    "duplicate QOS record (first on line %d)",
+			    old->line);
+	/* A record without flags would silently do nothing. */
+	if (!r->tok[K_FLAGS])
+		return fail(ps, r->tok_line[K_QOS], r->tok[K_QOS],
+			    "QOS record without Flags");
+	strcpy(rule.name, r->val[K_QOS]);
+	if (parse_flags(ps, r, &rule.flags) ||
+	    parse_limit(ps, r, K_MAX_PER_JOB, &rule.max_per_job) ||
+	    parse_limit(ps, r, K_MAX_PER_USER, &rule.max_per_user) ||
+	    parse_limit(ps, r, K_GRP, &rule.grp))
+		return -1;
+	return add_rule(ps, &rule);
+}
+
+static int parse_shares(const char *s, uint32_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (*s - '0');
+		if (v > UINT32_MAX)
+			return -1;
+	}
+	*out = v;
+	return v ? 0 : -1;
+}
+
+/* Slurm keeps account and user names of associations in lowercase. */
+static const struct qd_share_rule *find_share(const struct qd_policy *p,
+					      const struct qd_share_rule *s)
+{
+	for (size_t i = 0; i < p->n_shares; i++)
+		if (!strcasecmp(p->shares[i].account, s->account) &&
+		    !strcasecmp(p->shares[i].user, s->user))
+			return &p->shares[i];
+	return NULL;
+}
+
+static int add_share(struct parser *ps, const struct qd_share_rule *s)
+{
+	struct qd_policy *p = ps->p;
+	struct qd_share_rule *shares =
+	    realloc(p->shares, (p->n_shares + 1) * sizeof(*shares));
+
+	if (!shares)
+		return out_of_memory(ps);
+	p->shares = shares;
+	shares[p->n_shares++] = *s;
+	return 0;
+}
+
+/* Account=NAME Shares=N, or User=NAME Account=NAME Shares=N. */
+static int apply_share(struct parser *ps, const struct record *r)
+{
+	enum key rk = r->kind == R_USER ? K_USER : K_ACCOUNT;
+	struct qd_share_rule s = {.line = r->line};
+	const struct qd_share_rule *old;
+
+	if (check_name(ps, r, rk))
+		return -1;
+	if (!r->tok[K_ACCOUNT])
+		return fail(ps, r->tok_line[rk], r->tok[rk],
+			    "User record without Account");
+	if (rk == K_USER && check_name(ps, r, K_ACCOUNT))
+		return -1;
+	if (!r->tok[K_SHARES])
+		return fail(ps, r->tok_line[rk], r->tok[rk],
+			    "%s record without Shares", key_names[rk]);
+	if (parse_shares(r->val[K_SHARES], &s.shares))
+		return fail(ps, r->tok_line[K_SHARES], r->tok[K_SHARES],
+			    "Shares must be a positive integer");
+	strcpy(s.account, r->val[K_ACCOUNT]);
+	if (rk == K_USER)
+		strcpy(s.user, r->val[K_USER]);
+	old = find_share(ps->p, &s);
+	if (old)
+		return fail(ps, r->tok_line[rk], r->tok[rk],
+			    "duplicate %s record%s%s (first on line %d)",
+			    key_names[rk], rk == K_USER ? " in account " : "",
+			    rk == K_USER ? s.account : "", old->line);
+	return add_share(ps, &s);
+}
+
+static int apply(struct parser *ps, const struct record *r)
+{
+	switch (r->kind) {
+	case R_GLOBAL:
+		return apply_global(ps, r);
+	case R_QOS:
+		return apply_qos(ps, r);
+	default:
+		return apply_share(ps, r);
+	}
+}
+
+/* Blanks become NULs, so that each token is a string in place. */
+static int end_record(struct parser *ps)
+{
+	struct record r = {0};
+	int rv = 0;
+
+	for (size_t i = 0; i < ps->len; i++)
+		if (isspace((unsigned char)ps->buf[i]))
+			ps->buf[i] = '\0';
+	if (next_token(ps, 0) < ps->len)
+		rv = collect(ps, &r) || apply(ps, &r) ? -1 : 0;
+	ps->len = 0;
+	return rv;
+}
+
+static int append(struct parser *ps, const char *s, size_t n, int line)
+{
+	if (ps->len + n + 1 > ps->cap) {
+		size_t cap = 2 * (ps->len + n + 1);
+		char *buf = realloc(ps->buf, cap);
+		int *lines;
+
+		if (!buf)
+			return out_of_memory(ps);
+		ps->buf = buf;
+		lines = realloc(ps->lines, cap * sizeof(*lines));
+		if (!lines)
+			return out_of_memory(ps);
+		ps->lines = lines;
+		ps->cap = cap;
+	}
+	memcpy(ps->buf + ps->len, s, n);
+	for (size_t i = 0; i < n; i++)
+		ps->lines[ps->len + i] = line;
+	ps->len += n;
+	ps->buf[ps->len] = '\0';
+	return 0;
+}
+
+/* As Slurm: the comment goes first, so a '\' inside one continues nothing. */
+static int add_line(struct parser *ps, const char *s, size_t n, int line)
+{
+	const char *hash = memchr(s, '#', n);
+	int cont;
+
+	if (hash)
+		n = hash - s;
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	cont = n && s[n - 1] == '\\';
+	if (append(ps, s, n - cont, line))
+		return -1;
+	return cont ? 0 : end_record(ps);
+}
+
+struct qd_policy *qd_policy_parse(const char *path, const char *text, char *err,
+				  size_t errlen)
+{
+	struct parser ps = {.path = path, .err = err, .errlen = errlen};
+	struct qd_policy *rv = NULL;
+	int line = 0;
+
+	ps.p = calloc(1, sizeof(*ps.p));
+	if (!ps.p) {
+		out_of_memory(&ps);
+		goto fail;
+	}
+	ps.p->enforce = true;
+	ps.p->usage_half_life_s = DEFAULT_HALF_LIFE_S;
+	for (const char *s = text; *s; s++) {
+		size_t n = strcspn(s, "\n");
+
+		if (add_line(&ps, s, n, ++line))
+			goto fail;
+		s += n;
+		if (!*s)
+			break;
+	}
+	/* The last line may end in '\' with nothing after it. */
+	if (ps.len && end_record(&ps))
+		goto fail;
+	rv = ps.p;
+	ps.p = NULL;
+fail:
+	qd_policy_free(ps.p);
+	free(ps.buf);
+	free(ps.lines);
+	return rv;
+}

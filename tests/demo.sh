@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# make demo: the README's worked example on a throwaway cluster. Starts the
+# test cluster with job_submit/qosdeny, sets up the example QoS and policy,
+# shows accepted and denied jobs, and stops the cluster.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/integration/lib.sh"
+source "$here/integration/example-policy.sh"
+source "$here/integration/cluster-up.sh"
+trap cluster_down EXIT
+
+cluster_up || exit 1
+example_qos || exit 1
+
+show() { # USER CMD...: runs and prints it as a user would see it
+	local user=$1
+	shift
+	printf '\n%s$ %s\n' "$user" "$*"
+	as "$user" "$@"
+	printf '%s\n' "$OUT"
+}
+
+echo "== qosdeny.conf"
+cat "$(dirname "$SLURM_CONF")/qosdeny.conf"
+echo
+echo "== QoS limits in the Slurm database"
+sacctmgr -n -P show qos research,interactive,batch-lowprio \
+	format=Name,MaxTRESPerJob,MaxTRESPerUser,GrpTRES
+
+echo
+echo "== bob asks interactive for 5 GPUs (per-job cap 4), on every path"
+show bob sbatch -q interactive --gpus=5 --wrap true
+show bob salloc -q interactive --gpus=5 true
+show bob srun -q interactive --gpus=5 true
+
+echo
+echo "== alice runs 2 GPUs, then asks for 1 more (per-user cap 2)"
+A=$(submit_running alice -q interactive --gres=gpu:2)
+echo "alice's job $A is running"
+show alice sbatch -q interactive --gres=gpu:1 --wrap true
+
+echo
+echo "== bob takes 2 GPUs: the group (GrpTRES 4) is now full"
+B=$(submit_running bob -q interactive --gres=gpu:2)
+echo "bob's job $B is running"
+show charlie sbatch -q interactive --gres=gpu:1 --wrap true
+
+echo
+echo "== charlie runs 24 CPUs in batch-lowprio (per-user cap 32)"
+C=$(submit_running charlie -q batch-lowprio -n 24)
+echo "charlie's job $C is running"
+show charlie sbatch -q batch-lowprio -n 16 --wrap true
+show charlie sbatch -q batch-lowprio -n 8 --wrap true
+
+echo
+echo "== squeue"
+squeue -o '%.8i %.9u %.14q %.10T %b %C'
+echo
+echo "== slurmctld's log"
+grep 'qosdeny' "$QD_CLUSTER_DIR/log/slurmctld.log" | tail -n 8
+cancel_all >/dev/null

@@ -1,0 +1,107 @@
+# Assertions and cluster helpers for the integration tests (bash, sourced).
+# Each test file is run by run.sh with the cluster up and $QD_CLUSTER_DIR/env
+# sourced; results are counted per file for tests/summary.sh.
+
+QD_PASS=0
+QD_FAIL=0
+QD_ROOT=${QD_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+
+pass() { QD_PASS=$((QD_PASS + 1)); echo "ok - $*"; }
+fail() { QD_FAIL=$((QD_FAIL + 1)); echo "not ok - $*"; }
+
+# check DESCRIPTION COMMAND...: passes when the command succeeds.
+check() {
+	local what=$1
+	shift
+	if "$@"; then pass "$what"; else fail "$what"; fi
+}
+
+assert_eq() { # DESCRIPTION EXPECTED ACTUAL
+	if [ "$2" == "$3" ]; then
+		pass "$1"
+	else
+		fail "$1: expected '$2', got '$3'"
+	fi
+}
+
+assert_contains() { # DESCRIPTION NEEDLE HAYSTACK
+	if [[ "$3" == *"$2"* ]]; then
+		pass "$1"
+	else
+		fail "$1: '$2' not in: $3"
+	fi
+}
+
+assert_not_contains() { # DESCRIPTION NEEDLE HAYSTACK
+	if [[ "$3" != *"$2"* ]]; then
+		pass "$1"
+	else
+		fail "$1: '$2' unexpectedly in: $3"
+	fi
+}
+
+# as USER CMD...: runs a Slurm client as that user; sets OUT (stdout+stderr)
+# and RC.
+as() {
+	local user=$1
+	shift
+	OUT=$(runuser -u "$user" -- env SLURM_CONF="$SLURM_CONF" "$@" 2>&1)
+	RC=$?
+}
+
+# wait_for DESCRIPTION SECONDS COMMAND...: polls the command every 0.1 s.
+wait_for() {
+	local what=$1 limit=$2 i
+	shift 2
+	for ((i = 0; i < limit * 10; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	echo "# timed out after ${limit}s waiting for $what" >&2
+	return 1
+}
+
+job_state() { squeue -h -j "$1" -o %T 2>/dev/null; }
+job_running() { [ "$(job_state "$1")" == RUNNING ]; }
+
+# submit_running USER ARGS...: sbatch a long job and wait until it runs;
+# prints the job id.
+submit_running() {
+	local user=$1 id
+	shift
+	as "$user" sbatch --parsable "$@" --wrap 'sleep 600'
+	id=${OUT%%;*}
+	if [ "$RC" -ne 0 ] || ! wait_for "job $id to run" 30 job_running "$id"; then
+		echo "# could not start job for $user: $OUT" >&2
+		return 1
+	fi
+	echo "$id"
+}
+
+cancel_all() {
+	scancel -u alice -u bob -u charlie 2>/dev/null
+	scancel -u alice 2>/dev/null
+	scancel -u bob 2>/dev/null
+	scancel -u charlie 2>/dev/null
+	wait_for "queue to drain" 30 queue_empty
+}
+queue_empty() { [ -z "$(squeue -h -o %i)" ]; }
+
+# write_policy TEXT: replaces qosdeny.conf next to slurm.conf. The size or
+# mtime change is what slurmctld notices at the next submission.
+write_policy() {
+	local dir
+	dir=$(dirname "$SLURM_CONF")
+	printf '%s\n' "$1" >"$dir/qosdeny.conf.new"
+	mv "$dir/qosdeny.conf.new" "$dir/qosdeny.conf"
+}
+
+ctld_log() { cat "$QD_CLUSTER_DIR/log/slurmctld.log"; }
+
+# The test file's tally, for tests/summary.sh.
+finish() {
+	echo "# $(basename "$0"): $QD_PASS passed, $QD_FAIL failed"
+	mkdir -p "$QD_RESULTS"
+	echo "integration $(basename "$0" .sh) $QD_PASS $QD_FAIL" >>"$QD_RESULTS/counts"
+	[ "$QD_FAIL" -eq 0 ]
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The request qosdeny counts must equal what Slurm itself counts for the job.
+# For each option combination, Slurm's own count is read from a held job's
+# ReqTRES, and qosdeny's from its message against a per-job cap of 0.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/example-policy.sh"
+
+sacctmgr -i add qos qd-cpu qd-mem qd-node qd-gpu >/dev/null
+sacctmgr -i modify account research set \
+	qos=normal,research,interactive,qd-cpu,qd-mem,qd-node,qd-gpu >/dev/null
+wait_for "slurmctld to know the probe QoS" 20 \
+	sh -c 'scontrol show assoc_mgr flags=qos qos=qd-gpu | grep -q "QOS=qd-gpu"'
+write_policy "$EXAMPLE_POLICY
+QOS=qd-cpu  Flags=DenyOnMaxPerJob MaxTRESPerJob=cpu=0
+QOS=qd-mem  Flags=DenyOnMaxPerJob MaxTRESPerJob=mem=0
+QOS=qd-node Flags=DenyOnMaxPerJob MaxTRESPerJob=node=0
+QOS=qd-gpu  Flags=DenyOnMaxPerJob MaxTRESPerJob=gres/gpu=0"
+
+# mib VALUE: Slurm's "2G"/"300M" as MiB.
+mib() {
+	local v=$1
+	case $v in
+	*T) echo $((${v%T} * 1024 * 1024)) ;;
+	*G) echo $((${v%G} * 1024)) ;;
+	*M) echo "${v%M}" ;;
+	*) echo "$v" ;;
+	esac
+}
+
+# slurm_count TRES OPTIONS...: Slurm's ReqTRES value for a held job.
+slurm_count() {
+	local tres=$1 id req v
+	shift
+	as alice sbatch --parsable --hold -q normal "$@" --wrap true
+	id=$OUT
+	req=$(scontrol show job "$id" | sed -n 's/.*ReqTRES=\([^ ]*\).*/\1/p')
+	scancel "$id"
+	v=$(printf '%s\n' "${req//,/$'\n'}" | sed -n "s|^$tres=||p")
+	[ "$tres" == mem ] && v=$(mib "${v:-0}")
+	echo "${v:-0}"
+}
+
+# qosdeny_count TRES OPTIONS...: the count in qosdeny's message (0 when the
+# job passes a cap of 0, i.e. requests none).
+qosdeny_count() {
+	local tres=$1 q
+	shift
+	case $tres in cpu) q=qd-cpu ;; mem) q=qd-mem ;; node) q=qd-node ;; *) q=qd-gpu ;; esac
+	as alice sbatch --parsable --hold -q "$q" "$@" --wrap true
+	if [ "$RC" -eq 0 ]; then
+		scancel "$OUT"
+		echo 0
+		return
+	fi
+	printf '%s\n' "$OUT" | sed -n "s|.*: $tres requested \([0-9]*\)M\?, .*|\1|p"
+}
+
+while IFS= read -r opts; do
+	[ -z "$opts" ] && continue
+	# shellcheck disable=SC2086
+	for tres in cpu mem node gres/gpu; do
+		s=$(slurm_count "$tres" $opts)
+		q=$(qosdeny_count "$tres" $opts)
+		assert_eq "$tres for '$opts'" "$s" "$q"
+	done
+done <<'EOF_OPTS'
+--gres=gpu:2
+--gres=gpu:a100:2
+-N 2 --gres=gpu:1
+--gpus=3
+-N 2 --gpus-per-node=2
+-n 3 --gpus-per-task=1
+-n 4 -c 2
+--mem=2G
+-n 2 --mem-per-cpu=300
+--gpus=2 --mem-per-gpu=500
+-N 2 -n 4
+-N 2 --mem=1000
+-n 2 --gpus-per-task=1 --mem-per-gpu=100
+EOF_OPTS
+
+write_policy "$EXAMPLE_POLICY"
+finish

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# qosdeny.conf changes take effect without a restart; a broken edit keeps the
+# last good policy; Enforce=no accepts and logs.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/example-policy.sh"
+
+# An override: research's per-job cap lowered from the database's 8 to 1.
+write_policy "${EXAMPLE_POLICY/QOS=research      Flags=DenyOnMaxPerJob/QOS=research Flags=DenyOnMaxPerJob MaxTRESPerJob=gres/gpu=1}"
+as alice sbatch -q research --gres=gpu:2 --wrap true
+assert_eq "the edited cap applies at the next submission" 1 "$RC"
+assert_contains "the message shows the file's limit" \
+	'qosdeny: DenyOnMaxPerJob: QOS research: gres/gpu requested 2, MaxTRESPerJob limit 1' "$OUT"
+assert_contains "slurmctld logs the reload" "qosdeny: policy reloaded from" \
+	"$(ctld_log)"
+
+write_policy "$EXAMPLE_POLICY
+QOS=gpu-debug Flags=DenyOnNothing"
+as alice sbatch -q research --gres=gpu:2 --wrap true
+assert_eq "a broken edit keeps the last good policy" 1 "$RC"
+assert_contains "the old override still applies" "MaxTRESPerJob limit 1" "$OUT"
+assert_contains "slurmctld logs the error with file and line" \
+	"qosdeny.conf:7: " "$(ctld_log)"
+assert_contains "and says the previous policy stays" \
+	"the previous policy stays in force" "$(ctld_log)"
+
+write_policy "${EXAMPLE_POLICY/Enforce=yes/Enforce=no}"
+as bob sbatch --parsable --hold -q interactive --gpus=5 --wrap true
+assert_eq "Enforce=no accepts a job over the cap" 0 "$RC"
+assert_contains "and logs what it would have denied" \
+	'qosdeny: DenyOnMaxPerJob: QOS interactive: gres/gpu requested 5, MaxTRESPerJob limit 4 (user=bob account=research; Enforce=no, accepted)' \
+	"$(ctld_log)"
+
+write_policy "$EXAMPLE_POLICY"
+as alice sbatch --parsable --hold -q research --gres=gpu:2 --wrap true
+assert_eq "the restored policy applies again" 0 "$RC"
+
+cancel_all
+finish

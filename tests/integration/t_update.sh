@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# scontrol update of a pending job is checked like a submission.
+source "$(dirname "$0")/lib.sh"
+
+as alice sbatch --parsable --hold -q interactive --gres=gpu:1 --wrap true
+J=$OUT
+assert_eq "held interactive job is accepted" 0 "$RC"
+
+as alice scontrol update jobid="$J" gres=gpu:5
+check "raising its GPUs over the per-job cap is refused" [ "$RC" -ne 0 ]
+assert_contains "scontrol shows Slurm's policy error" \
+	"Job violates accounting/QOS policy" "$OUT"
+assert_contains "the job keeps its request" "gres:gpu:1" \
+	"$(scontrol show job "$J" | grep -i TresPerNode)"
+assert_contains "slurmctld logs why" \
+	'qosdeny: DenyOnMaxPerJob: QOS interactive: gres/gpu requested 5, MaxTRESPerJob limit 4 (user=alice' \
+	"$(ctld_log)"
+
+as alice scontrol update jobid="$J" gres=gpu:3
+assert_eq "an update within the cap is accepted" 0 "$RC"
+
+as bob sbatch --parsable --hold -q research --gres=gpu:4 --wrap true
+K=$OUT
+as bob scontrol update jobid="$K" qos=interactive
+check "switching to a QoS whose cap the job breaks is refused" [ "$RC" -ne 0 ]
+assert_contains "the job stays in its QoS" "QOS=research" \
+	"$(scontrol show job "$K")"
+
+as bob scontrol update jobid="$K" numnodes=2
+check "raising nodes doubles per-node GPUs: 8 within research's cap" \
+	[ "$RC" -eq 0 ]
+as bob scontrol update jobid="$K" numnodes=3
+check "3 nodes x 4 GPUs = 12 over research's cap of 8 is refused" \
+	[ "$RC" -ne 0 ]
+
+cancel_all
+finish

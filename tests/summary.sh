@@ -1,0 +1,14 @@
+#!/bin/sh
+# Adds up the counts every suite recorded ("suite name passed failed" lines)
+# and prints the closing line CI reads: "N passed, N failed".
+results=${1:-build/results}
+if [ ! -s "$results/counts" ]; then
+	echo "summary: no test recorded any result" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+echo
+echo "Per suite (passed failed):"
+awk '{ printf "  %-12s %-32s %5d %5d\n", $1, $2, $3, $4 }' "$results/counts"
+awk '{ p += $3; f += $4 } END { printf "%d passed, %d failed\n", p, f; exit (f > 0) }' \
+	"$results/counts"
