@@ -6,6 +6,7 @@
 #ifndef QD_ASSOC_VIEW_H
 #define QD_ASSOC_VIEW_H
 
+#include "src/common/slurm_xlator.h" /* calls by exported names */
 #include "src/common/assoc_mgr.h"
 
 #include "check.h"

@@ -7,6 +7,7 @@
 #ifndef QD_DECIDE_H
 #define QD_DECIDE_H
 
+#include "src/common/slurm_xlator.h" /* calls by exported names */
 #include "src/slurmctld/slurmctld.h"
 
 #include "assoc_view.h"

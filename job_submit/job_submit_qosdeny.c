@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "src/common/slurm_xlator.h" /* Slurm's calls by their exported names */
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
@@ -181,7 +182,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		job.het = &het_sum;
 	}
 	qd_request_from_desc(job_desc, &r);
-	qd_request_default_mem(&r, job_desc->partition);
+	qd_request_partition_defaults(&r, job_desc->partition);
 	if (!count(&r, &req))
 		return SLURM_SUCCESS;
 	return decide_and_report(&req, &job, err_msg);
@@ -211,6 +212,7 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details)
 		return SLURM_SUCCESS;
 	size_change = qd_request_from_update(job_desc, job_ptr, &r);
+	qd_request_partition_defaults(&r, job.partition);
 	if (!size_change && !job_desc->qos && !job_desc->partition &&
 	    !job_desc->account)
 		return SLURM_SUCCESS;

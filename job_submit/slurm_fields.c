@@ -33,6 +33,9 @@ void qd_request_from_desc(const job_desc_msg_t *desc,
 		.pn_min_cpus = u16(desc->pn_min_cpus),
 		.ntasks_per_node = u16(desc->ntasks_per_node),
 		.sockets_per_node = u16(desc->sockets_per_node),
+		.ntasks_per_socket = u16(desc->ntasks_per_socket),
+		.ntasks_per_tres = u16(desc->ntasks_per_tres),
+		.overcommit = desc->overcommit != NO_VAL8,
 		.tres_per_job = desc->tres_per_job,
 		.tres_per_node = desc->tres_per_node,
 		.tres_per_socket = desc->tres_per_socket,
@@ -54,17 +57,34 @@ part_record_t *qd_first_partition(const char *list)
 	return find_part_record(first);
 }
 
-void qd_request_default_mem(struct qd_job_request *req, const char *partition)
+/* What --mem=0 means in this partition: its first node's memory, as
+ * job_mgr.c's _mem_per_node_part() takes it. Needs the node read lock. */
+static uint64_t first_node_mem(const part_record_t *part)
 {
-	part_record_t *part = qd_first_partition(partition);
+	int i = part->node_bitmap ? bit_ffs(part->node_bitmap) : -1;
+	const node_record_t *node = i >= 0 ? node_record_table_ptr[i] : NULL;
+
+	if (!node || !node->config_ptr)
+		return 0;
+	return node->config_ptr->real_memory - node->mem_spec_limit;
+}
+
+void qd_request_partition_defaults(struct qd_job_request *req,
+				   const char *partition)
+{
+	const part_record_t *part = qd_first_partition(partition);
 	uint64_t def = slurm_conf.def_mem_per_cpu;
 
-	if (req->mem_set)
-		return;
 	if (part && part->def_mem_per_cpu && part->def_mem_per_cpu != NO_VAL64)
 		def = part->def_mem_per_cpu;
-	if (def && def != NO_VAL64)
-		set_mem(req, def);
+	if (def && def != NO_VAL64) {
+		req->def_mem_per_cpu = def & MEM_PER_CPU;
+		req->def_mem_mb = def & ~MEM_PER_CPU;
+	}
+	if (part) {
+		req->part_min_nodes = u32(part->min_nodes);
+		req->node_mem_mb = first_node_mem(part);
+	}
 }
 
 #define PICK32(upd, cur) ((upd) != NO_VAL ? (upd) : (cur))
@@ -77,6 +97,8 @@ bool qd_request_from_update(const job_desc_msg_t *upd, const job_record_t *job,
 	const struct job_details *d = job->details;
 	uint16_t cur_sockets =
 		d->mc_ptr ? d->mc_ptr->sockets_per_node : NO_VAL16;
+	uint16_t cur_per_socket =
+		d->mc_ptr ? d->mc_ptr->ntasks_per_socket : NO_VAL16;
 	bool size_change =
 		upd->min_nodes != NO_VAL || upd->max_nodes != NO_VAL ||
 		upd->num_tasks != NO_VAL || upd->min_cpus != NO_VAL ||
@@ -100,6 +122,11 @@ bool qd_request_from_update(const job_desc_msg_t *upd, const job_record_t *job,
 			u16(PICK16(upd->ntasks_per_node, d->ntasks_per_node)),
 		.sockets_per_node =
 			u16(PICK16(upd->sockets_per_node, cur_sockets)),
+		.ntasks_per_socket =
+			u16(PICK16(upd->ntasks_per_socket, cur_per_socket)),
+		.ntasks_per_tres =
+			u16(PICK16(upd->ntasks_per_tres, d->ntasks_per_tres)),
+		.overcommit = d->overcommit,
 		.tres_per_job = PICKSTR(upd->tres_per_job, job->tres_per_job),
 		.tres_per_node = PICKSTR(upd->tres_per_node, job->tres_per_node),
 		.tres_per_socket =

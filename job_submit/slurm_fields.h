@@ -6,6 +6,7 @@
 #ifndef QD_SLURM_FIELDS_H
 #define QD_SLURM_FIELDS_H
 
+#include "src/common/slurm_xlator.h" /* calls by exported names */
 #include "src/slurmctld/slurmctld.h"
 
 #include "request.h"
@@ -19,11 +20,13 @@ void qd_request_from_desc(const job_desc_msg_t *desc,
 part_record_t *qd_first_partition(const char *list);
 
 /*
- * A job that names no memory gets the partition's DefMemPerCPU/Node, else
- * slurm.conf's, when slurmctld creates it (after job_submit runs), and Slurm
- * counts that: so does qosdeny. Caller holds the partition read lock.
+ * slurmctld fills a job's open ends from its partition (MinNodes,
+ * DefMemPerCPU/Node, what --mem=0 means) after job_submit runs, and counts
+ * the result: the core needs those values to count the same. Caller holds
+ * the partition and node read locks.
  */
-void qd_request_default_mem(struct qd_job_request *req, const char *partition);
+void qd_request_partition_defaults(struct qd_job_request *req,
+				   const char *partition);
 
 /*
  * An update of a pending job: the job as it stands, with what the update

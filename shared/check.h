@@ -24,26 +24,29 @@ struct qd_usage {
 	struct qd_tres all;  /* everyone's jobs */
 };
 
-/* Database limits with the rule's overrides laid on top, TRES by TRES. */
+/* Database limits with the rule's overrides laid on top, TRES by TRES (and
+ * type by type); rule NULL: the database's. */
 void qd_limits_merge(struct qd_limits *out, const struct qd_limits *db,
 		     const struct qd_qos_rule *rule);
 
 struct qd_verdict {
 	bool denied;
-	enum qd_flag flag;	 /* which check failed */
+	enum qd_flag flag; /* which check failed */
 	char qos[QD_NAME_MAX];
-	char tres[48];		 /* "gres/gpu:a100" */
-	bool is_mem;		 /* values are MiB */
+	char tres[48]; /* "gres/gpu:a100" */
+	bool is_mem;   /* values are MiB */
 	uint64_t requested;
-	uint64_t in_use;	 /* 0 for DenyOnMaxPerJob */
+	uint64_t in_use; /* 0 for DenyOnMaxPerJob */
 	uint64_t limit;
 };
 
 /*
  * Runs the checks the rule's flags enable, in contract order (per job, per
  * user, group; within each cpu, mem, node, gres/gpu, gres/gpu:<type>), and
- * fills *v with the first failure. A TRES is checked only where a limit is
- * set; sums saturate rather than wrap. Returns true when denied.
+ * fills *v with the first failure (zeroed when none). A TRES is checked only
+ * where a limit is set, not QD_UNLIMITED, and the job asks for some of it, as
+ * in Slurm's acct_policy.c; sums saturate rather than wrap. rule NULL: no
+ * checks. Returns true when denied.
  */
 bool qd_check(const struct qd_qos_rule *rule, const struct qd_limits *lim,
 	      const struct qd_usage *used, const struct qd_tres *req,
@@ -52,7 +55,9 @@ bool qd_check(const struct qd_qos_rule *rule, const struct qd_limits *lim,
 /*
  * The user's line, e.g.
  * "qosdeny: DenyOnGrp: QOS interactive: gres/gpu requested 5, in use 0,
- *  GrpTRES limit 4" (one line). Returns what snprintf returns.
+ *  GrpTRES limit 4" (one line; DenyOnMaxPerJob has no "in use" part; mem
+ * values end in "M"). An empty string when v is not a denial. Returns what
+ * snprintf returns.
  */
 int qd_verdict_format(const struct qd_verdict *v, char *buf, size_t len);
 

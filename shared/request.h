@@ -1,10 +1,13 @@
 /*
  * What a job asks for, counted the way slurmctld will count it for its own
- * limits (job_mgr.c's TRES request and gres_job_state_validate are the
- * reference), from the fields a client puts in a job description.
+ * limits at submission (job_mgr.c's _job_create, gres_job_state_validate and
+ * job_get_tres_mem are the reference; docs/counting.md has the details),
+ * from the fields a client puts in a job description.
  *
  * The fields mirror job_desc_msg_t's but in plain C: the adapter turns
  * Slurm's NO_VAL/NO_VAL16/NO_VAL64 into 0 ("not given") before calling.
+ * job_submit plugins run before slurmctld fills in its defaults, so the
+ * partition's defaults travel here too and the defaults are applied here.
  */
 #ifndef QD_REQUEST_H
 #define QD_REQUEST_H
@@ -16,17 +19,21 @@
 #include "tres.h"
 
 struct qd_job_request {
-	uint32_t min_nodes;	   /* -N; 0: not given */
-	uint32_t max_nodes;	   /* -N min-max; 0: not given */
-	uint32_t num_tasks;	   /* -n; 0: not given */
-	uint32_t min_cpus;	   /* as the client computed it; 0: not given */
-	uint32_t cpus_per_task;	   /* -c; 0: not given */
-	uint32_t pn_min_cpus;	   /* --mincpus; 0: not given */
-	uint32_t ntasks_per_node;  /* 0: not given */
-	uint32_t sockets_per_node; /* 0: not given */
-	uint64_t mem_mb;	   /* --mem or --mem-per-cpu value, MiB */
-	bool mem_set;		   /* mem_mb was given */
-	bool mem_per_cpu;	   /* mem_mb is per CPU (--mem-per-cpu) */
+	uint32_t min_nodes;	  /* -N; 0: not given */
+	uint32_t max_nodes;	  /* -N min-max; 0: not given */
+	uint32_t num_tasks;	  /* -n; 0: not given */
+	uint32_t min_cpus;	  /* as the client computed it; 0: not given */
+	uint32_t cpus_per_task;	  /* -c; 0: not given */
+	uint32_t pn_min_cpus;	  /* --mincpus; 0: not given (not counted at
+				     submission) */
+	uint32_t ntasks_per_node; /* 0: not given */
+	uint32_t ntasks_per_socket; /* 0: not given */
+	uint32_t ntasks_per_tres;   /* --ntasks-per-gpu; 0: not given */
+	uint32_t sockets_per_node;  /* 0: not given */
+	bool overcommit;	    /* -O: job_desc->overcommit != NO_VAL8 */
+	uint64_t mem_mb;	    /* --mem or --mem-per-cpu value, MiB */
+	bool mem_set;		    /* mem_mb was given by the user */
+	bool mem_per_cpu;	    /* mem_mb is per CPU (--mem-per-cpu) */
 	/* Slurm's TRES request strings, e.g. "gres:gpu:a100:2,gres:gpu:1".
 	 * NULL or "" when absent. */
 	const char *tres_per_job;    /* --gpus */
@@ -35,14 +42,28 @@ struct qd_job_request {
 	const char *tres_per_task;   /* --gpus-per-task */
 	const char *mem_per_tres;    /* --mem-per-gpu: "gres:gpu:1024" (MiB) */
 	const char *cpus_per_tres;   /* --cpus-per-gpu */
+	/*
+	 * What slurmctld fills in from the job's partition (part_ptr, the
+	 * first one listed) when the job leaves it open. Not folded into
+	 * mem_set: a job without --mem/--mem-per-cpu counts --mem-per-gpu,
+	 * one with them does not (job_get_tres_mem's user_set_mem).
+	 */
+	uint32_t part_min_nodes; /* MinNodes, lowest of the listed partitions */
+	uint64_t def_mem_mb;	 /* DefMemPerCPU/DefMemPerNode, partition's
+				    else slurm.conf's; 0: none */
+	bool def_mem_per_cpu;	 /* def_mem_mb is DefMemPerCPU */
+	uint64_t node_mem_mb;	 /* what --mem=0 means: the partition's first
+				    node's RealMemory - MemSpecLimit */
 };
 
 /*
  * Counts the request into *out (initialised here): cpu, mem, node, gres/gpu
  * and every gres/gpu:<type> asked for (a typed request counts toward both).
- * Returns 0, or -1 with err naming what could not be understood (a malformed
- * GRES string, an overflowing count): Slurm will then reject the job itself,
- * so callers let such a job through to Slurm's own validation.
+ * Counts that would pass UINT64_MAX saturate just below QD_UNLIMITED.
+ * Returns 0, or -1 with err saying why when the request is one slurmctld
+ * itself rejects at submission (a malformed GRES string, --gpus-per-task
+ * without a task count, ...): callers let such a job through to Slurm's own
+ * validation.
  */
 int qd_request_count(const struct qd_job_request *req, struct qd_tres *out,
 		     char *err, size_t errlen);

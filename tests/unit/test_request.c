@@ -1,0 +1,503 @@
+/*
+ * qd_request_count against what slurmctld 22.05 puts in tres_req_cnt at
+ * submission. Each row is a job description as the client sends it (what
+ * slurm_opt_create_job_desc and the clients' _opt_verify build from the
+ * options in the row's name) and the counts slurmctld derives from it; the
+ * comment names the Slurm function that decides the row. Partition defaults
+ * in every row unless it says otherwise: MinNodes=0, no DefMemPerCPU/Node,
+ * first node RealMemory=1000.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "request.h"
+
+#define CAP (QD_UNLIMITED - 1)
+#define ERR ((uint64_t)-1)
+
+struct want {
+	uint64_t cpu, mem, node, gpu;
+	const char *type; /* one gres/gpu:<type> to check, or NULL */
+	uint64_t typed;
+};
+
+struct row {
+	const char *name;
+	struct qd_job_request req;
+	struct want want;
+};
+
+/* clang-format off */
+#define N(cpu, mem, node, gpu) {cpu, mem, node, gpu, NULL, 0}
+#define T(cpu, mem, node, gpu, type, n) {cpu, mem, node, gpu, type, n}
+#define FAILS {ERR, 0, 0, 0, NULL, 0} /* qd_request_count returns -1 */
+/* clang-format on */
+
+/* sbatch with neither -n nor -N: min_cpus = opt.ntasks = 1. */
+#define ONE .min_cpus = 1, .node_mem_mb = 1000
+
+static struct row rows[] = {
+    /* cpu/node: _validate_job_desc defaults min_nodes to 1 and the client
+     * sent min_cpus 1; mem: job_get_tres_mem's whole node. */
+    {"no options", {ONE}, N(1, 1000, 1, 0)},
+    /* gres_job_state_validate: tres_per_node x min_nodes */
+    {"--gres=gpu:2", {ONE, .tres_per_node = "gres:gpu:2"}, N(1, 1000, 1, 2)},
+    {"--gres=gpu:a100:2",
+     {ONE, .tres_per_node = "gres:gpu:a100:2"},
+     T(1, 1000, 1, 2, "a100", 2)},
+    {"-N 2 --gres=gpu:2",
+     {.min_nodes = 2,
+      .max_nodes = 2,
+      .min_cpus = 2,
+      .node_mem_mb = 1000,
+      .tres_per_node = "gres:gpu:2"},
+     N(2, 2000, 2, 4)},
+    {"-N 2 --gpus-per-node=2",
+     {.min_nodes = 2,
+      .max_nodes = 2,
+      .min_cpus = 2,
+      .node_mem_mb = 1000,
+      .tres_per_node = "gres:gpu:2"},
+     N(2, 2000, 2, 4)},
+    /* tres_per_job as given */
+    {"--gpus=3", {ONE, .tres_per_job = "gres:gpu:3"}, N(1, 1000, 1, 3)},
+    /* _set_type_tres_cnt: types sum into gres/gpu */
+    {"--gpus=a100:2,v100:1",
+     {ONE, .tres_per_job = "gres:gpu:a100:2,gres:gpu:v100:1"},
+     T(1, 1000, 1, 3, "v100", 1)},
+    /* tres_per_task x num_tasks */
+    {"-n 3 --gpus-per-task=1",
+     {.num_tasks = 3,
+      .min_cpus = 3,
+      .node_mem_mb = 1000,
+      .tres_per_task = "gres:gpu:1"},
+     N(3, 1000, 1, 3)},
+    /* gres_job_state_validate: num_tasks implied by -N a-a */
+    {"-N 2 --gpus-per-task=2 (no num_tasks sent)",
+     {.min_nodes = 2,
+      .max_nodes = 2,
+      .min_cpus = 2,
+      .node_mem_mb = 1000,
+      .tres_per_task = "gres:gpu:2"},
+     N(2, 2000, 2, 4)},
+    /* _test_gres_cnt: --gpus-per-task needs -n or --gpus */
+    {"--gpus-per-task=1 alone", {ONE, .tres_per_task = "gres:gpu:1"}, FAILS},
+    /* _test_gres_cnt derives num_tasks = 4/2; total_gres is the max */
+    {"--gpus=4 --gpus-per-task=2",
+     {ONE, .tres_per_job = "gres:gpu:4", .tres_per_task = "gres:gpu:2"},
+     N(1, 1000, 1, 4)},
+    {"--gpus=3 --gpus-per-task=2",
+     {ONE, .tres_per_job = "gres:gpu:3", .tres_per_task = "gres:gpu:2"},
+     FAILS},
+    /* _test_gres_cnt: --gpus must cover -N */
+    {"-N 2 --gpus=1",
+     {.min_nodes = 2,
+      .max_nodes = 2,
+      .min_cpus = 2,
+      .tres_per_job = "gres:gpu:1"},
+     FAILS},
+    /* _test_gres_cnt moves min_nodes to 4/2 after node was counted:
+     * node stays 1, per-node memory uses 2 */
+    {"--gpus=4 --gpus-per-node=2 --mem=1000 (raw, no -N)",
+     {.min_cpus = 1,
+      .mem_mb = 1000,
+      .mem_set = true,
+      .tres_per_job = "gres:gpu:4",
+      .tres_per_node = "gres:gpu:2"},
+     N(1, 2000, 1, 4)},
+    {"-N 2 --gpus-per-node=2 --gpus-per-task=1 -n 4",
+     {.min_nodes = 2,
+      .max_nodes = 2,
+      .num_tasks = 4,
+      .min_cpus = 4,
+      .tres_per_node = "gres:gpu:2",
+      .tres_per_task = "gres:gpu:1"},
+     N(4, 0, 2, 4)},
+    /* per socket: x min_nodes x sockets_per_node */
+    {"-N 2 --sockets-per-node=2 --gpus-per-socket=1",
+     {.min_nodes = 2,
+      .max_nodes = 2,
+      .num_tasks = 4,
+      .min_cpus = 4,
+      .sockets_per_node = 2,
+      .tres_per_socket = "gres:gpu:1"},
+     N(4, 0, 2, 4)},
+    {"--gpus-per-socket=1 without --sockets-per-node",
+     {ONE, .tres_per_socket = "gres:gpu:1"},
+     FAILS},
+    {"--gpus-per-node=3 --gpus-per-socket=1 --sockets-per-node=2",
+     {ONE, .sockets_per_node = 2, .tres_per_node = "gres:gpu:3",
+      .tres_per_socket = "gres:gpu:1"},
+     FAILS},
+    /* cpu: the client's min_cpus = ntasks x cpus_per_task */
+    {"-n 4 -c 2",
+     {.num_tasks = 4, .cpus_per_task = 2, .min_cpus = 8},
+     N(8, 0, 1, 0)},
+    {"-N 2 -n 4",
+     {.min_nodes = 2, .max_nodes = 2, .num_tasks = 4, .min_cpus = 4},
+     N(4, 0, 2, 0)},
+    /* validate_job_create_req: min_cpus raised to num_tasks x cpt */
+    {"raw: num_tasks 6, cpus_per_task 2, min_cpus 1",
+     {.num_tasks = 6, .cpus_per_task = 2, .min_cpus = 1},
+     N(12, 0, 1, 0)},
+    /* ... and num_tasks from --ntasks-per-node x -N */
+    {"raw: --ntasks-per-node=4 -N 2",
+     {.min_nodes = 2, .max_nodes = 2, .ntasks_per_node = 4, .min_cpus = 2},
+     N(8, 0, 2, 0)},
+    /* ... but not with --overcommit: the client sends min_cpus 1 */
+    {"-O -n 8",
+     {.num_tasks = 8, .min_cpus = 1, .overcommit = true},
+     N(1, 0, 1, 0)},
+    /* _validate_job_desc: no min_cpus means min_nodes */
+    {"raw: nothing", {0}, N(1, 0, 1, 0)},
+    /* --cpus-per-gpu and --mincpus do not reach tres_req_cnt[CPU] */
+    {"--gpus=2 --cpus-per-gpu=4",
+     {ONE, .tres_per_job = "gres:gpu:2", .cpus_per_tres = "gres:gpu:4"},
+     N(1, 1000, 1, 2)},
+    {"--mincpus=8", {ONE, .pn_min_cpus = 8}, N(1, 1000, 1, 0)},
+    /* _valid_job_part: partition MinNodes */
+    {"MinNodes=3, no -N",
+     {.min_cpus = 1, .part_min_nodes = 3, .node_mem_mb = 10},
+     N(1, 30, 3, 0)},
+    {"MinNodes=3, -N 2-5",
+     {.min_nodes = 2, .max_nodes = 5, .min_cpus = 2, .part_min_nodes = 3},
+     N(2, 0, 3, 0)},
+    {"MinNodes=3, -N 2",
+     {.min_nodes = 2, .max_nodes = 2, .min_cpus = 2, .part_min_nodes = 3},
+     N(2, 0, 2, 0)},
+    /* job_get_tres_mem */
+    {"--mem=2G", {ONE, .mem_mb = 2048, .mem_set = true}, N(1, 2048, 1, 0)},
+    {"-N 2 --mem=1000",
+     {.min_nodes = 2,
+      .max_nodes = 2,
+      .min_cpus = 2,
+      .mem_mb = 1000,
+      .mem_set = true},
+     N(2, 2000, 2, 0)},
+    {"-n 2 --mem-per-cpu=300",
+     {.num_tasks = 2,
+      .min_cpus = 2,
+      .mem_mb = 300,
+      .mem_set = true,
+      .mem_per_cpu = true},
+     N(2, 600, 1, 0)},
+    {"-n 3 -c 2 --mem-per-cpu=100",
+     {.num_tasks = 3,
+      .cpus_per_task = 2,
+      .min_cpus = 6,
+      .mem_mb = 100,
+      .mem_set = true,
+      .mem_per_cpu = true},
+     N(6, 600, 1, 0)},
+    {"--mem=0 -N 3",
+     {.min_nodes = 3,
+      .max_nodes = 3,
+      .min_cpus = 3,
+      .mem_set = true,
+      .node_mem_mb = 1000},
+     N(3, 3000, 3, 0)},
+    {"--mem-per-cpu=0",
+     {ONE, .mem_set = true, .mem_per_cpu = true},
+     N(1, 1000, 1, 0)},
+    {"DefMemPerCPU=100 -n 4",
+     {.num_tasks = 4,
+      .min_cpus = 4,
+      .def_mem_mb = 100,
+      .def_mem_per_cpu = true},
+     N(4, 400, 1, 0)},
+    {"DefMemPerNode=500 -N 2",
+     {.min_nodes = 2, .max_nodes = 2, .min_cpus = 2, .def_mem_mb = 500},
+     N(2, 1000, 2, 0)},
+    {"--gpus=2 --mem-per-gpu=500",
+     {ONE, .tres_per_job = "gres:gpu:2", .mem_per_tres = "gres:gpu:500"},
+     N(1, 1000, 1, 2)},
+    /* --mem-per-gpu applies only where the user set no --mem* */
+    {"--gpus=2 --mem-per-gpu=500 with DefMemPerCPU",
+     {ONE, .def_mem_mb = 7, .def_mem_per_cpu = true,
+      .tres_per_job = "gres:gpu:2", .mem_per_tres = "gres:gpu:500"},
+     N(1, 1000, 1, 2)},
+    {"--gpus=2 --mem-per-gpu=500 --mem=64 (raw)",
+     {ONE, .mem_mb = 64, .mem_set = true, .tres_per_job = "gres:gpu:2",
+      .mem_per_tres = "gres:gpu:500"},
+     N(1, 64, 1, 2)},
+    /* per task: _test_gres_cnt turns it into gres_per_job = 2 x 1 */
+    {"-n 2 --gpus-per-task=1 --mem-per-gpu=100",
+     {.num_tasks = 2,
+      .min_cpus = 2,
+      .tres_per_task = "gres:gpu:1",
+      .mem_per_tres = "gres:gpu:100"},
+     N(2, 200, 1, 2)},
+    {"-N 3 --gpus-per-node=2 --mem-per-gpu=10",
+     {.min_nodes = 3,
+      .max_nodes = 3,
+      .min_cpus = 3,
+      .tres_per_node = "gres:gpu:2",
+      .mem_per_tres = "gres:gpu:10"},
+     N(3, 60, 3, 6)},
+    {"-N 2 --sockets-per-node=2 --gpus-per-socket=1 --mem-per-gpu=10",
+     {.min_nodes = 2,
+      .max_nodes = 2,
+      .num_tasks = 4,
+      .min_cpus = 4,
+      .sockets_per_node = 2,
+      .tres_per_socket = "gres:gpu:1",
+      .mem_per_tres = "gres:gpu:10"},
+     N(4, 40, 2, 4)},
+    /* _merge_generic_data hands the untyped --mem-per-gpu to the type */
+    {"--gres=gpu:a100:3 --mem-per-gpu=100",
+     {ONE, .tres_per_node = "gres:gpu:a100:3", .mem_per_tres = "gres:gpu:100"},
+     T(1, 300, 1, 3, "a100", 3)},
+    {"--mem-per-gpu without GPUs",
+     {ONE, .mem_per_tres = "gres:gpu:100"},
+     FAILS},
+    /* ... and rejects typed and untyped counts together */
+    {"--gres=gpu:2,gpu:a100:1",
+     {ONE, .tres_per_node = "gres:gpu:2,gres:gpu:a100:1"},
+     FAILS},
+    /* --ntasks-per-gpu: GPUs from tasks, or tasks from GPUs */
+    {"-n 4 --ntasks-per-gpu=2",
+     {.num_tasks = 4, .min_cpus = 4, .ntasks_per_tres = 2},
+     N(4, 0, 1, 2)},
+    {"--gpus=3 --ntasks-per-gpu=2",
+     {ONE, .ntasks_per_tres = 2, .tres_per_job = "gres:gpu:3"},
+     N(1, 1000, 1, 3)},
+    {"--ntasks-per-gpu=2 alone (raw)", {.ntasks_per_tres = 2}, FAILS},
+    /* _get_next_gres: one record per type, total_gres the largest */
+    {"gpu:a100:2,gpu:a100:3",
+     {ONE, .tres_per_node = "gres:gpu:a100:2,gres:gpu:a100:3"},
+     T(1, 1000, 1, 3, "a100", 3)},
+    /* types are told apart case-sensitively, TRES names are not */
+    {"gpu:A100:1,gpu:a100:2",
+     {ONE, .tres_per_node = "gres:gpu:A100:1,gres:gpu:a100:2"},
+     T(1, 1000, 1, 3, "a100", 2)},
+    /* GRES names are case-sensitive: "GPU" is another GRES */
+    {"gres:GPU:2", {ONE, .tres_per_node = "gres:GPU:2"}, N(1, 1000, 1, 0)},
+    {"gres:gpu:2,gres:mps:50",
+     {ONE, .tres_per_node = "gres:gpu:2,gres:mps:50"},
+     N(1, 1000, 1, 2)},
+    {"license:foo:3,gres:gpu:1",
+     {ONE, .tres_per_node = "license:foo:3,gres:gpu:1"},
+     N(1, 1000, 1, 1)},
+    /* counts: omitted = 1, suffixes multiply, 0 drops the item */
+    {"gres:gpu", {ONE, .tres_per_job = "gres:gpu"}, N(1, 1000, 1, 1)},
+    {"gres:gpu:a100",
+     {ONE, .tres_per_job = "gres:gpu:a100"},
+     T(1, 1000, 1, 1, "a100", 1)},
+    {"gres:gpu:1k", {ONE, .tres_per_job = "gres:gpu:1k"}, N(1, 1000, 1, 1024)},
+    {"gres:gpu:2x is type 2x",
+     {ONE, .tres_per_job = "gres:gpu:2x"},
+     T(1, 1000, 1, 1, "2x", 1)},
+    {"gres:gpu:0", {ONE, .tres_per_job = "gres:gpu:0"}, N(1, 1000, 1, 0)},
+    /* malformed items: ESLURM_INVALID_GRES */
+    {"gres:gpu:", {ONE, .tres_per_node = "gres:gpu:"}, FAILS},
+    {"gres:gpu::1", {ONE, .tres_per_node = "gres:gpu::1"}, FAILS},
+    {"gres:gpu:a100:", {ONE, .tres_per_node = "gres:gpu:a100:"}, FAILS},
+    {"gres:gpu:a100:x", {ONE, .tres_per_node = "gres:gpu:a100:x"}, FAILS},
+    {"gres:gpu:a:1:2", {ONE, .tres_per_node = "gres:gpu:a:1:2"}, FAILS},
+    {"gres:gpu:a100:-1", {ONE, .tres_per_node = "gres:gpu:a100:-1"}, FAILS},
+    /* garbage that holds no GPU request counts no GPU */
+    {"empty strings",
+     {ONE, .tres_per_job = "", .tres_per_node = "", .tres_per_socket = "",
+      .tres_per_task = "", .cpus_per_tres = ""},
+     N(1, 1000, 1, 0)},
+    {"no gres: in it", {ONE, .tres_per_node = "gpu:4"}, N(1, 1000, 1, 0)},
+    {"commas only",
+     {ONE, .tres_per_node = ",,,gres:,gres:,,"},
+     N(1, 1000, 1, 0)},
+    /* huge counts saturate instead of wrapping */
+    {"gres:gpu:-2 is 2^64-2",
+     {.min_nodes = 2,
+      .max_nodes = 2,
+      .min_cpus = 2,
+      .tres_per_node = "gres:gpu:-2"},
+     N(2, 0, 2, CAP)},
+    {"gpus-per-node 10^12 on 4e9 nodes",
+     {.min_nodes = 4000000000u,
+      .max_nodes = 4000000000u,
+      .min_cpus = 4000000000u,
+      .mem_mb = 1ull << 40,
+      .mem_set = true,
+      .tres_per_node = "gres:gpu:1000000000000"},
+     N(4000000000u, CAP, 4000000000u, CAP)},
+    {"overflowing count is a type",
+     {ONE, .tres_per_job = "gres:gpu:99999999999999999999999"},
+     N(1, 1000, 1, 1)},
+    {"max tasks x max cpus",
+     {.num_tasks = UINT32_MAX,
+      .cpus_per_task = UINT32_MAX,
+      .min_cpus = 1,
+      .mem_mb = UINT64_MAX,
+      .mem_set = true,
+      .mem_per_cpu = true},
+     N((uint64_t)UINT32_MAX *UINT32_MAX, CAP, 1, 0)},
+};
+
+/*
+ * Criterion runs each case in a fresh process, where the rows' string
+ * pointers from the parent would dangle: the parameter is the row's index.
+ */
+ParameterizedTestParameters(request, table)
+{
+	static size_t idx[sizeof(rows) / sizeof(rows[0])];
+
+	for (size_t i = 0; i < sizeof(idx) / sizeof(idx[0]); i++)
+		idx[i] = i;
+	return cr_make_param_array(size_t, idx, sizeof(idx) / sizeof(idx[0]));
+}
+
+static void expect(const char *row, const char *what, uint64_t got,
+		   uint64_t want)
+{
+	cr_expect_eq(got, want, "%s: %s is %llu, not %llu", row, what,
+		     (unsigned long long)got, (unsigned long long)want);
+}
+
+ParameterizedTest(size_t *i, request, table)
+{
+	const struct row *r = &rows[*i];
+	const struct want *w = &r->want;
+	struct qd_tres t;
+	char err[128] = "";
+	int rc = qd_request_count(&r->req, &t, err, sizeof(err));
+
+	if (w->cpu == ERR) {
+		cr_assert_eq(rc, -1, "%s: expected an error", r->name);
+		cr_assert_neq(err[0], '\0', "%s: no error text", r->name);
+		return;
+	}
+	cr_assert_eq(rc, 0, "%s: %s", r->name, err);
+	expect(r->name, "cpu", qd_tres_get(&t, QD_TRES_CPU, 99), w->cpu);
+	expect(r->name, "mem", qd_tres_get(&t, QD_TRES_MEM, 99), w->mem);
+	expect(r->name, "node", qd_tres_get(&t, QD_TRES_NODE, 99), w->node);
+	expect(r->name, "gres/gpu", qd_tres_get(&t, QD_TRES_GPU, 99), w->gpu);
+	if (w->type)
+		expect(r->name, w->type, qd_tres_get_typed(&t, w->type, 99),
+		       w->typed);
+}
+
+Test(request, typed_entries_listed)
+{
+	struct qd_job_request req = {
+	    .min_cpus = 1,
+	    .tres_per_job = "gres:gpu:v100:1,gres:gpu:a100:2",
+	    .tres_per_node = "gres:gpu:a100:1",
+	};
+	struct qd_tres t;
+
+	cr_assert_eq(qd_request_count(&req, &t, NULL, 0), 0);
+	cr_assert_eq(t.ntyped, 2);
+	cr_expect_str_eq(t.typed[0].type, "a100");
+	cr_expect_eq(t.typed[0].value, 2);
+	cr_expect_str_eq(t.typed[1].type, "v100");
+	cr_expect_eq(t.typed[1].value, 1);
+	cr_expect_eq(qd_tres_get(&t, QD_TRES_GPU, 0), 3);
+}
+
+Test(request, null_request)
+{
+	struct qd_tres t;
+	char err[64];
+
+	cr_assert_eq(qd_request_count(NULL, &t, err, sizeof(err)), -1);
+	cr_expect_eq(qd_tres_get(&t, QD_TRES_GPU, 99), 99);
+}
+
+Test(request, error_clears_output)
+{
+	struct qd_job_request req = {.tres_per_node = "gres:gpu::2"};
+	struct qd_tres t;
+	char err[16];
+
+	cr_assert_eq(qd_request_count(&req, &t, err, sizeof(err)), -1);
+	cr_expect_eq(strlen(err), sizeof(err) - 1, "truncated, terminated");
+	cr_expect_eq(qd_tres_get(&t, QD_TRES_CPU, 99), 99);
+}
+
+/* A long type name cannot carry a limit: counted in gres/gpu only. */
+Test(request, long_type_name)
+{
+	struct qd_job_request req = {
+	    .min_cpus = 1,
+	    .tres_per_job = "gres:gpu:nvidia_rtx_a6000_ada_generation_x:2",
+	};
+	struct qd_tres t;
+
+	cr_assert_eq(qd_request_count(&req, &t, NULL, 0), 0);
+	cr_expect_eq(qd_tres_get(&t, QD_TRES_GPU, 0), 2);
+	cr_expect_eq(t.ntyped, 0);
+}
+
+/* Beyond QD_TYPES_MAX types gres/gpu still counts them all. */
+Test(request, more_types_than_a_vector_holds)
+{
+	char s[1024] = "";
+	struct qd_job_request req = {.min_cpus = 1, .tres_per_job = s};
+	struct qd_tres t;
+
+	for (int i = 0; i < QD_TYPES_MAX + 4; i++)
+		snprintf(s + strlen(s), sizeof(s) - strlen(s),
+			 "%sgres:gpu:t%02d:1", i ? "," : "", i);
+	cr_assert_eq(qd_request_count(&req, &t, NULL, 0), 0);
+	cr_expect_eq(qd_tres_get(&t, QD_TRES_GPU, 0), QD_TYPES_MAX + 4);
+	cr_expect_eq(t.ntyped, QD_TYPES_MAX);
+}
+
+Test(request, too_many_gpu_records)
+{
+	static char s[8192];
+	struct qd_job_request req = {.min_cpus = 1, .tres_per_job = s};
+	struct qd_tres t;
+	char err[128];
+
+	for (int i = 0; i < 100; i++)
+		snprintf(s + strlen(s), sizeof(s) - strlen(s),
+			 "%sgres:gpu:t%03d:1", i ? "," : "", i);
+	cr_assert_eq(qd_request_count(&req, &t, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "GPU types") != NULL, "%s", err);
+}
+
+/* Megabytes of repeated items: one record, no allocation, no crash. */
+Test(request, huge_string)
+{
+	const char item[] = "gres:gpu:a100:2,";
+	size_t n = 1 << 16, len = n * (sizeof(item) - 1);
+	char *s = malloc(len + 1);
+	struct qd_job_request req = {.min_cpus = 1, .tres_per_node = s};
+	struct qd_tres t;
+
+	cr_assert_not_null(s);
+	for (size_t i = 0; i < n; i++)
+		memcpy(s + i * (sizeof(item) - 1), item, sizeof(item) - 1);
+	s[len] = '\0';
+	cr_assert_eq(qd_request_count(&req, &t, NULL, 0), 0);
+	cr_expect_eq(qd_tres_get(&t, QD_TRES_GPU, 0), 2);
+	cr_expect_eq(qd_tres_get_typed(&t, "a100", 0), 2);
+	free(s);
+}
+
+/* Every byte value in every position of a short item: never a crash, and
+ * any success leaves a sane vector. */
+Test(request, byte_soup)
+{
+	const char *base = "gres:gpu:a1:2,";
+	char s[32];
+	struct qd_tres t;
+
+	for (size_t pos = 0; pos < strlen(base); pos++) {
+		for (int c = 1; c < 256; c++) {
+			struct qd_job_request req = {.min_cpus = 1};
+
+			strcpy(s, base);
+			s[pos] = (char)c;
+			req.tres_per_job = s;
+			req.tres_per_node = s;
+			req.tres_per_task = s;
+			req.num_tasks = 2;
+			if (qd_request_count(&req, &t, NULL, 0) == 0)
+				cr_expect_leq(t.ntyped, QD_TYPES_MAX);
+		}
+	}
+}
