@@ -45,7 +45,7 @@ assert_not_contains() { # DESCRIPTION NEEDLE HAYSTACK
 as() {
 	local user=$1
 	shift
-	OUT=$(runuser -u "$user" -- env SLURM_CONF="$SLURM_CONF" "$@" 2>&1)
+	OUT=$(bash "$QD_ROOT/tests/cluster/as-user.sh" "$user" "$@" 2>&1)
 	RC=$?
 }
 

@@ -1,0 +1,776 @@
+#!/bin/bash
+# A throwaway Slurm 22.05 cluster on this host, all on loopback, for the
+# integration tests and `make demo`.  See tests/cluster/README.md.
+#
+#   cluster.sh start           wipe QD_CLUSTER_DIR, bring everything up, wait
+#   cluster.sh stop            stop every daemon started here (by pid)
+#   cluster.sh status          exit 0 when every daemon runs
+#   cluster.sh restart-ctld    restart slurmctld only (state kept)
+#   cluster.sh restart-slurmd [n1|n2]...  restart slurmd (default both)
+#   cluster.sh reconfigure     scontrol reconfigure, wait until it answers
+#   cluster.sh write-conf      rewrite slurm.conf from QD_JOBSUBMIT and
+#                              QD_SLURM_CONF_EXTRA, same ports
+#   cluster.sh redis-stop | redis-start
+#   cluster.sh env             print QD_CLUSTER_DIR/env (source it)
+#
+# Must run as root.  Daemons run as root, users alice/bob/charlie submit
+# (tests/cluster/as-user.sh).
+
+set -u
+umask 022
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+D=${QD_CLUSTER_DIR:-$REPO/build/cluster}
+case $D in /*) ;; *) D=$(pwd)/$D ;; esac
+D=${D%/}
+TIMEOUT=${QD_START_TIMEOUT:-60}
+CLUSTER=qdtest
+SYS_PLUGINDIR=$(pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/slurm-wlm
+[ -d "$SYS_PLUGINDIR" ] || SYS_PLUGINDIR=/usr/lib/x86_64-linux-gnu/slurm-wlm
+PLUGINDIR=$SYS_PLUGINDIR:${QD_PLUGINDIR:-$REPO/build}
+DBPASS=qdtest-slurm
+TEST_USERS="alice bob charlie"
+
+ETC=$D/etc
+RUN=$D/run
+LOG=$D/log
+CONF=$ETC/slurm.conf
+MSOCK=$RUN/munge/munge.socket
+DBSOCK=$RUN/mariadb.sock
+MARKER="QD_CLUSTER_DAEMON=$D"
+
+msg() { echo "cluster: $*" >&2; }
+T0=$(date +%s.%N)
+phase() {
+	[ "${QD_VERBOSE:-0}" = 1 ] || return 0
+	msg "$(awk -v a="$(date +%s.%N)" -v b="$T0" 'BEGIN { printf "%6.2fs", a - b }') $*"
+}
+
+need_root() {
+	if [ "$(id -u)" != 0 ]; then
+		msg "must run as root"
+		exit 1
+	fi
+}
+
+# ---------------------------------------------------------------- processes
+
+exe_of() { readlink -f "$(command -v "$1")"; }
+
+# is_ours PID EXE: PID runs EXE (a resolved path) and belongs to this
+# cluster: our marker in its environment, or its cwd or an open file under $D.
+is_ours() {
+	local pid=$1 exe=$2 f
+	[ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
+	is_zombie "$pid" && return 1
+	[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$exe" ] || return 1
+	if tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -qxF "$MARKER"; then
+		return 0
+	fi
+	case $(readlink "/proc/$pid/cwd" 2>/dev/null) in "$D" | "$D"/*) return 0 ;; esac
+	for f in /proc/"$pid"/fd/*; do
+		case $(readlink "$f" 2>/dev/null) in "$D"/*) return 0 ;; esac
+	done
+	return 1
+}
+
+is_zombie() {
+	local st
+	st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+	[ -z "$st" ] || [ "$st" = Z ] || [ "$st" = X ]
+}
+
+alive() { [ -d "/proc/$1" ] && ! is_zombie "$1"; }
+
+pidfile_pid() { [ -r "$1" ] && tr -dc '0-9' <"$1"; }
+
+# kill_pids SECONDS PID...: SIGTERM, poll until gone, SIGKILL after SECONDS.
+kill_pids() {
+	local bound=$1 p left i=0
+	shift
+	[ $# -gt 0 ] || return 0
+	kill -TERM "$@" 2>/dev/null
+	while :; do
+		left=()
+		for p in "$@"; do alive "$p" && left+=("$p"); done
+		[ ${#left[@]} -eq 0 ] && return 0
+		if [ $i -ge $((bound * 10)) ]; then
+			msg "SIGKILL ${left[*]} (still running after ${bound}s)"
+			kill -KILL "${left[@]}" 2>/dev/null
+			sleep 0.2
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# daemon table: name pidfile binary
+daemons() {
+	echo "slurmd-n1 $RUN/slurmd-n1.pid slurmd"
+	echo "slurmd-n2 $RUN/slurmd-n2.pid slurmd"
+	echo "slurmctld $RUN/slurmctld.pid slurmctld"
+	echo "slurmdbd $RUN/slurmdbd.pid slurmdbd"
+	echo "mariadb $RUN/mariadb.pid mariadbd"
+	echo "redis $RUN/redis.pid redis-server"
+	echo "munged $RUN/munged.pid munged"
+}
+
+# daemon_pid NAME: its pid when it runs and is ours, else nothing, status 1
+daemon_pid() {
+	local name pf bin p
+	while read -r name pf bin; do
+		[ "$name" = "$1" ] || continue
+		p=$(pidfile_pid "$pf")
+		if [ -n "$p" ] && is_ours "$p" "$(exe_of "$bin")"; then
+			echo "$p"
+			return 0
+		fi
+		return 1
+	done < <(daemons)
+	return 1
+}
+
+stop_daemon() { # NAME [BOUND]
+	local p
+	p=$(daemon_pid "$1") || return 0
+	kill_pids "${2:-15}" "$p"
+}
+
+stop_daemons() { # BOUND NAME...
+	local bound=$1 n p pids=()
+	shift
+	for n in "$@"; do
+		p=$(daemon_pid "$n") && pids+=("$p")
+	done
+	kill_pids "$bound" "${pids[@]}"
+}
+
+# slurmstepd processes of this cluster (they outlive slurmd) and the job
+# tasks they leave behind.
+stray_pids() {
+	local stepd f p
+	stepd=$(exe_of slurmstepd)
+	while read -r f; do
+		p=${f#/proc/}
+		p=${p%/exe}
+		is_ours "$p" "$stepd" && echo "$p"
+	done < <(find /proc -mindepth 2 -maxdepth 2 -path '/proc/[0-9]*/exe' \
+		-lname "$stepd" 2>/dev/null)
+	while read -r f; do
+		p=${f#/proc/}
+		p=${p%/environ}
+		[ "$p" = $$ ] && continue
+		grep -qz '^SLURMD_NODENAME=' "$f" 2>/dev/null && echo "$p"
+	done < <(grep -lzxF "SLURM_CONF=$CONF" /proc/[0-9]*/environ 2>/dev/null)
+}
+
+# QD_QUICKACK=1: turn off delayed ACKs on the loopback routes while the
+# cluster runs.  Slurm writes a message's length and its body separately,
+# so without this every RPC on loopback waits ~40 ms for a delayed ACK
+# (Nagle): sacctmgr calls take 0.2-0.5 s instead of 0.02 s.  It is a
+# host-wide setting (needs CAP_NET_ADMIN): off unless asked for; `stop`
+# puts the routes back as they were.
+quickack_on() {
+	local r
+	[ "${QD_QUICKACK:-0}" = 1 ] || return 0
+	command -v ip >/dev/null || { msg "QD_QUICKACK=1: no ip(8), ignored"; return 0; }
+	while read -r r; do
+		case $r in *quickack*) continue ;; esac
+		# shellcheck disable=SC2086
+		if ip route change $r table local quickack 1 2>/dev/null; then
+			echo "$r" >>"$D/quickack-routes"
+		else
+			msg "QD_QUICKACK=1: cannot change route '$r', ignored"
+		fi
+	done < <(ip route show table local | grep '^local 127\.')
+}
+
+quickack_off() {
+	local r
+	[ -r "$D/quickack-routes" ] || return 0
+	while read -r r; do
+		# shellcheck disable=SC2086
+		ip route change $r table local 2>/dev/null
+	done <"$D/quickack-routes"
+	rm -f "$D/quickack-routes"
+}
+
+slurm_env() {
+	export SLURM_CONF=$CONF
+	unset SLURM_JOB_ID SLURM_JOBID SLURM_JOB_NAME SLURM_NODELIST SLURM_JOB_NODELIST
+}
+
+do_stop() {
+	local p strays
+	[ -d "$D" ] || return 0
+	# Jobs first, so slurmstepd and the tasks end the normal way.
+	if p=$(daemon_pid slurmctld); then
+		slurm_env
+		local jobs i=0
+		jobs=$(timeout 5 squeue -h -o %A 2>/dev/null)
+		if [ -n "$jobs" ]; then
+			# shellcheck disable=SC2086
+			timeout 5 scancel $jobs 2>/dev/null
+			while [ $i -lt 100 ] && [ -n "$(timeout 5 squeue -h -o %A 2>/dev/null)" ]; do
+				sleep 0.1
+				i=$((i + 1))
+			done
+		fi
+	fi
+	# Slurm first (in parallel: slurmctld alone takes ~1.5 s), then what
+	# it depends on.
+	stop_daemons 15 slurmd-n1 slurmd-n2 slurmctld
+	stop_daemons 15 slurmdbd redis
+	stop_daemons 30 mariadb munged
+	mapfile -t strays < <(stray_pids)
+	if [ ${#strays[@]} -gt 0 ]; then
+		msg "stopping leftover job processes: ${strays[*]}"
+		kill_pids 2 "${strays[@]}"
+	fi
+	rm -f "$RUN"/*.pid
+	quickack_off
+	return 0
+}
+
+# ------------------------------------------------------------------- ports
+
+# local TCP ports in use, in any state; "PORT STATE" per line (0A: listen).
+# Plain bash: Debian's default awk (mawk) has no strtonum.
+tcp_ports() {
+	local l st
+	while read -r _ l _ st _; do
+		[ "$l" = local_address ] && continue
+		echo "$((16#${l##*:})) $st"
+	done < <(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null)
+}
+
+used_ports() { tcp_ports | cut -d' ' -f1 | sort -un; }
+
+# free_ports N: N distinct unused ports below the ephemeral range
+free_ports() {
+	local n=$1 used picked="" p tries=0
+	used=" $(used_ports | tr '\n' ' ') "
+	while [ "$n" -gt 0 ] && [ $tries -lt 10000 ]; do
+		tries=$((tries + 1))
+		p=$((10000 + (RANDOM * 32768 + RANDOM) % 22000))
+		case "$used$picked " in *" $p "*) continue ;; esac
+		picked="$picked $p"
+		n=$((n - 1))
+	done
+	echo "${picked# }"
+}
+
+# ---------------------------------------------------------------- waiting
+
+# wait_for DESC CMD...: poll CMD until it succeeds, at most $TIMEOUT seconds
+# wait_for DESC CMD...: poll CMD until it succeeds, at most $TIMEOUT seconds;
+# give up early when the process WATCH_PID, or one named by the pid files
+# in WATCH_PIDFILE (blank separated), has died.
+wait_for() {
+	local desc=$1 i=0 end p
+	shift
+	end=$((SECONDS + TIMEOUT))
+	until "$@" >/dev/null 2>&1; do
+		if [ $SECONDS -ge $end ]; then
+			msg "timed out after ${TIMEOUT}s waiting for $desc"
+			return 1
+		fi
+		if [ $i -ge 3 ]; then
+			local wpids=${WATCH_PID:-} f
+			for f in ${WATCH_PIDFILE:-}; do
+				wpids="$wpids $(pidfile_pid "$f")"
+			done
+			for p in $wpids; do
+				if ! alive "$p"; then
+					msg "$desc: process $p died"
+					return 1
+				fi
+			done
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+show_log() {
+	local f
+	for f in "$@"; do
+		[ -s "$f" ] || continue
+		echo "----- tail of $f" >&2
+		tail -n 25 "$f" >&2
+	done
+}
+
+fail_start() { # LOG...
+	msg "start FAILED"
+	show_log "$@"
+	[ -n "${INITPID:-}" ] && alive "$INITPID" && kill_pids 5 "$INITPID"
+	do_stop
+	exit 1
+}
+
+# ------------------------------------------------------------------ config
+
+load_ports() {
+	if [ ! -r "$D/env" ]; then
+		msg "no cluster in $D (run: cluster.sh start)"
+		exit 1
+	fi
+	# shellcheck disable=SC1091
+	. "$D/env"
+}
+
+write_slurm_conf() {
+	local tmp=$CONF.tmp
+	cat >"$tmp" <<EOF
+# generated by tests/cluster/cluster.sh
+ClusterName=$CLUSTER
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort=$QD_CTLD_PORT
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$MSOCK
+CredType=cred/munge
+PluginDir=$PLUGINDIR
+StateSaveLocation=$D/state
+SlurmdSpoolDir=$D/spool/%n
+SlurmctldPidFile=$RUN/slurmctld.pid
+SlurmdPidFile=$RUN/slurmd-%n.pid
+SlurmctldLogFile=$LOG/slurmctld.log
+SlurmdLogFile=$LOG/slurmd-%n.log
+SlurmctldDebug=${QD_CTLD_DEBUG:-info}
+SlurmdDebug=${QD_SLURMD_DEBUG:-info}
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+MpiDefault=none
+SwitchType=switch/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+DefMemPerCPU=1000
+SlurmdParameters=config_overrides
+GresTypes=gpu
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+AccountingStoragePort=$QD_DBD_PORT
+AccountingStoragePass=socket=$MSOCK
+AccountingStorageEnforce=associations,limits,qos
+AccountingStorageTRES=gres/gpu,gres/gpu:a100,gres/gpu:v100
+JobCompType=jobcomp/none
+MailProg=/bin/true
+SchedulerType=sched/backfill
+SchedulerParameters=sched_interval=2,bf_interval=1
+ReturnToService=2
+SlurmctldTimeout=30
+SlurmdTimeout=60
+MessageTimeout=10
+TCPTimeout=2
+InactiveLimit=0
+KillWait=2
+MinJobAge=300
+Waittime=0
+NodeName=n1 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$QD_N1_PORT CPUs=32 Boards=1 SocketsPerBoard=2 CoresPerSocket=16 ThreadsPerCore=1 RealMemory=64000 Gres=gpu:a100:4 State=UNKNOWN
+NodeName=n2 NodeHostname=localhost NodeAddr=127.0.0.1 Port=$QD_N2_PORT CPUs=32 Boards=1 SocketsPerBoard=2 CoresPerSocket=16 ThreadsPerCore=1 RealMemory=64000 Gres=gpu:v100:4 State=UNKNOWN
+PartitionName=gpu Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP
+EOF
+	if [ -n "${QD_JOBSUBMIT:-}" ]; then
+		echo "JobSubmitPlugins=$QD_JOBSUBMIT" >>"$tmp"
+	fi
+	if [ -n "${QD_SLURM_CONF_EXTRA:-}" ]; then
+		if [ ! -r "$QD_SLURM_CONF_EXTRA" ]; then
+			msg "QD_SLURM_CONF_EXTRA=$QD_SLURM_CONF_EXTRA: not readable"
+			return 1
+		fi
+		{
+			echo "# from $QD_SLURM_CONF_EXTRA"
+			subst <"$QD_SLURM_CONF_EXTRA"
+		} >>"$tmp"
+	fi
+	chmod 644 "$tmp"
+	mv -f "$tmp" "$CONF"
+}
+
+# placeholders in QD_ETC_FILES and QD_SLURM_CONF_EXTRA
+subst() {
+	sed -e "s|@QD_CLUSTER_DIR@|$D|g" -e "s|@QD_SLURM_ETC@|$ETC|g" \
+		-e "s|@QD_REDIS_PORT@|$QD_REDIS_PORT|g" -e "s|@QD_REPO@|$REPO|g" \
+		-e "s|@QD_MUNGE_SOCKET@|$MSOCK|g"
+}
+
+write_configs() {
+	local f
+	write_slurm_conf || return 1
+	: >"$ETC/plugstack.conf"
+	# QD_ETC_FILES: files copied into the etc directory (same base name,
+	# same mode, placeholders replaced) before any daemon starts.
+	for f in ${QD_ETC_FILES:-}; do
+		if [ ! -r "$f" ]; then
+			msg "QD_ETC_FILES: $f not readable"
+			return 1
+		fi
+		# shellcheck disable=SC2094
+		subst <"$f" >"$ETC/$(basename "$f")"
+		chmod --reference="$f" "$ETC/$(basename "$f")"
+	done
+	cat >"$ETC/gres.conf" <<EOF
+AutoDetect=off
+NodeName=n1 Name=gpu Type=a100 File=$D/dev/nvidia[0-3]
+NodeName=n2 Name=gpu Type=v100 File=$D/dev/nvidia[4-7]
+EOF
+	cat >"$ETC/slurmdbd.conf" <<EOF
+AuthType=auth/munge
+AuthInfo=socket=$MSOCK
+DbdHost=localhost
+DbdAddr=127.0.0.1
+DbdPort=$QD_DBD_PORT
+SlurmUser=root
+PidFile=$RUN/slurmdbd.pid
+LogFile=$LOG/slurmdbd.log
+DebugLevel=${QD_DBD_DEBUG:-info}
+PluginDir=$SYS_PLUGINDIR
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$QD_DB_PORT
+StorageUser=slurm
+StoragePass=$DBPASS
+StorageLoc=slurm_acct_db
+EOF
+	chmod 600 "$ETC/slurmdbd.conf"
+	chmod 644 "$ETC/gres.conf"
+}
+
+write_env() {
+	cat >"$D/env" <<EOF
+# source me: the test cluster in $D
+export QD_CLUSTER_DIR=$D
+export SLURM_CONF=$CONF
+export QD_SLURM_ETC=$ETC
+export QD_CLUSTER_NAME=$CLUSTER
+export QD_LOG_DIR=$LOG
+export QD_CTLD_LOG=$LOG/slurmctld.log
+export QD_DBD_LOG=$LOG/slurmdbd.log
+export QD_SPOOL_DIR=$D/spool
+export QD_DEV_DIR=$D/dev
+export QD_MUNGE_SOCKET=$MSOCK
+export QD_CTLD_PORT=$QD_CTLD_PORT
+export QD_DBD_PORT=$QD_DBD_PORT
+export QD_DB_PORT=$QD_DB_PORT
+export QD_DB_SOCKET=$DBSOCK
+export QD_N1_PORT=$QD_N1_PORT
+export QD_N2_PORT=$QD_N2_PORT
+export QD_REDIS_PORT=$QD_REDIS_PORT
+export QD_REDIS_ADDR=127.0.0.1:$QD_REDIS_PORT
+export QD_PLUGIN_PATH=$PLUGINDIR
+EOF
+	chmod 644 "$D/env"
+}
+
+# ----------------------------------------------------------------- daemons
+
+# run a daemon with a clean environment carrying our marker
+dstart() {
+	local extra=()
+	# shellcheck disable=SC2206
+	[ -n "${QD_DAEMON_ENV:-}" ] && extra=($QD_DAEMON_ENV)
+	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+		SLURM_CONF="$CONF" "$MARKER" "${extra[@]}" "$@" </dev/null
+}
+
+start_munge() {
+	dd if=/dev/urandom of="$D/munge/munge.key" bs=1024 count=1 status=none
+	chmod 400 "$D/munge/munge.key"
+	dstart munged --force --socket="$MSOCK" --key-file="$D/munge/munge.key" \
+		--pid-file="$RUN/munged.pid" --log-file="$LOG/munged.log" \
+		--seed-file="$D/munge/munged.seed" >>"$LOG/munged.out" 2>&1 ||
+		fail_start "$LOG/munged.out" "$LOG/munged.log"
+	wait_for "munged" munge_ok || fail_start "$LOG/munged.out" "$LOG/munged.log"
+}
+munge_ok() { munge -n -S "$MSOCK" | unmunge -S "$MSOCK"; }
+
+init_mariadb() {
+	mariadb-install-db --no-defaults --datadir="$D/db" --user=root \
+		--auth-root-authentication-method=socket --skip-test-db \
+		--skip-name-resolve >"$LOG/mariadb-install.log" 2>&1
+}
+
+start_mariadb() {
+	dstart setsid mariadbd --no-defaults --datadir="$D/db" --user=root \
+		--socket="$DBSOCK" --pid-file="$RUN/mariadb.pid" \
+		--port="$QD_DB_PORT" --bind-address=127.0.0.1 --skip-name-resolve \
+		--log-error="$LOG/mariadb.log" --skip-log-bin \
+		--innodb-buffer-pool-size=64M --innodb-log-file-size=16M \
+		--innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0 \
+		--innodb-lock-wait-timeout=900 --max-allowed-packet=16M \
+		>>"$LOG/mariadb.out" 2>&1 &
+	WATCH_PID=$! wait_for "mariadb" mariadb-admin --no-defaults \
+		--socket="$DBSOCK" -uroot ping ||
+		fail_start "$LOG/mariadb.out" "$LOG/mariadb.log"
+	mariadb --no-defaults --socket="$DBSOCK" -uroot >>"$LOG/mariadb.out" 2>&1 <<EOF ||
+CREATE DATABASE slurm_acct_db;
+CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$DBPASS';
+CREATE USER 'slurm'@'localhost' IDENTIFIED BY '$DBPASS';
+GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';
+GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost';
+EOF
+		fail_start "$LOG/mariadb.out" "$LOG/mariadb.log"
+}
+
+start_redis() {
+	[ "${QD_REDIS:-1}" = 0 ] && return 0
+	dstart redis-server --port "$QD_REDIS_PORT" --bind 127.0.0.1 \
+		--daemonize yes --pidfile "$RUN/redis.pid" --dir "$D/redis" \
+		--logfile "$LOG/redis.log" --save '' --appendonly yes \
+		>>"$LOG/redis.out" 2>&1 || { show_log "$LOG/redis.out" "$LOG/redis.log"; return 1; }
+	wait_for "redis" redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" ping ||
+		{ show_log "$LOG/redis.log"; return 1; }
+}
+
+start_slurmdbd() {
+	dstart slurmdbd >>"$LOG/slurmdbd.out" 2>&1 ||
+		fail_start "$LOG/slurmdbd.out" "$LOG/slurmdbd.log"
+	wait_for "slurmdbd" sacctmgr -n show cluster ||
+		fail_start "$LOG/slurmdbd.out" "$LOG/slurmdbd.log" "$LOG/mariadb.log"
+}
+
+setup_accounts() {
+	{
+		sacctmgr -i add cluster $CLUSTER &&
+			sacctmgr -i add account research,batch cluster=$CLUSTER &&
+			sacctmgr -i add user alice,bob account=research defaultaccount=research &&
+			sacctmgr -i add user charlie account=batch defaultaccount=batch
+	} >>"$LOG/sacctmgr.log" 2>&1 || fail_start "$LOG/sacctmgr.log" "$LOG/slurmdbd.log"
+}
+
+ctld_up() { scontrol ping | grep -q 'is UP'; }
+
+# start_ctld: start slurmctld, wait until it answers; 1 on failure (no cleanup)
+start_ctld() {
+	local rc
+	rm -f "$RUN/slurmctld.pid"
+	dstart slurmctld >>"$LOG/slurmctld.out" 2>&1
+	rc=$?
+	if [ $rc != 0 ]; then
+		msg "slurmctld exited with status $rc"
+		show_log "$LOG/slurmctld.out" "$LOG/slurmctld.log"
+		return 1
+	fi
+	WATCH_PIDFILE=$RUN/slurmctld.pid wait_for "slurmctld" ctld_up || {
+		show_log "$LOG/slurmctld.out" "$LOG/slurmctld.log"
+		return 1
+	}
+}
+
+start_slurmd() { # NODE
+	dstart slurmd -N "$1" >>"$LOG/slurmd-$1.out" 2>&1 || {
+		msg "slurmd -N $1 failed"
+		show_log "$LOG/slurmd-$1.out" "$LOG/slurmd-$1.log"
+		return 1
+	}
+}
+
+nodes_idle() {
+	local s
+	s=$(sinfo -h -N -o '%N %T' 2>/dev/null | sort -u | tr '\n' ' ')
+	[ "$s" = "n1 idle n2 idle " ]
+}
+nodes_up() {
+	# registered: no node in a down/unknown/not-responding state
+	local s
+	s=$(sinfo -h -N -o '%t' 2>/dev/null) || return 1
+	[ -n "$s" ] && ! echo "$s" | grep -qE '\*|unk|down|drain|fail|inval'
+}
+tres_ok() {
+	local t
+	t=$(sacctmgr -n -P show tres format=type,name 2>/dev/null)
+	echo "$t" | grep -qx 'gres|gpu' && echo "$t" | grep -qx 'gres|gpu:a100' &&
+		echo "$t" | grep -qx 'gres|gpu:v100'
+}
+
+make_dirs() {
+	local u d
+	mkdir -p "$ETC" "$RUN/munge" "$LOG" "$D/munge" "$D/db" "$D/state" \
+		"$D/spool/n1" "$D/spool/n2" "$D/dev" "$D/redis" "$D/users"
+	chmod 700 "$D/munge"
+	chmod 755 "$D" "$ETC" "$RUN" "$RUN/munge" "$LOG" "$D/dev" "$D/users" "$D/spool"
+	for i in 0 1 2 3 4 5 6 7; do
+		mknod -m 666 "$D/dev/nvidia$i" c 195 "$i" || return 1
+	done
+	for u in $TEST_USERS; do
+		id -u "$u" >/dev/null 2>&1 || {
+			msg "user $u missing (run: sh tests/cluster/install-deps.sh)"
+			return 1
+		}
+		mkdir -p "$D/users/$u"
+		chown "$u:" "$D/users/$u"
+	done
+	# Clients (alice...) must reach the munge socket and slurm.conf:
+	# every directory above them must be searchable by others.
+	d=$D
+	while [ "$d" != / ] && [ -n "$d" ]; do
+		if [ "$(($(stat -c '%#a' "$d") & 1))" = 0 ]; then
+			msg "making $d searchable (o+x) for the test users"
+			chmod o+x "$d"
+		fi
+		d=$(dirname "$d")
+	done
+}
+
+do_start() {
+	local t0=$SECONDS
+	need_root
+	for b in munged mariadbd mariadb-install-db slurmdbd slurmctld slurmd sacctmgr redis-server; do
+		command -v $b >/dev/null || {
+			msg "$b not found (run: sh tests/cluster/install-deps.sh)"
+			exit 1
+		}
+	done
+	if [ ${#MSOCK} -gt 100 ]; then
+		msg "QD_CLUSTER_DIR too long for a unix socket path: $MSOCK"
+		exit 1
+	fi
+	do_stop
+	trap 'msg "start interrupted"; do_stop; exit 130' INT TERM
+	if [ -d "$D" ] && [ ! -e "$D/.qd-cluster" ] && [ -n "$(ls -A "$D")" ]; then
+		msg "$D exists, is not empty and was not made by cluster.sh: not wiping it"
+		exit 1
+	fi
+	rm -rf "$D"
+	make_dirs || fail_start
+	: >"$D/.qd-cluster"
+	quickack_on
+
+	read -r QD_CTLD_PORT QD_DBD_PORT QD_DB_PORT QD_N1_PORT QD_N2_PORT QD_REDIS_PORT \
+		< <(free_ports 6)
+	write_configs || fail_start
+	write_env
+	slurm_env
+
+	# mariadb-install-db is the slow part: run it beside munged and redis
+	init_mariadb &
+	INITPID=$!
+	phase munged
+	start_munge
+	phase redis
+	start_redis || fail_start
+	phase mariadb-install-db
+	wait $INITPID || fail_start "$LOG/mariadb-install.log"
+	INITPID=
+	phase mariadb
+	start_mariadb
+	phase slurmdbd
+	start_slurmdbd
+	phase sacctmgr
+	setup_accounts
+	phase slurmctld
+	start_ctld || fail_start
+	phase slurmd
+	start_slurmd n1 || fail_start
+	start_slurmd n2 || fail_start
+	WATCH_PIDFILE="$RUN/slurmctld.pid $RUN/slurmd-n1.pid $RUN/slurmd-n2.pid" \
+		wait_for "nodes n1 n2 idle" nodes_idle ||
+		fail_start "$LOG/slurmd-n1.log" "$LOG/slurmd-n2.log" "$LOG/slurmctld.log"
+	phase tres
+	wait_for "gres/gpu TRES in the database" tres_ok ||
+		fail_start "$LOG/slurmctld.log" "$LOG/slurmdbd.log"
+	trap - INT TERM
+	phase up
+	msg "up in $((SECONDS - t0))s: $D (source $D/env)"
+}
+
+do_status() {
+	local name pf bin p rc=0 any=0
+	while read -r name pf bin; do
+		[ "$name" = redis ] && [ ! -e "$pf" ] && [ "${QD_REDIS:-1}" = 0 ] && continue
+		if p=$(daemon_pid "$name"); then
+			echo "$name running pid $p"
+			any=1
+		else
+			echo "$name stopped"
+			rc=1
+		fi
+	done < <(daemons)
+	[ -r "$D/env" ] && echo "env: $D/env"
+	[ $any = 0 ] && rc=3
+	return $rc
+}
+
+do_restart_ctld() {
+	need_root
+	load_ports
+	slurm_env
+	stop_daemon slurmctld 15
+	start_ctld || exit 1
+	# Nodes re-register by themselves only at slurmctld's first ping
+	# (about 5 s); a reconfigure makes them re-read slurm.conf and
+	# register at once.
+	scontrol reconfigure >/dev/null 2>&1
+	wait_for "nodes registered" nodes_up || {
+		show_log "$LOG/slurmctld.log"
+		exit 1
+	}
+}
+
+# listening PORT: something listens on TCP PORT
+listening() { tcp_ports | grep -qx "$1 0A"; }
+
+# slurmd_registered NODE SINCE: NODE's slurmd listens and registered at or
+# after SINCE (seconds)
+slurmd_registered() {
+	local t port
+	port=QD_${1^^}_PORT
+	listening "${!port}" || return 1
+	t=$(scontrol -o show node "$1" 2>/dev/null |
+		sed -n 's/.*SlurmdStartTime=\([^ ]*\).*/\1/p')
+	[ -n "$t" ] && [ "$t" != None ] || return 1
+	[ "$(date -d "$t" +%s 2>/dev/null || echo 0)" -ge "$2" ]
+}
+
+do_restart_slurmd() { # [NODE...]
+	local n since nodes=("$@")
+	need_root
+	load_ports
+	slurm_env
+	[ ${#nodes[@]} -gt 0 ] || nodes=(n1 n2)
+	for n in "${nodes[@]}"; do
+		case $n in n1 | n2) ;; *) msg "no node $n"; exit 2 ;; esac
+		stop_daemon "slurmd-$n" 15
+		rm -f "$RUN/slurmd-$n.pid"
+	done
+	since=$(date +%s)
+	for n in "${nodes[@]}"; do
+		start_slurmd "$n" || exit 1
+	done
+	for n in "${nodes[@]}"; do
+		WATCH_PIDFILE=$RUN/slurmd-$n.pid wait_for "slurmd $n registered" \
+			slurmd_registered "$n" "$since" ||
+			{ show_log "$LOG/slurmd-$n.log"; exit 1; }
+	done
+}
+
+do_reconfigure() {
+	load_ports
+	slurm_env
+	scontrol reconfigure || { show_log "$LOG/slurmctld.log"; exit 1; }
+	WATCH_PIDFILE=$RUN/slurmctld.pid wait_for "slurmctld" ctld_up ||
+		{ show_log "$LOG/slurmctld.log"; exit 1; }
+}
+
+case "${1:-}" in
+start) do_start ;;
+stop) need_root; do_stop ;;
+status) do_status ;;
+restart-ctld) do_restart_ctld ;;
+restart-slurmd) shift; do_restart_slurmd "$@" ;;
+reconfigure) do_reconfigure ;;
+write-conf) need_root; load_ports; write_slurm_conf ;;
+redis-stop) need_root; stop_daemon redis 10 ;;
+redis-start) need_root; load_ports; start_redis ;;
+env) load_ports; cat "$D/env" ;;
+*)
+	sed -n '2,17s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+	;;
+esac

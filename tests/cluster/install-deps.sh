@@ -1,0 +1,108 @@
+#!/bin/sh
+# Installs what building qosdeny and running its test cluster needs, on
+# Debian 12, and creates the test users.  Idempotent; prints nothing when
+# everything is already there.  Must run as root when something is missing.
+#
+# Installing never leaves daemons running: a policy-rc.d that refuses every
+# start is put in place for the duration of apt-get (unless one exists), and
+# any munged/mariadbd/redis-server/slurm daemon that appeared during the
+# install is stopped again, by pid.
+set -eu
+
+PKGS="slurmctld slurmd slurmdbd slurm-client libslurm-dev munge mariadb-server
+mariadb-client redis-server libcriterion-dev libhiredis-dev dpkg-dev pkg-config
+clang-format gcc make"
+USERS="alice bob charlie"
+
+missing=""
+for p in $PKGS; do
+	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$st" = installed ] || missing="$missing $p"
+done
+musers=""
+for u in $USERS; do
+	id -u "$u" >/dev/null 2>&1 || musers="$musers $u"
+done
+
+[ -z "$missing$musers" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps.sh: missing:${missing}${musers:+ (users:$musers)}; run as root" >&2
+	exit 1
+fi
+
+DAEMONS="munged mariadbd mysqld redis-server slurmctld slurmd slurmdbd slurmstepd"
+
+# pids of the daemons above, one per line
+daemon_pids() {
+	for d in /proc/[0-9]*; do
+		c=$(cat "$d/comm" 2>/dev/null) || continue
+		for n in $DAEMONS; do
+			# comm is truncated to 15 characters
+			if [ "$c" = "$n" ] || [ "$c" = "$(printf %.15s "$n")" ]; then
+				echo "${d#/proc/}"
+				break
+			fi
+		done
+	done
+}
+
+if [ -n "$missing" ]; then
+	export DEBIAN_FRONTEND=noninteractive
+	before=$(daemon_pids)
+	prc=/usr/sbin/policy-rc.d
+	ours=""
+	if [ ! -e "$prc" ]; then
+		printf '#!/bin/sh\nexit 101\n' >"$prc"
+		chmod 755 "$prc"
+		ours=1
+	fi
+	rc=0
+	{
+		# shellcheck disable=SC2086
+		apt-get update -qq &&
+			apt-get install -y -qq --no-install-recommends $missing
+	} >/tmp/qosdeny-install-deps.log 2>&1 || rc=$?
+	[ -n "$ours" ] && rm -f "$prc"
+	if [ "$rc" != 0 ]; then
+		tail -n 30 /tmp/qosdeny-install-deps.log >&2
+		echo "install-deps.sh: apt-get failed (log: /tmp/qosdeny-install-deps.log)" >&2
+		exit "$rc"
+	fi
+	echo "install-deps.sh: installed:$missing"
+	# Stop whatever the packages' maintainer scripts started.
+	started=""
+	for p in $(daemon_pids); do
+		case "
+$before
+" in *"
+$p
+"*) continue ;; esac
+		started="$started $p"
+	done
+	if [ -n "$started" ]; then
+		echo "install-deps.sh: stopping daemons started by the install:$started"
+		# shellcheck disable=SC2086
+		kill $started 2>/dev/null || true
+		i=0
+		while [ $i -lt 50 ]; do
+			alive=""
+			for p in $started; do
+				kill -0 "$p" 2>/dev/null && alive="$alive $p"
+			done
+			[ -z "$alive" ] && break
+			sleep 0.2
+			i=$((i + 1))
+		done
+		if [ -n "$alive" ]; then
+			# shellcheck disable=SC2086
+			kill -9 $alive 2>/dev/null || true
+		fi
+	fi
+fi
+
+for u in $musers; do
+	useradd -m -s /bin/bash "$u"
+	echo "install-deps.sh: created user $u"
+done
+exit 0

@@ -1,0 +1,24 @@
+# cluster_up / cluster_down: the test cluster with job_submit/qosdeny and the
+# example policy, for the integration tests and `make demo` (bash, sourced
+# after lib.sh and example-policy.sh).
+
+export QD_CLUSTER_DIR=${QD_CLUSTER_DIR:-$QD_ROOT/build/cluster}
+export QD_RESULTS=${QD_RESULTS:-$QD_ROOT/build/results}
+export QD_JOBSUBMIT=qosdeny
+# Every Slurm RPC on loopback otherwise waits ~40 ms for a delayed ACK;
+# cluster.sh restores the loopback routes at stop.
+export QD_QUICKACK=${QD_QUICKACK:-1}
+
+cluster_up() {
+	local etc=$QD_ROOT/build/etc-initial
+	mkdir -p "$etc"
+	printf '%s\n' "$EXAMPLE_POLICY" >"$etc/qosdeny.conf"
+	export QD_ETC_FILES="$etc/qosdeny.conf"
+	bash "$QD_ROOT/tests/cluster/cluster.sh" start || return 1
+	# shellcheck disable=SC1091
+	source "$QD_CLUSTER_DIR/env"
+}
+
+cluster_down() {
+	bash "$QD_ROOT/tests/cluster/cluster.sh" stop
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The integration suite: one real cluster (munged, MariaDB, slurmdbd,
+# slurmctld with job_submit/qosdeny, two slurmd) for every t_*.sh, started
+# here and stopped here whatever happens. Usage: run.sh [t_NAME.sh...]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+source "$here/example-policy.sh"
+source "$here/cluster-up.sh"
+trap cluster_down EXIT
+
+tests=("$@")
+[ ${#tests[@]} -gt 0 ] || tests=("$here"/t_*.sh)
+
+if ! cluster_up || ! example_qos; then
+	echo "integration: the test cluster did not come up" >&2
+	echo "integration cluster-start 0 1" >>"$QD_RESULTS/counts"
+	exit 1
+fi
+
+rc=0
+for t in "${tests[@]}"; do
+	echo "# --- $(basename "$t")"
+	write_policy "$EXAMPLE_POLICY"
+	bash "$t" || rc=1
+done
+exit $rc
