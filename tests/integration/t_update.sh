@@ -16,7 +16,7 @@ assert_contains "slurmctld logs why" \
 	'qosdeny: DenyOnMaxPerJob: QOS interactive: gres/gpu requested 5, MaxTRESPerJob limit 4 (user=alice' \
 	"$(ctld_log)"
 
-as alice scontrol update jobid="$J" gres=gpu:3
+as alice scontrol update jobid="$J" gres=gpu:2
 assert_eq "an update within the cap is accepted" 0 "$RC"
 
 as bob sbatch --parsable --hold -q research --gres=gpu:4 --wrap true
