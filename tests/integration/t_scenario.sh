@@ -34,6 +34,11 @@ check "--test-only over the cap exits non-zero" [ "$RC" -ne 0 ]
 assert_contains "--test-only prints the qosdeny line" "$MSG" "$OUT"
 
 assert_eq "denied jobs are not queued" "" "$(squeue -h -u bob -o %i)"
+# Accounting lags: once an accepted job submitted after the denials shows up
+# in sacct, the denied ones would have too.
+as bob sbatch --parsable -q research --gpus=1 -J qd-accepted --wrap true
+in_sacct() { sacct -n -X -u bob -S "$START" -o JobName%30 | grep -q qd-accepted; }
+check "an accepted job reaches accounting" wait_for "sacct" 30 in_sacct
 assert_eq "denied jobs are not in accounting" "" \
 	"$(sacct -n -X -u bob -S "$START" -o JobID,JobName%30 | grep qd-deny)"
 assert_contains "slurmctld logs the line with user and account" \

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# A partition's QoS (QOS= on the partition in slurm.conf) is checked too.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/example-policy.sh"
+CLUSTER="$QD_ROOT/tests/cluster/cluster.sh"
+
+sacctmgr -i add qos pq-short >/dev/null
+sacctmgr -i modify qos pq-short set MaxTRESPerJob=cpu=4 >/dev/null
+extra=$QD_CLUSTER_DIR/partition-qos.conf
+echo "PartitionName=short Nodes=n1,n2 QOS=pq-short MaxTime=INFINITE State=UP" >"$extra"
+QD_SLURM_CONF_EXTRA=$extra bash "$CLUSTER" write-conf >/dev/null &&
+	bash "$CLUSTER" restart-ctld >/dev/null
+write_policy "$EXAMPLE_POLICY
+QOS=pq-short Flags=DenyOnMaxPerJob"
+
+as alice sbatch -p short -n 8 --wrap true
+assert_eq "over the partition QoS's cap is refused" 1 "$RC"
+assert_contains "the message names the partition's QoS" \
+	'qosdeny: DenyOnMaxPerJob: QOS pq-short: cpu requested 8, MaxTRESPerJob limit 4' "$OUT"
+as alice sbatch --parsable --hold -p short -n 4 --wrap true
+assert_eq "within the partition QoS's cap is accepted" 0 "$RC"
+as alice sbatch --parsable --hold -p short,gpu -n 8 --wrap true
+assert_eq "a job that may run in another partition is accepted" 0 "$RC"
+as alice sbatch -p short -q interactive --gpus=5 --wrap true
+assert_contains "the job's own QoS is checked first" \
+	'QOS interactive: gres/gpu requested 5' "$OUT"
+
+cancel_all
+write_policy "$EXAMPLE_POLICY"
+finish
