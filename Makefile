@@ -44,7 +44,7 @@ BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCH_BIN := $(B)/tests/bench_decision
 
 .PHONY: all check unit integration demo bench install deps format \
-        format-check clean cluster-start cluster-stop
+        format-check clean
 all: $(CORE_LIB) $(JS_SO) $(TOOL) $(UNIT_BIN)
 
 $(B)/shared/%.o: shared/%.c $(wildcard shared/*.h)

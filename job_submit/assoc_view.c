@@ -11,8 +11,8 @@ static void copy_name(char *dst, const char *src)
 slurmdb_assoc_rec_t *qd_find_assoc(uint32_t uid, const char *account,
 				   const char *partition, struct qd_who *who)
 {
-	slurmdb_user_rec_t user = { .uid = uid };
-	slurmdb_assoc_rec_t key = { .uid = uid };
+	slurmdb_user_rec_t user = {.uid = uid};
+	slurmdb_assoc_rec_t key = {.uid = uid};
 	slurmdb_assoc_rec_t *assoc = NULL;
 
 	who->uid = uid;
@@ -20,7 +20,7 @@ slurmdb_assoc_rec_t *qd_find_assoc(uint32_t uid, const char *account,
 	copy_name(who->account, account);
 	/* With enforce 0 an unknown user still "succeeds", names unset. */
 	if (assoc_mgr_fill_in_user(acct_db_conn, &user, 0, NULL, true) ==
-		    SLURM_SUCCESS &&
+		SLURM_SUCCESS &&
 	    user.name) {
 		copy_name(who->user, user.name);
 		if (!account)
@@ -38,7 +38,7 @@ slurmdb_assoc_rec_t *qd_find_assoc(uint32_t uid, const char *account,
 slurmdb_qos_rec_t *qd_find_job_qos(const char *qos_name,
 				   slurmdb_assoc_rec_t *assoc)
 {
-	slurmdb_qos_rec_t key = { .name = (char *)qos_name };
+	slurmdb_qos_rec_t key = {.name = (char *)qos_name};
 	slurmdb_qos_rec_t *qos = NULL;
 
 	assoc_mgr_get_default_qos_info(assoc, &key);

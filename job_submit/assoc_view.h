@@ -11,10 +11,10 @@
 
 #include "check.h"
 
-#define QD_ASSOC_READ_LOCKS                                                   \
-	{                                                                     \
-		.assoc = READ_LOCK, .qos = READ_LOCK, .tres = READ_LOCK,      \
-		.user = READ_LOCK,                                            \
+#define QD_ASSOC_READ_LOCKS                                                    \
+	{                                                                      \
+		.assoc = READ_LOCK, .qos = READ_LOCK, .tres = READ_LOCK,       \
+		.user = READ_LOCK,                                             \
 	}
 
 struct qd_who {

@@ -75,9 +75,8 @@ bool qd_decide(const struct qd_policy *pol, const struct qd_tres *req,
 	       size_t len)
 {
 	part_record_t *part = qd_first_partition(job->partition);
-	slurmdb_assoc_rec_t *assoc =
-		qd_find_assoc(job->uid, job->account,
-			      part ? part->name : NULL, who);
+	slurmdb_assoc_rec_t *assoc = qd_find_assoc(
+	    job->uid, job->account, part ? part->name : NULL, who);
 	slurmdb_qos_rec_t *qos;
 	struct qd_verdict v;
 	bool denied;

@@ -16,10 +16,10 @@
 
 struct qd_job_view {
 	uint32_t uid;
-	const char *account;   /* NULL: the user's default */
-	const char *qos;       /* NULL: cur_qos, else the association's default */
+	const char *account; /* NULL: the user's default */
+	const char *qos;     /* NULL: cur_qos, else the association's default */
 	slurmdb_qos_rec_t *cur_qos; /* a pending job's QoS, for updates */
-	const char *partition; /* NULL: the default partition; may be a list */
+	const char *partition;	/* NULL: the default partition; may be a list */
 	struct qd_het_sum *het; /* earlier components of a het job, or NULL */
 };
 

@@ -69,15 +69,19 @@ static void check_slurm_settings(const struct qd_policy *pol)
 
 	for (size_t i = 0; i < pol->n_rules; i++) {
 		const struct qd_qos_rule *r = &pol->rules[i];
-		const struct qd_tres *lims[] = { &r->max_per_job,
-						 &r->max_per_user, &r->grp };
+		const struct qd_tres *lims[] = {&r->max_per_job,
+						&r->max_per_user, &r->grp};
 
 		if ((r->flags & (QD_DENY_ON_MAX_PER_USER | QD_DENY_ON_GRP)) &&
 		    !(accounting_enforce & ACCOUNTING_ENFORCE_LIMITS))
-			error("qosdeny: QOS %s: AccountingStorageEnforce lacks 'limits', so Slurm keeps no running usage and DenyOnMaxPerUser/DenyOnGrp see none",
+			error("qosdeny: QOS %s: AccountingStorageEnforce lacks "
+			      "'limits', so Slurm keeps no running usage and "
+			      "DenyOnMaxPerUser/DenyOnGrp see none",
 			      r->name);
 		if (!has_tres(acct_tres, "gres/gpu"))
-			error("qosdeny: QOS %s: AccountingStorageTRES lacks 'gres/gpu', so Slurm counts no GPUs for its limits",
+			error("qosdeny: QOS %s: AccountingStorageTRES lacks "
+			      "'gres/gpu', so Slurm counts no GPUs for its "
+			      "limits",
 			      r->name);
 		for (size_t l = 0; l < 3; l++)
 			for (size_t t = 0; t < lims[l]->ntyped; t++) {
@@ -86,8 +90,11 @@ static void check_slurm_settings(const struct qd_policy *pol)
 				snprintf(name, sizeof(name), "gres/gpu:%s",
 					 lims[l]->typed[t].type);
 				if (!has_tres(acct_tres, name))
-					error("qosdeny: QOS %s: AccountingStorageTRES lacks '%s', so Slurm counts no such GPUs",
-					      r->name, name);
+					error(
+					    "qosdeny: QOS %s: "
+					    "AccountingStorageTRES lacks '%s', "
+					    "so Slurm counts no such GPUs",
+					    r->name, name);
 			}
 	}
 }
@@ -126,7 +133,7 @@ static int decide_and_report(const struct qd_tres *req,
 {
 	assoc_mgr_lock_t locks = QD_ASSOC_READ_LOCKS;
 	const struct qd_policy *pol;
-	struct qd_who who = { 0 };
+	struct qd_who who = {0};
 	char msg[512];
 	bool denied = false, enforce = true;
 
@@ -169,11 +176,10 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	struct qd_job_request r;
 	struct qd_tres req;
 	struct qd_job_view job = {
-		.uid = job_desc->user_id != NO_VAL ? job_desc->user_id
-						   : submit_uid,
-		.account = job_desc->account,
-		.qos = job_desc->qos,
-		.partition = job_desc->partition,
+	    .uid = job_desc->user_id != NO_VAL ? job_desc->user_id : submit_uid,
+	    .account = job_desc->account,
+	    .qos = job_desc->qos,
+	    .partition = job_desc->partition,
 	};
 
 	if (job_desc->het_job_offset != NO_VAL) {
@@ -198,13 +204,12 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	struct qd_job_request r;
 	struct qd_tres req;
 	struct qd_job_view job = {
-		.uid = job_ptr->user_id,
-		.account = job_desc->account ? job_desc->account
-					     : job_ptr->account,
-		.qos = job_desc->qos,
-		.cur_qos = job_ptr->qos_ptr,
-		.partition = job_desc->partition ? job_desc->partition
-						 : job_ptr->partition,
+	    .uid = job_ptr->user_id,
+	    .account = job_desc->account ? job_desc->account : job_ptr->account,
+	    .qos = job_desc->qos,
+	    .cur_qos = job_ptr->qos_ptr,
+	    .partition =
+		job_desc->partition ? job_desc->partition : job_ptr->partition,
 	};
 	bool size_change;
 

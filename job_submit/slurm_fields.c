@@ -25,23 +25,23 @@ void qd_request_from_desc(const job_desc_msg_t *desc,
 			  struct qd_job_request *req)
 {
 	*req = (struct qd_job_request){
-		.min_nodes = u32(desc->min_nodes),
-		.max_nodes = u32(desc->max_nodes),
-		.num_tasks = u32(desc->num_tasks),
-		.min_cpus = u32(desc->min_cpus),
-		.cpus_per_task = u16(desc->cpus_per_task),
-		.pn_min_cpus = u16(desc->pn_min_cpus),
-		.ntasks_per_node = u16(desc->ntasks_per_node),
-		.sockets_per_node = u16(desc->sockets_per_node),
-		.ntasks_per_socket = u16(desc->ntasks_per_socket),
-		.ntasks_per_tres = u16(desc->ntasks_per_tres),
-		.overcommit = desc->overcommit != NO_VAL8,
-		.tres_per_job = desc->tres_per_job,
-		.tres_per_node = desc->tres_per_node,
-		.tres_per_socket = desc->tres_per_socket,
-		.tres_per_task = desc->tres_per_task,
-		.mem_per_tres = desc->mem_per_tres,
-		.cpus_per_tres = desc->cpus_per_tres,
+	    .min_nodes = u32(desc->min_nodes),
+	    .max_nodes = u32(desc->max_nodes),
+	    .num_tasks = u32(desc->num_tasks),
+	    .min_cpus = u32(desc->min_cpus),
+	    .cpus_per_task = u16(desc->cpus_per_task),
+	    .pn_min_cpus = u16(desc->pn_min_cpus),
+	    .ntasks_per_node = u16(desc->ntasks_per_node),
+	    .sockets_per_node = u16(desc->sockets_per_node),
+	    .ntasks_per_socket = u16(desc->ntasks_per_socket),
+	    .ntasks_per_tres = u16(desc->ntasks_per_tres),
+	    .overcommit = desc->overcommit != NO_VAL8,
+	    .tres_per_job = desc->tres_per_job,
+	    .tres_per_node = desc->tres_per_node,
+	    .tres_per_socket = desc->tres_per_socket,
+	    .tres_per_task = desc->tres_per_task,
+	    .mem_per_tres = desc->mem_per_tres,
+	    .cpus_per_tres = desc->cpus_per_tres,
 	};
 	set_mem(req, desc->pn_min_memory);
 }
@@ -87,8 +87,8 @@ void qd_request_partition_defaults(struct qd_job_request *req,
 	}
 }
 
-#define PICK32(upd, cur) ((upd) != NO_VAL ? (upd) : (cur))
-#define PICK16(upd, cur) ((upd) != NO_VAL16 ? (upd) : (cur))
+#define PICK32(upd, cur)  ((upd) != NO_VAL ? (upd) : (cur))
+#define PICK16(upd, cur)  ((upd) != NO_VAL16 ? (upd) : (cur))
 #define PICKSTR(upd, cur) ((upd) ? (upd) : (cur))
 
 bool qd_request_from_update(const job_desc_msg_t *upd, const job_record_t *job,
@@ -96,44 +96,42 @@ bool qd_request_from_update(const job_desc_msg_t *upd, const job_record_t *job,
 {
 	const struct job_details *d = job->details;
 	uint16_t cur_sockets =
-		d->mc_ptr ? d->mc_ptr->sockets_per_node : NO_VAL16;
+	    d->mc_ptr ? d->mc_ptr->sockets_per_node : NO_VAL16;
 	uint16_t cur_per_socket =
-		d->mc_ptr ? d->mc_ptr->ntasks_per_socket : NO_VAL16;
+	    d->mc_ptr ? d->mc_ptr->ntasks_per_socket : NO_VAL16;
 	bool size_change =
-		upd->min_nodes != NO_VAL || upd->max_nodes != NO_VAL ||
-		upd->num_tasks != NO_VAL || upd->min_cpus != NO_VAL ||
-		upd->cpus_per_task != NO_VAL16 ||
-		upd->pn_min_cpus != NO_VAL16 ||
-		upd->ntasks_per_node != NO_VAL16 ||
-		upd->sockets_per_node != NO_VAL16 ||
-		upd->pn_min_memory != NO_VAL64 || upd->tres_per_job ||
-		upd->tres_per_node || upd->tres_per_socket ||
-		upd->tres_per_task || upd->mem_per_tres || upd->cpus_per_tres;
+	    upd->min_nodes != NO_VAL || upd->max_nodes != NO_VAL ||
+	    upd->num_tasks != NO_VAL || upd->min_cpus != NO_VAL ||
+	    upd->cpus_per_task != NO_VAL16 || upd->pn_min_cpus != NO_VAL16 ||
+	    upd->ntasks_per_node != NO_VAL16 ||
+	    upd->sockets_per_node != NO_VAL16 ||
+	    upd->pn_min_memory != NO_VAL64 || upd->tres_per_job ||
+	    upd->tres_per_node || upd->tres_per_socket || upd->tres_per_task ||
+	    upd->mem_per_tres || upd->cpus_per_tres;
 
 	*req = (struct qd_job_request){
-		.min_nodes = u32(PICK32(upd->min_nodes, d->min_nodes)),
-		.max_nodes = u32(PICK32(upd->max_nodes, d->max_nodes)),
-		.num_tasks = u32(PICK32(upd->num_tasks, d->num_tasks)),
-		.min_cpus = u32(PICK32(upd->min_cpus, d->orig_min_cpus)),
-		.cpus_per_task =
-			u16(PICK16(upd->cpus_per_task, d->orig_cpus_per_task)),
-		.pn_min_cpus = u32(PICK16(upd->pn_min_cpus, d->orig_pn_min_cpus)),
-		.ntasks_per_node =
-			u16(PICK16(upd->ntasks_per_node, d->ntasks_per_node)),
-		.sockets_per_node =
-			u16(PICK16(upd->sockets_per_node, cur_sockets)),
-		.ntasks_per_socket =
-			u16(PICK16(upd->ntasks_per_socket, cur_per_socket)),
-		.ntasks_per_tres =
-			u16(PICK16(upd->ntasks_per_tres, d->ntasks_per_tres)),
-		.overcommit = d->overcommit,
-		.tres_per_job = PICKSTR(upd->tres_per_job, job->tres_per_job),
-		.tres_per_node = PICKSTR(upd->tres_per_node, job->tres_per_node),
-		.tres_per_socket =
-			PICKSTR(upd->tres_per_socket, job->tres_per_socket),
-		.tres_per_task = PICKSTR(upd->tres_per_task, job->tres_per_task),
-		.mem_per_tres = PICKSTR(upd->mem_per_tres, job->mem_per_tres),
-		.cpus_per_tres = PICKSTR(upd->cpus_per_tres, job->cpus_per_tres),
+	    .min_nodes = u32(PICK32(upd->min_nodes, d->min_nodes)),
+	    .max_nodes = u32(PICK32(upd->max_nodes, d->max_nodes)),
+	    .num_tasks = u32(PICK32(upd->num_tasks, d->num_tasks)),
+	    .min_cpus = u32(PICK32(upd->min_cpus, d->orig_min_cpus)),
+	    .cpus_per_task =
+		u16(PICK16(upd->cpus_per_task, d->orig_cpus_per_task)),
+	    .pn_min_cpus = u32(PICK16(upd->pn_min_cpus, d->orig_pn_min_cpus)),
+	    .ntasks_per_node =
+		u16(PICK16(upd->ntasks_per_node, d->ntasks_per_node)),
+	    .sockets_per_node = u16(PICK16(upd->sockets_per_node, cur_sockets)),
+	    .ntasks_per_socket =
+		u16(PICK16(upd->ntasks_per_socket, cur_per_socket)),
+	    .ntasks_per_tres =
+		u16(PICK16(upd->ntasks_per_tres, d->ntasks_per_tres)),
+	    .overcommit = d->overcommit,
+	    .tres_per_job = PICKSTR(upd->tres_per_job, job->tres_per_job),
+	    .tres_per_node = PICKSTR(upd->tres_per_node, job->tres_per_node),
+	    .tres_per_socket =
+		PICKSTR(upd->tres_per_socket, job->tres_per_socket),
+	    .tres_per_task = PICKSTR(upd->tres_per_task, job->tres_per_task),
+	    .mem_per_tres = PICKSTR(upd->mem_per_tres, job->mem_per_tres),
+	    .cpus_per_tres = PICKSTR(upd->cpus_per_tres, job->cpus_per_tres),
 	};
 	set_mem(req, upd->pn_min_memory != NO_VAL64 ? upd->pn_min_memory
 						    : d->orig_pn_min_memory);

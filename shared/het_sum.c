@@ -24,8 +24,7 @@ static void tres_add(struct qd_tres *dst, const struct qd_tres *src)
 			    sat_add(qd_tres_get(dst, id, 0), src->v[id]));
 	}
 	for (size_t i = 0; i < src->ntyped; i++)
-		qd_tres_add_typed(dst, src->typed[i].type,
-				  src->typed[i].value);
+		qd_tres_add_typed(dst, src->typed[i].type, src->typed[i].value);
 }
 
 static struct qd_tres *find(const struct qd_het_sum *h, const char *qos)

@@ -42,7 +42,7 @@ struct qd_share_rule {
 };
 
 struct qd_policy {
-	bool enforce;			 /* Enforce=yes (default) */
+	bool enforce;			   /* Enforce=yes (default) */
 	char (*exempt_users)[QD_NAME_MAX]; /* ExemptUsers= */
 	size_t n_exempt;
 	uint64_t usage_half_life_s; /* UsageHalfLife=, default 7 days */
@@ -59,8 +59,8 @@ struct qd_policy {
  * a new policy, or NULL with err filled for the first error. Line numbers in
  * errors are those of the physical line where the offending Key=Value
  * starts. */
-struct qd_policy *qd_policy_parse(const char *path, const char *text,
-				  char *err, size_t errlen);
+struct qd_policy *qd_policy_parse(const char *path, const char *text, char *err,
+				  size_t errlen);
 
 /* Reads and parses a file; NULL with err filled ("<path>: <strerror>") when it
  * cannot be read. */

@@ -14,12 +14,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define QD_UNLIMITED UINT64_MAX
+#define QD_UNLIMITED	 UINT64_MAX
 #define QD_TYPE_NAME_MAX 32 /* longest GPU type name kept ("a100") */
-#define QD_TYPES_MAX 16	    /* distinct GPU types in one vector */
+#define QD_TYPES_MAX	 16 /* distinct GPU types in one vector */
 
 /* Fixed TRES, in the order the checks visit them (contract section 3). */
-enum qd_tres_id { QD_TRES_CPU, QD_TRES_MEM, QD_TRES_NODE, QD_TRES_GPU, QD_TRES_FIXED };
+enum qd_tres_id {
+	QD_TRES_CPU,
+	QD_TRES_MEM,
+	QD_TRES_NODE,
+	QD_TRES_GPU,
+	QD_TRES_FIXED
+};
 
 struct qd_tres_typed {
 	char type[QD_TYPE_NAME_MAX]; /* "a100" for gres/gpu:a100 */
@@ -50,7 +56,8 @@ int qd_tres_set_typed(struct qd_tres *t, const char *type, uint64_t value);
 int qd_tres_add_typed(struct qd_tres *t, const char *type, uint64_t value);
 
 /* Value of a fixed TRES, or dflt when it is not set. */
-uint64_t qd_tres_get(const struct qd_tres *t, enum qd_tres_id id, uint64_t dflt);
+uint64_t qd_tres_get(const struct qd_tres *t, enum qd_tres_id id,
+		     uint64_t dflt);
 
 /* Value of gres/gpu:<type>, or dflt when it is not set. */
 uint64_t qd_tres_get_typed(const struct qd_tres *t, const char *type,
