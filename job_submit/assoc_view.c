@@ -12,7 +12,10 @@ slurmdb_assoc_rec_t *qd_find_assoc(uint32_t uid, const char *account,
 				   const char *partition, struct qd_who *who)
 {
 	slurmdb_user_rec_t user = {.uid = uid};
-	slurmdb_assoc_rec_t key = {.uid = uid};
+	/* The names as given, not who's copies: those are cut for the log. */
+	slurmdb_assoc_rec_t key = {.uid = uid,
+				   .acct = (char *)account,
+				   .partition = (char *)partition};
 	slurmdb_assoc_rec_t *assoc = NULL;
 
 	who->uid = uid;
@@ -23,12 +26,12 @@ slurmdb_assoc_rec_t *qd_find_assoc(uint32_t uid, const char *account,
 		SLURM_SUCCESS &&
 	    user.name) {
 		copy_name(who->user, user.name);
-		if (!account)
+		if (!account) {
+			key.acct = user.default_acct;
 			copy_name(who->account, user.default_acct);
+		}
 	}
 
-	key.acct = who->account[0] ? who->account : NULL;
-	key.partition = (char *)partition;
 	if (assoc_mgr_fill_in_assoc(acct_db_conn, &key, 0, &assoc, true) !=
 	    SLURM_SUCCESS)
 		return NULL;

@@ -24,7 +24,7 @@ echo "== qosdeny.conf"
 cat "$(dirname "$SLURM_CONF")/qosdeny.conf"
 echo
 echo "== QoS limits in the Slurm database"
-sacctmgr -n -P show qos research,interactive,batch-lowprio \
+sacctmgr -P show qos research,interactive,batch-lowprio \
 	format=Name,MaxTRESPerJob,MaxTRESPerUser,GrpTRES
 
 echo
