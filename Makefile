@@ -40,10 +40,19 @@ TOOL      := $(B)/qosdeny
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
+# The core and its unit tests again under AddressSanitizer and
+# UndefinedBehaviorSanitizer: any report fails the test.
+ASAN_B    := $(B)/asan
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+              -fno-omit-frame-pointer
+ASAN_CORE_OBJ := $(CORE_SRC:%.c=$(ASAN_B)/%.o)
+ASAN_CORE_LIB := $(ASAN_B)/libqosdeny_core.a
+ASAN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(ASAN_B)/tests/%)
+
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCH_BIN := $(B)/tests/bench_decision
 
-.PHONY: all check unit integration demo bench install deps format \
+.PHONY: all check unit unit-asan integration demo bench install deps format \
         format-check clean
 all: $(CORE_LIB) $(JS_SO) $(TOOL) $(UNIT_BIN)
 
@@ -79,6 +88,19 @@ $(B)/tests/test_%: tests/unit/test_%.c $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) -lcriterion
 
+$(ASAN_B)/shared/%.o: shared/%.c $(wildcard shared/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(CORE_CFLAGS) -c -o $@ $<
+
+$(ASAN_CORE_LIB): $(ASAN_CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(ASAN_B)/tests/test_%: tests/unit/test_%.c $(ASAN_CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(CORE_CFLAGS) -o $@ $< $(ASAN_CORE_LIB) \
+		-lcriterion
+
 $(BENCH_BIN): $(BENCH_SRC) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CORE_CFLAGS) -o $@ $(BENCH_SRC) $(CORE_LIB)
@@ -91,6 +113,11 @@ unit: $(UNIT_BIN)
 	@mkdir -p $(B)/results
 	sh tests/run-unit.sh $(UNIT_BIN)
 
+unit-asan: $(ASAN_UNIT_BIN)
+	@mkdir -p $(B)/results
+	ASAN_OPTIONS=detect_leaks=1 QD_SUITE=unit-asan \
+		sh tests/run-unit.sh $(ASAN_UNIT_BIN)
+
 integration: all
 	@mkdir -p $(B)/results
 	bash tests/integration/run.sh
@@ -99,6 +126,7 @@ check: deps
 	@rm -rf $(B)/results
 	$(MAKE) all
 	$(MAKE) unit || true
+	$(MAKE) unit-asan || true
 	$(MAKE) integration || true
 	sh tests/summary.sh $(B)/results
 
@@ -128,4 +156,5 @@ format-check:
 
 clean:
 	rm -rf $(B)/shared $(B)/job_submit $(B)/tools $(B)/tests $(B)/*.so \
+		$(ASAN_B) \
 		$(B)/*.a $(B)/qosdeny $(B)/results

@@ -20,7 +20,7 @@ for t in "$@"; do
 	if [ "$st" -ne 0 ] && [ $((fail + crash)) -eq 0 ]; then
 		fail=1
 	fi
-	echo "unit $name $pass $((fail + crash))" >>"$results/counts"
+	echo "${QD_SUITE:-unit} $name $pass $((fail + crash))" >>"$results/counts"
 	[ "$st" -eq 0 ] || rc=1
 done
 exit $rc
