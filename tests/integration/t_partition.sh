@@ -25,6 +25,13 @@ as alice sbatch -p short -q interactive --gpus=5 --wrap true
 assert_contains "the job's own QoS is checked first" \
 	'QOS interactive: gres/gpu requested 5' "$OUT"
 
+as alice sbatch --parsable --hold -p gpu -n 8 --wrap true
+J=$OUT
+as alice scontrol update jobid="$J" partition=short
+check "moving a pending job into the partition is checked too" [ "$RC" -ne 0 ]
+assert_contains "the job stays where it was" "Partition=gpu" \
+	"$(scontrol show job "$J")"
+
 cancel_all
 write_policy "$EXAMPLE_POLICY"
 finish
