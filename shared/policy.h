@@ -62,6 +62,16 @@ struct qd_policy {
 struct qd_policy *qd_policy_parse(const char *path, const char *text, char *err,
 				  size_t errlen);
 
+/* Parses like qd_policy_parse but goes on past a bad record, calling
+ * report() with each error in file order: for `qosdeny check`. Returns the
+ * number of errors, or -1 when out of memory (also reported). */
+int qd_policy_check(const char *path, const char *text,
+		    void (*report)(const char *err, void *arg), void *arg);
+
+/* A policy file's text (malloc'd), or NULL with err filled: unreadable, or
+ * not text. */
+char *qd_policy_read(const char *path, char *err, size_t errlen);
+
 /* Reads and parses a file; NULL with err filled ("<path>: <strerror>") when it
  * cannot be read. */
 struct qd_policy *qd_policy_load(const char *path, char *err, size_t errlen);

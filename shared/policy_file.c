@@ -38,9 +38,8 @@ static char *read_all(int fd, size_t *len)
 	return NULL;
 }
 
-struct qd_policy *qd_policy_load(const char *path, char *err, size_t errlen)
+char *qd_policy_read(const char *path, char *err, size_t errlen)
 {
-	struct qd_policy *rv = NULL;
 	char *text = NULL;
 	size_t len;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -52,13 +51,22 @@ struct qd_policy *qd_policy_load(const char *path, char *err, size_t errlen)
 	/* The parser would silently stop at a NUL and miss what follows. */
 	if (memchr(text, '\0', len)) {
 		snprintf(err, errlen, "%s: not a text file (NUL byte)", path);
-		goto fail;
+		free(text);
+		text = NULL;
 	}
-	rv = qd_policy_parse(path, text, err, errlen);
 fail:
-	free(text);
 	if (fd >= 0)
 		close(fd);
+	return text;
+}
+
+struct qd_policy *qd_policy_load(const char *path, char *err, size_t errlen)
+{
+	char *text = qd_policy_read(path, err, errlen);
+	struct qd_policy *rv =
+	    text ? qd_policy_parse(path, text, err, errlen) : NULL;
+
+	free(text);
 	return rv;
 }
 

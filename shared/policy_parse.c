@@ -92,6 +92,11 @@ struct parser {
 	char *buf;
 	int *lines;
 	size_t len, cap;
+	/* When set, a bad record is reported and parsing goes on. */
+	void (*report)(const char *err, void *arg);
+	void *report_arg;
+	int nerr;
+	bool oom;
 };
 
 static int fail_n(struct parser *ps, int line, const char *text, int len,
@@ -116,6 +121,7 @@ static int fail_n(struct parser *ps, int line, const char *text, int len,
 
 static int out_of_memory(struct parser *ps)
 {
+	ps->oom = true;
 	snprintf(ps->err, ps->errlen, "%s: out of memory", ps->path);
 	return -1;
 }
@@ -509,37 +515,75 @@ static int add_line(struct parser *ps, const char *s, size_t n, int line)
 	return cont ? 0 : end_record(ps);
 }
 
-struct qd_policy *qd_policy_parse(const char *path, const char *text, char *err,
-				  size_t errlen)
+/* A bad record stops the parse, unless ps->report takes the error and the
+ * parse goes on with the next record to find them all. */
+static int record_failed(struct parser *ps)
 {
-	struct parser ps = {.path = path, .err = err, .errlen = errlen};
+	ps->nerr++;
+	if (!ps->report || ps->oom)
+		return -1;
+	ps->report(ps->err, ps->report_arg);
+	return 0;
+}
+
+static struct qd_policy *parse(struct parser *ps, const char *text)
+{
 	struct qd_policy *rv = NULL;
 	int line = 0;
 
-	ps.p = calloc(1, sizeof(*ps.p));
-	if (!ps.p) {
-		out_of_memory(&ps);
+	ps->p = calloc(1, sizeof(*ps->p));
+	if (!ps->p) {
+		out_of_memory(ps);
 		goto fail;
 	}
-	ps.p->enforce = true;
-	ps.p->usage_half_life_s = DEFAULT_HALF_LIFE_S;
+	ps->p->enforce = true;
+	ps->p->usage_half_life_s = DEFAULT_HALF_LIFE_S;
 	for (const char *s = text; *s; s++) {
 		size_t n = strcspn(s, "\n");
 
-		if (add_line(&ps, s, n, ++line))
+		if (add_line(ps, s, n, ++line) && record_failed(ps))
 			goto fail;
 		s += n;
 		if (!*s)
 			break;
 	}
 	/* The last line may end in '\' with nothing after it. */
-	if (ps.len && end_record(&ps))
+	if (ps->len && end_record(ps) && record_failed(ps))
 		goto fail;
-	rv = ps.p;
-	ps.p = NULL;
+	if (ps->nerr)
+		goto fail;
+	rv = ps->p;
+	ps->p = NULL;
 fail:
-	qd_policy_free(ps.p);
-	free(ps.buf);
-	free(ps.lines);
+	qd_policy_free(ps->p);
+	free(ps->buf);
+	free(ps->lines);
 	return rv;
+}
+
+struct qd_policy *qd_policy_parse(const char *path, const char *text, char *err,
+				  size_t errlen)
+{
+	struct parser ps = {.path = path, .err = err, .errlen = errlen};
+
+	return parse(&ps, text);
+}
+
+int qd_policy_check(const char *path, const char *text,
+		    void (*report)(const char *err, void *arg), void *arg)
+{
+	char err[QD_ERR_MAX];
+	struct parser ps = {.path = path,
+			    .err = err,
+			    .errlen = sizeof(err),
+			    .report = report,
+			    .report_arg = arg};
+	struct qd_policy *p = parse(&ps, text);
+
+	qd_policy_free(p);
+	if (ps.oom) {
+		report(err, arg);
+		return -1;
+	}
+	return ps.nerr;
 }

@@ -617,3 +617,46 @@ Test(policy_file, without_a_policy_every_refresh_tries_again)
 	cr_assert_not(pf.current->enforce);
 	qd_policy_file_release(&pf);
 }
+
+/* qosdeny check: every bad record is reported, in file order. */
+struct collected {
+	int n;
+	char errs[4][QD_ERR_MAX];
+};
+
+static void collect_err(const char *err, void *arg)
+{
+	struct collected *c = arg;
+
+	if (c->n < 4)
+		snprintf(c->errs[c->n], QD_ERR_MAX, "%s", err);
+	c->n++;
+}
+
+Test(policy_check, reports_every_bad_record_in_order)
+{
+	struct collected c = {0};
+	int n = qd_policy_check("f.conf",
+				"Enforce=maybe\n"
+				"QOS=a Flags=DenyOnGrp\n"
+				"QOS=b Flags=DenyOnNothing\n"
+				"QOS=a Flags=DenyOnGrp\n",
+				collect_err, &c);
+
+	cr_assert_eq(n, 3);
+	cr_assert_eq(c.n, 3);
+	cr_assert_str_eq(c.errs[0],
+			 "f.conf:1: Enforce must be yes or no 'Enforce=maybe'");
+	cr_assert_str_eq(c.errs[1], "f.conf:3: unknown flag 'DenyOnNothing'");
+	cr_assert(strstr(c.errs[2], "f.conf:4: duplicate QOS record"));
+}
+
+Test(policy_check, valid_file_reports_nothing)
+{
+	struct collected c = {0};
+
+	cr_assert_eq(qd_policy_check("f.conf", "QOS=a Flags=DenyOnGrp\n",
+				     collect_err, &c),
+		     0);
+	cr_assert_eq(c.n, 0);
+}
