@@ -52,9 +52,11 @@ ASAN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(ASAN_B)/tests/%)
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCH_BIN := $(B)/tests/bench_decision
 
+include spank/spank.mk
+
 .PHONY: all check unit unit-asan integration demo bench install deps format \
         format-check clean
-all: $(CORE_LIB) $(JS_SO) $(TOOL) $(UNIT_BIN)
+all: $(CORE_LIB) $(JS_SO) $(SPANK_SO) $(TOOL) $(UNIT_BIN)
 
 $(B)/shared/%.o: shared/%.c $(wildcard shared/*.h)
 	@mkdir -p $(@D)
@@ -82,11 +84,12 @@ $(B)/tools/%.o: tools/%.c $(wildcard tools/*.h shared/*.h)
 	$(CC) $(CFLAGS) $(CORE_CFLAGS) -c -o $@ $<
 
 $(TOOL): $(TOOL_OBJ) $(CORE_LIB)
-	$(CC) -o $@ $(TOOL_OBJ) $(CORE_LIB)
+	$(CC) -o $@ $(TOOL_OBJ) $(CORE_LIB) -lslurm -lhiredis -lm
 
 $(B)/tests/test_%: tests/unit/test_%.c $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) -lcriterion
+	$(CC) $(CFLAGS) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) -lcriterion \
+		-lhiredis -lm
 
 $(ASAN_B)/shared/%.o: shared/%.c $(wildcard shared/*.h)
 	@mkdir -p $(@D)
@@ -99,7 +102,7 @@ $(ASAN_CORE_LIB): $(ASAN_CORE_OBJ)
 $(ASAN_B)/tests/test_%: tests/unit/test_%.c $(ASAN_CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(CORE_CFLAGS) -o $@ $< $(ASAN_CORE_LIB) \
-		-lcriterion
+		-lcriterion -lhiredis -lm
 
 $(BENCH_BIN): $(BENCH_SRC) $(CORE_LIB)
 	@mkdir -p $(@D)
@@ -137,8 +140,9 @@ demo: deps
 bench: $(BENCH_BIN)
 	$(BENCH_BIN) | tee tests/bench/decision.txt
 
-install: $(JS_SO) $(TOOL)
+install: $(JS_SO) $(SPANK_SO) $(TOOL)
 	install -D -m 0755 $(JS_SO) $(DESTDIR)$(PLUGINDIR)/job_submit_qosdeny.so
+	install -D -m 0755 $(SPANK_SO) $(DESTDIR)$(PLUGINDIR)/spank_qosdeny.so
 	install -D -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/qosdeny
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/qosdeny.conf ]; then \
 		echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/qosdeny.conf"; \
@@ -148,7 +152,8 @@ install: $(JS_SO) $(TOOL)
 	fi
 
 FORMAT_FILES := $(wildcard shared/*.[ch] job_submit/*.[ch] spank/*.[ch] \
-                 tools/*.[ch] tests/unit/*.[ch] tests/bench/*.[ch])
+                 tools/*.[ch] tests/unit/*.[ch] tests/bench/*.[ch] \
+                 tests/fuzz/*.[ch])
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check:

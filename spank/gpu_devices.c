@@ -1,0 +1,550 @@
+/*
+ * This node's GPU files and a step's, from gres.conf, the gpu_devices=
+ * option or /dev/nvidia[0-9]*. See gpu_devices.h.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gpu_devices.h"
+
+/* No list may stand for more names: a typo like [0-99999999] is an error. */
+#define MAX_NAMES 65536
+#define MAX_NAME  4096
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int add(struct qd_paths *out, const char *name, char *err, size_t errlen)
+{
+	if (out->n >= MAX_NAMES)
+		return fail(err, errlen, "more than %d names", MAX_NAMES);
+	if (qd_paths_add(out, name))
+		return fail(err, errlen, "out of memory");
+	return 0;
+}
+
+/* A decimal number of at most 9 digits at *p; advances *p. */
+static int number(const char **p, unsigned long *v, int *width)
+{
+	const char *s = *p;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	*v = 0;
+	while (isdigit((unsigned char)*s) && s - *p < 9)
+		*v = *v * 10 + (unsigned long)(*s++ - '0');
+	if (isdigit((unsigned char)*s))
+		return -1;
+	*width = (int)(s - *p);
+	*p = s;
+	return 0;
+}
+
+/*
+ * Appends what name (not NUL-terminated, len bytes, no top-level comma)
+ * stands for: its first [ranges] expanded, and the rest of the name after it
+ * expanded in turn, so several brackets multiply.
+ */
+static int expand_name(const char *name, size_t len, struct qd_paths *out,
+		       char *err, size_t errlen)
+{
+	const char *open = memchr(name, '[', len), *close, *p;
+	const char *rest;
+	unsigned long lo, hi, v;
+	int width, ignored;
+	char buf[MAX_NAME];
+	size_t pre, restlen;
+	int n;
+
+	if (!open) {
+		if (memchr(name, ']', len))
+			return fail(err, errlen, "unbalanced ']' in '%.*s'",
+				    (int)len, name);
+		if (len >= MAX_NAME)
+			return fail(err, errlen, "name too long: '%.40s...'",
+				    name);
+		if (!len)
+			return fail(err, errlen, "empty name in the list");
+		snprintf(buf, sizeof(buf), "%.*s", (int)len, name);
+		return add(out, buf, err, errlen);
+	}
+	close = memchr(open, ']', len - (size_t)(open - name));
+	if (!close)
+		return fail(err, errlen, "unbalanced '[' in '%.*s'", (int)len,
+			    name);
+	if (close == open + 1)
+		goto bad;
+	pre = (size_t)(open - name);
+	rest = close + 1;
+	restlen = len - (size_t)(rest - name);
+	for (p = open + 1; p < close; p++) {
+		/* "a" or "a-b", then ',' or ']' */
+		/* As Slurm's hostlist: "01-10" pads to the first's width. */
+		if (number(&p, &lo, &width))
+			goto bad;
+		hi = lo;
+		if (*p == '-') {
+			p++;
+			if (number(&p, &hi, &ignored) || hi < lo)
+				goto bad;
+		}
+		if ((p != close && *p != ',') || p + 1 == close)
+			goto bad;
+		if (hi - lo >= MAX_NAMES)
+			return fail(err, errlen, "range [%lu-%lu] too large",
+				    lo, hi);
+		for (v = lo; v <= hi; v++) {
+			n = snprintf(buf, sizeof(buf), "%.*s%0*lu%.*s",
+				     (int)pre, name, width, v, (int)restlen,
+				     rest);
+			if (n < 0 || (size_t)n >= sizeof(buf))
+				return fail(err, errlen, "name too long");
+			if (expand_name(buf, (size_t)n, out, err, errlen))
+				return -1;
+		}
+	}
+	return 0;
+bad:
+	return fail(err, errlen, "bad range '%.*s' in '%.*s'",
+		    (int)(close - open + 1), open, (int)len, name);
+}
+
+/* Length of the entry at s: up to a comma outside brackets, or the end. */
+static size_t entry_len(const char *s)
+{
+	int depth = 0;
+	size_t i;
+
+	for (i = 0; s[i]; i++) {
+		if (s[i] == '[')
+			depth++;
+		else if (s[i] == ']' && depth)
+			depth--;
+		else if (s[i] == ',' && !depth)
+			break;
+	}
+	return i;
+}
+
+int qd_expand_list(const char *spec, struct qd_paths *out, char *err,
+		   size_t errlen)
+{
+	size_t len;
+
+	for (const char *s = spec;; s += len + 1) {
+		len = entry_len(s);
+		if (expand_name(s, len, out, err, errlen))
+			return -1;
+		if (!s[len])
+			return 0;
+	}
+}
+
+int qd_nodelist_has(const char *spec, const char *node, char *err,
+		    size_t errlen)
+{
+	struct qd_paths names = {0};
+	int rv = -1;
+
+	if (!qd_expand_list(spec, &names, err, errlen))
+		rv = qd_paths_find(&names, node) >= 0;
+	qd_paths_free(&names);
+	return rv;
+}
+
+/* ---- gres.conf ---- */
+
+struct gres_record {
+	int line;
+	bool node_first; /* starts with NodeName= */
+	const char *nodes, *name, *files;
+	bool multiple_files;
+};
+
+/*
+ * Reads one record from the tokens of a logical line (NUL-separated in
+ * place). Values may be quoted. Keys are case-insensitive.
+ */
+static int parse_record(char *text, struct gres_record *r, const char *path,
+			char *err, size_t errlen)
+{
+	char *save, *tok, *eq, *v;
+	bool first = true;
+
+	for (tok = strtok_r(text, " \t\r", &save); tok;
+	     tok = strtok_r(NULL, " \t\r", &save), first = false) {
+		eq = strchr(tok, '=');
+		if (!eq)
+			return fail(err, errlen, "%s:%d: not Key=Value: '%s'",
+				    path, r->line, tok);
+		*eq = '\0';
+		v = eq + 1;
+		if (*v == '"' && strlen(v) >= 2 && v[strlen(v) - 1] == '"') {
+			v[strlen(v) - 1] = '\0';
+			v++;
+		}
+		if (first) {
+			if (!strcasecmp(tok, "NodeName"))
+				r->node_first = true;
+			else if (strcasecmp(tok, "Name") &&
+				 strcasecmp(tok, "AutoDetect"))
+				/*
+				 * Include and the like: GPUs we cannot see
+				 * would be left usable by every task.
+				 */
+				return fail(err, errlen,
+					    "%s:%d: cannot read a record "
+					    "starting with '%s'; set "
+					    "gpu_devices= in plugstack.conf",
+					    path, r->line, tok);
+		}
+		if (!strcasecmp(tok, "NodeName"))
+			r->nodes = v;
+		else if (!strcasecmp(tok, "Name"))
+			r->name = v;
+		else if (!strcasecmp(tok, "File") || !strcasecmp(tok, "Files"))
+			r->files = v;
+		else if (!strcasecmp(tok, "MultipleFiles"))
+			r->multiple_files = true;
+	}
+	return 0;
+}
+
+/*
+ * The records in text, logical line by logical line: '#' starts a comment,
+ * a '\' at the end of a line joins the next one to it as is (as Slurm's
+ * parser does), blank lines are skipped. Calls fn with the line number where
+ * each record starts.
+ */
+static int each_record(const char *path, const char *text,
+		       int (*fn)(struct gres_record *, void *), void *arg,
+		       char *err, size_t errlen)
+{
+	int rv = -1, line = 0, start = 0;
+	char *buf = malloc(strlen(text) + 1), *d = buf, *hash;
+	const char *s = text, *nl;
+	size_t len;
+	struct gres_record r;
+
+	if (!buf)
+		return fail(err, errlen, "%s: out of memory", path);
+	while (*s) {
+		nl = strchr(s, '\n');
+		len = nl ? (size_t)(nl - s) : strlen(s);
+		line++;
+		if (d == buf)
+			start = line;
+		memcpy(d, s, len);
+		d[len] = '\0';
+		hash = strchr(d, '#');
+		if (hash)
+			*hash = '\0';
+		d += strlen(d);
+		s += len + (nl ? 1 : 0);
+		if (d > buf && d[-1] == '\\') {
+			*--d = '\0';
+			if (*s)
+				continue;
+		}
+		if (strspn(buf, " \t\r") != strlen(buf)) {
+			memset(&r, 0, sizeof(r));
+			r.line = start;
+			if (parse_record(buf, &r, path, err, errlen) ||
+			    fn(&r, arg))
+				goto fail;
+		}
+		d = buf;
+		*d = '\0';
+	}
+	rv = 0;
+fail:
+	free(buf);
+	return rv;
+}
+
+struct gres_pass {
+	const char *path, *node;
+	bool node_records; /* this pass takes records starting NodeName= */
+	struct qd_paths *out;
+	char *err;
+	size_t errlen;
+};
+
+static int take_record(struct gres_record *r, void *arg)
+{
+	struct gres_pass *p = arg;
+	char why[512];
+	int has;
+
+	if (r->node_first != p->node_records || !r->name ||
+	    strcasecmp(r->name, "gpu"))
+		return 0;
+	if (r->nodes) {
+		has = qd_nodelist_has(r->nodes, p->node, why, sizeof(why));
+		if (has < 0)
+			return fail(p->err, p->errlen, "%s:%d: NodeName=%s: %s",
+				    p->path, r->line, r->nodes, why);
+		if (!has)
+			return 0;
+	}
+	if (r->multiple_files)
+		return fail(p->err, p->errlen,
+			    "%s:%d: MultipleFiles= is not supported; set "
+			    "gpu_devices= in plugstack.conf",
+			    p->path, r->line);
+	if (!r->files)
+		return 0; /* AutoDetect fills it in: the fallback applies */
+	if (qd_expand_list(r->files, p->out, why, sizeof(why)))
+		return fail(p->err, p->errlen, "%s:%d: File=%s: %s", p->path,
+			    r->line, r->files, why);
+	return 0;
+}
+
+int qd_gres_conf_parse(const char *path, const char *text, const char *node,
+		       struct qd_paths *out, char *err, size_t errlen)
+{
+	struct gres_pass p = {path, node, false, out, err, errlen};
+
+	/* Slurm appends the Name= records, then the NodeName= ones. */
+	if (each_record(path, text, take_record, &p, err, errlen))
+		return -1;
+	p.node_records = true;
+	return each_record(path, text, take_record, &p, err, errlen);
+}
+
+static char *read_file(const char *path, char *err, size_t errlen)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap), *bigger;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || !buf)
+		goto fail;
+	for (;;) {
+		if (len + 1 == cap) {
+			bigger = realloc(buf, cap *= 2);
+			if (!bigger)
+				goto fail;
+			buf = bigger;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail;
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	close(fd);
+	return buf;
+fail:
+	fail(err, errlen, "%s: %s", path, strerror(errno));
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+int qd_gres_conf_load(const char *path, const char *node, struct qd_paths *out,
+		      char *err, size_t errlen)
+{
+	char *text;
+	int rv;
+
+	if (access(path, F_OK) && errno == ENOENT)
+		return 0;
+	text = read_file(path, err, errlen);
+	if (!text)
+		return -1;
+	rv = qd_gres_conf_parse(path, text, node, out, err, errlen);
+	free(text);
+	return rv;
+}
+
+/* ---- gpu_devices= and the fallback ---- */
+
+struct found {
+	char *path;
+	dev_t rdev;
+};
+
+static int by_device(const void *a, const void *b)
+{
+	const struct found *x = a, *y = b;
+
+	return (x->rdev > y->rdev) - (x->rdev < y->rdev);
+}
+
+/* The character devices matching a shell glob, by device number. */
+static int glob_devices(const char *pattern, struct qd_paths *out, char *err,
+			size_t errlen)
+{
+	int rv = -1;
+	glob_t g;
+	struct found *f = NULL;
+	struct stat st;
+	size_t n = 0, i;
+	int r = glob(pattern, 0, NULL, &g);
+
+	if (r == GLOB_NOMATCH)
+		return 0;
+	if (r)
+		return fail(err, errlen, "%s: cannot expand (glob error %d)",
+			    pattern, r);
+	f = calloc(g.gl_pathc, sizeof(*f));
+	if (!f) {
+		fail(err, errlen, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < g.gl_pathc; i++)
+		if (!stat(g.gl_pathv[i], &st) && S_ISCHR(st.st_mode)) {
+			f[n].path = g.gl_pathv[i];
+			f[n++].rdev = st.st_rdev;
+		}
+	qsort(f, n, sizeof(*f), by_device);
+	for (i = 0; i < n; i++)
+		if (qd_paths_find(out, f[i].path) < 0 &&
+		    add(out, f[i].path, err, errlen))
+			goto fail;
+	rv = 0;
+fail:
+	free(f);
+	globfree(&g);
+	return rv;
+}
+
+/* pattern with every %n replaced by node ("%%" is a '%'). */
+static char *subst_node(const char *pattern, const char *node, char *err,
+			size_t errlen)
+{
+	size_t cap = strlen(pattern) * (strlen(node) + 1) + 1, j = 0;
+	char *out = malloc(cap);
+
+	if (!out) {
+		fail(err, errlen, "out of memory");
+		return NULL;
+	}
+	for (const char *s = pattern; *s; s++) {
+		if (s[0] == '%' && s[1] == 'n') {
+			memcpy(out + j, node, strlen(node));
+			j += strlen(node);
+			s++;
+		} else if (s[0] == '%' && s[1] == '%') {
+			out[j++] = '%';
+			s++;
+		} else if (s[0] == '%') {
+			fail(err, errlen, "'%s': only %%n is replaced",
+			     pattern);
+			free(out);
+			return NULL;
+		} else {
+			out[j++] = *s;
+		}
+	}
+	out[j] = '\0';
+	return out;
+}
+
+int qd_gpu_pattern(const char *pattern, const char *node, struct qd_paths *out,
+		   char *err, size_t errlen)
+{
+	int rv = -1;
+	char *spec = subst_node(pattern, node, err, errlen), *entry;
+	size_t len;
+
+	if (!spec)
+		return -1;
+	for (char *s = spec;; s += len + 1) {
+		len = entry_len(s);
+		entry = strndup(s, len);
+		if (!entry) {
+			fail(err, errlen, "out of memory");
+			goto fail;
+		}
+		if (strpbrk(entry, "*?")
+			? glob_devices(entry, out, err, errlen)
+			: qd_expand_list(entry, out, err, errlen)) {
+			free(entry);
+			goto fail;
+		}
+		free(entry);
+		if (!s[len])
+			break;
+	}
+	rv = 0;
+fail:
+	free(spec);
+	return rv;
+}
+
+int qd_node_gpus(const char *option, const char *gres_conf, const char *node,
+		 struct qd_paths *out, const char **source, char *err,
+		 size_t errlen)
+{
+	char why[1024];
+
+	if (option) {
+		*source = "gpu_devices=";
+		if (qd_gpu_pattern(option, node, out, why, sizeof(why)))
+			return fail(err, errlen, "gpu_devices=%s: %s", option,
+				    why);
+		return 0;
+	}
+	*source = gres_conf;
+	if (qd_gres_conf_load(gres_conf, node, out, err, errlen))
+		return -1;
+	if (out->n)
+		return 0;
+	*source = QD_GPU_FALLBACK;
+	return qd_gpu_pattern(QD_GPU_FALLBACK, node, out, err, errlen);
+}
+
+int qd_gpu_select(const struct qd_paths *node_gpus, const char *indices,
+		  struct qd_paths *out, char *err, size_t errlen)
+{
+	const char *s = indices, *start;
+	unsigned long v;
+	int width;
+
+	if (!*s)
+		return 0;
+	for (;;) {
+		start = s;
+		if (number(&s, &v, &width) || (*s && *s != ','))
+			return fail(err, errlen, "'%.*s' is not a GPU index",
+				    (int)strcspn(start, ","), start);
+		if (v >= node_gpus->n)
+			return fail(
+			    err, errlen,
+			    "GPU index %lu, but this node has %zu GPU%s", v,
+			    node_gpus->n, node_gpus->n == 1 ? "" : "s");
+		if (qd_paths_find(out, node_gpus->v[v]) < 0 &&
+		    add(out, node_gpus->v[v], err, errlen))
+			return -1;
+		if (!*s++)
+			return 0;
+	}
+}

@@ -1,0 +1,68 @@
+/*
+ * This node's GPU device files, in Slurm's index order, and the ones a step
+ * owns. Slurm numbers a node's GPUs 0, 1, ... in the order of the files its
+ * gres.conf lists for that node (Name=gpu), and exports a step's as
+ * SLURM_STEP_GPUS (SLURM_JOB_GPUS in the batch step) in those numbers.
+ */
+#ifndef QD_GPU_DEVICES_H
+#define QD_GPU_DEVICES_H
+
+#include <stddef.h>
+
+#include "paths.h"
+
+/* Where GPUs are looked for when neither gpu_devices= nor gres.conf says. */
+#define QD_GPU_FALLBACK "/dev/nvidia[0-9]*"
+
+/*
+ * Appends the names a Slurm host/file list stands for: comma-separated
+ * entries, each with any number of [a-b,c] numeric ranges ("nvidia[0-3]",
+ * "n[01-04]" keeps the zero padding). -1 with err on a malformed list.
+ */
+int qd_expand_list(const char *spec, struct qd_paths *out, char *err,
+		   size_t errlen);
+
+/* Whether node is in a NodeName= list: 1, 0, or -1 (malformed, err set). */
+int qd_nodelist_has(const char *spec, const char *node, char *err,
+		    size_t errlen);
+
+/*
+ * This node's GPU files from gres.conf text (path only for messages): the
+ * File=/Files= of every Name=gpu record without NodeName= or whose NodeName=
+ * lists node, records starting with Name= first and then those starting
+ * with NodeName=, each in file order, as Slurm 22.05 reads them with
+ * AutoDetect off. Errors name path and line.
+ */
+int qd_gres_conf_parse(const char *path, const char *text, const char *node,
+		       struct qd_paths *out, char *err, size_t errlen);
+
+/* The same from a file; a missing file gives no GPUs, as in Slurm. */
+int qd_gres_conf_load(const char *path, const char *node, struct qd_paths *out,
+		      char *err, size_t errlen);
+
+/*
+ * The files a gpu_devices= pattern names: %n is the node name, entries are
+ * comma-separated; an entry with '*' or '?' is a shell glob whose matching
+ * character devices are taken in order of device number, any other entry a
+ * Slurm list as in gres.conf, taken in its order.
+ */
+int qd_gpu_pattern(const char *pattern, const char *node, struct qd_paths *out,
+		   char *err, size_t errlen);
+
+/*
+ * The node's GPUs: the gpu_devices option if given (not NULL), else
+ * gres.conf's for node, else QD_GPU_FALLBACK. *source says which, for
+ * messages.
+ */
+int qd_node_gpus(const char *option, const char *gres_conf, const char *node,
+		 struct qd_paths *out, const char **source, char *err,
+		 size_t errlen);
+
+/*
+ * The files of the GPUs a comma-separated index list ("0,2", as in
+ * SLURM_STEP_GPUS) names among the node's. An empty list names none.
+ */
+int qd_gpu_select(const struct qd_paths *node_gpus, const char *indices,
+		  struct qd_paths *out, char *err, size_t errlen);
+
+#endif

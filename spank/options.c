@@ -1,0 +1,227 @@
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+enum opt {
+	O_REDIS,
+	O_PASSWORD_FILE,
+	O_CLUSTER,
+	O_SPOOL,
+	O_TIMEOUT_MS,
+	O_CGROUP,
+	O_GPU_DEVICES,
+	O_COUNT
+};
+
+static const char *const opt_names[O_COUNT] = {
+    [O_REDIS] = "redis",
+    [O_PASSWORD_FILE] = "redis_password_file",
+    [O_CLUSTER] = "cluster",
+    [O_SPOOL] = "spool",
+    [O_TIMEOUT_MS] = "timeout_ms",
+    [O_CGROUP] = "cgroup",
+    [O_GPU_DEVICES] = "gpu_devices",
+};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(err, errlen, "qosdeny: ");
+
+	va_start(ap, fmt);
+	if (n > 0 && (size_t)n < errlen)
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void qd_spank_opts_init(struct qd_spank_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->redis_host, sizeof(o->redis_host), "%s",
+		 QD_REDIS_HOST_DEFAULT);
+	o->redis_port = QD_REDIS_PORT_DEFAULT;
+	o->timeout_ms = QD_TIMEOUT_MS_DEFAULT;
+	o->cgroup = QD_CG_AUTO;
+}
+
+/* A decimal in [min, max], nothing else. */
+static bool in_range(const char *s, unsigned long min, unsigned long max,
+		     unsigned *out)
+{
+	unsigned long v = 0;
+
+	if (!*s || strlen(s) > 9)
+		return false;
+	for (const char *p = s; *p; p++) {
+		if (!isdigit((unsigned char)*p))
+			return false;
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	if (v < min || v > max)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+static bool copy(char *dst, size_t len, const char *src)
+{
+	return snprintf(dst, len, "%s", src) < (int)len;
+}
+
+/* An absolute path that fits: for files and directories we open. */
+static int path_value(char *dst, size_t len, const char *word, const char *val,
+		      char *err, size_t errlen)
+{
+	if (val[0] != '/')
+		return fail(err, errlen, "%s: expected an absolute path", word);
+	if (!copy(dst, len, val))
+		return fail(err, errlen, "%s: path too long", word);
+	return 0;
+}
+
+/* HOST:PORT, [IPV6]:PORT or unix:/PATH */
+static int redis_value(struct qd_spank_opts *o, const char *word,
+		       const char *val, char *err, size_t errlen)
+{
+	const char *colon, *host = val, *end;
+	size_t hostlen;
+
+	if (!strncmp(val, "unix:", 5)) {
+		o->redis_host[0] = '\0';
+		o->redis_port = 0;
+		return path_value(o->redis_unix, sizeof(o->redis_unix), word,
+				  val + 5, err, errlen);
+	}
+	if (*val == '[') {
+		end = strchr(val, ']');
+		if (!end || end[1] != ':')
+			goto bad;
+		host = val + 1;
+		hostlen = (size_t)(end - host);
+		colon = end + 1;
+	} else {
+		colon = strrchr(val, ':');
+		if (!colon || memchr(val, ':', (size_t)(colon - val)))
+			goto bad;
+		hostlen = (size_t)(colon - val);
+	}
+	if (!hostlen || hostlen >= sizeof(o->redis_host))
+		goto bad;
+	for (size_t i = 0; i < hostlen; i++)
+		if (isspace((unsigned char)host[i]) || host[i] == '/')
+			goto bad;
+	if (!in_range(colon + 1, 1, 65535, &o->redis_port))
+		goto bad;
+	memcpy(o->redis_host, host, hostlen);
+	o->redis_host[hostlen] = '\0';
+	o->redis_unix[0] = '\0';
+	return 0;
+bad:
+	return fail(err, errlen, "%s: expected HOST:PORT or unix:/PATH", word);
+}
+
+static int cluster_value(struct qd_spank_opts *o, const char *word,
+			 const char *val, char *err, size_t errlen)
+{
+	for (const char *p = val; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
+			return fail(err, errlen,
+				    "%s: a cluster name is letters, digits, "
+				    "'_' and '-'",
+				    word);
+	if (!copy(o->cluster, sizeof(o->cluster), val))
+		return fail(err, errlen, "%s: longer than %zu characters", word,
+			    sizeof(o->cluster) - 1);
+	return 0;
+}
+
+static int cgroup_value(struct qd_spank_opts *o, const char *word,
+			const char *val, char *err, size_t errlen)
+{
+	static const enum qd_cg_mode modes[] = {QD_CG_AUTO, QD_CG_V1, QD_CG_V2,
+						QD_CG_OFF};
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++)
+		if (!strcmp(val, qd_cg_mode_name(modes[i]))) {
+			o->cgroup = modes[i];
+			return 0;
+		}
+	return fail(err, errlen, "%s: expected auto, v1, v2 or off", word);
+}
+
+static int set(struct qd_spank_opts *o, enum opt k, const char *word,
+	       const char *val, char *err, size_t errlen)
+{
+	switch (k) {
+	case O_REDIS:
+		return redis_value(o, word, val, err, errlen);
+	case O_PASSWORD_FILE:
+		return path_value(o->redis_password_file,
+				  sizeof(o->redis_password_file), word, val,
+				  err, errlen);
+	case O_CLUSTER:
+		return cluster_value(o, word, val, err, errlen);
+	case O_SPOOL:
+		return path_value(o->spool, sizeof(o->spool), word, val, err,
+				  errlen);
+	case O_TIMEOUT_MS:
+		if (!in_range(val, 1, QD_TIMEOUT_MS_MAX, &o->timeout_ms))
+			return fail(err, errlen,
+				    "%s: expected milliseconds, 1 to %d", word,
+				    QD_TIMEOUT_MS_MAX);
+		return 0;
+	case O_CGROUP:
+		return cgroup_value(o, word, val, err, errlen);
+	case O_GPU_DEVICES:
+		if (!copy(o->gpu_devices, sizeof(o->gpu_devices), val))
+			return fail(err, errlen, "%s: too long", word);
+		return 0;
+	case O_COUNT:
+		break;
+	}
+	return fail(err, errlen, "%s: internal error", word);
+}
+
+int qd_spank_opts_parse(struct qd_spank_opts *o, int argc, char *const argv[],
+			char *err, size_t errlen)
+{
+	bool seen[O_COUNT] = {false};
+	const char *word, *eq;
+	size_t len;
+	int k;
+
+	for (int i = 0; i < argc; i++) {
+		word = argv[i];
+		eq = strchr(word, '=');
+		len = eq ? (size_t)(eq - word) : strlen(word);
+		for (k = 0; k < O_COUNT; k++)
+			if (strlen(opt_names[k]) == len &&
+			    !strncmp(word, opt_names[k], len))
+				break;
+		if (k == O_COUNT)
+			return fail(err, errlen,
+				    "unknown option '%s' in plugstack.conf "
+				    "(known: redis, redis_password_file, "
+				    "cluster, spool, timeout_ms, cgroup, "
+				    "gpu_devices)",
+				    word);
+		if (!eq || !eq[1])
+			return fail(err, errlen, "option '%s' needs a value",
+				    word);
+		if (seen[k])
+			return fail(err, errlen, "option '%s' given twice",
+				    opt_names[k]);
+		seen[k] = true;
+		if (set(o, (enum opt)k, word, eq + 1, err, errlen))
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,40 @@
+/*
+ * The plugin's plugstack.conf arguments (contract section 5), parsed
+ * strictly: an unknown, repeated or malformed one is an error whose message
+ * starts with "qosdeny: " and names it, and the plugin's init then fails.
+ */
+#ifndef QD_OPTIONS_H
+#define QD_OPTIONS_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cgroup.h"
+
+#define QD_REDIS_HOST_DEFAULT "127.0.0.1"
+#define QD_REDIS_PORT_DEFAULT 6379
+#define QD_TIMEOUT_MS_DEFAULT 500
+#define QD_TIMEOUT_MS_MAX     600000
+
+struct qd_spank_opts {
+	/* redis=HOST:PORT, or redis=unix:/PATH (then redis_host is "") */
+	char redis_host[256];
+	unsigned redis_port;
+	char redis_unix[PATH_MAX];
+	char redis_password_file[PATH_MAX]; /* "": no AUTH */
+	char cluster[64];		    /* "": Slurm's ClusterName */
+	char spool[PATH_MAX]; /* "": qosdeny under SlurmdSpoolDir */
+	unsigned timeout_ms;
+	enum qd_cg_mode cgroup;
+	char gpu_devices[PATH_MAX]; /* "": gres.conf, else the fallback */
+};
+
+/* The defaults. */
+void qd_spank_opts_init(struct qd_spank_opts *o);
+
+/* argv as SPANK passes it (argc Key=Value words) over the defaults. */
+int qd_spank_opts_parse(struct qd_spank_opts *o, int argc, char *const argv[],
+			char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * What the SPANK dispatch (spank_qosdeny.c) and the per-context files
+ * share. Only these files see SPANK types.
+ */
+#ifndef QD_SPANK_PRIV_H
+#define QD_SPANK_PRIV_H
+
+#include <slurm/spank.h>
+
+#include "options.h"
+
+/*
+ * Slurm's step ids for the special steps (slurm.h of 22.05; stable since
+ * 20.11). Only <slurm/spank.h> is included, so they are spelled out here.
+ */
+#define QD_STEP_EXTERN	    0xfffffffcu
+#define QD_STEP_BATCH	    0xfffffffbu
+#define QD_STEP_INTERACTIVE 0xfffffffau
+
+/* slurmstepd (remote context): GPU binding of each task. */
+int qd_remote_task_post_fork(spank_t sp, const struct qd_spank_opts *o);
+int qd_remote_task_exit(spank_t sp);
+void qd_remote_exit(void);
+
+/* slurmd: leftovers of steps whose slurmstepd died. */
+void qd_slurmd_init(const struct qd_spank_opts *o);
+
+#endif

@@ -1,0 +1,257 @@
+/*
+ * slurmstepd (remote context): each task of the step is confined to the
+ * step's GPUs before it runs the user's program, and its cgroup removed when
+ * it ends.
+ *
+ * Which GPUs: slurmstepd sets SLURM_STEP_GPUS (SLURM_JOB_GPUS in the batch
+ * and interactive steps) in the step's environment from the credential,
+ * overwriting or unsetting whatever the user exported, to the indices of the
+ * node's GPUs in gres.conf order. CUDA_VISIBLE_DEVICES is not used: Slurm
+ * renumbers it from 0 under ConstrainDevices, and it is the task's own to
+ * change.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "gpu_devices.h"
+#include "spank_priv.h"
+
+/* Debian's slurm-wlm reads slurm.conf (and gres.conf beside it) here. */
+#define DEFAULT_SLURM_CONF "/etc/slurm/slurm.conf"
+
+/* The node's GPU files, read once per step. */
+static struct qd_paths node_gpus;
+static const char *gpus_source;
+static char gres_conf[PATH_MAX];
+static bool gpus_loaded;
+
+/* What each local task's confinement made, by local task id. */
+static struct qd_cg_binding **bindings;
+static size_t nbindings;
+
+static void node_name(spank_t sp, char *buf, size_t len)
+{
+	/* slurmstepd puts its node's name (slurmd -N) in its environment. */
+	const char *env = getenv("SLURMD_NODENAME");
+
+	if (env && *env && (size_t)snprintf(buf, len, "%s", env) < len)
+		return;
+	if (spank_getenv(sp, "SLURMD_NODENAME", buf, (int)len) ==
+		ESPANK_SUCCESS &&
+	    *buf)
+		return;
+	if (gethostname(buf, len))
+		snprintf(buf, len, "localhost");
+	buf[len - 1] = '\0';
+	buf[strcspn(buf, ".")] = '\0';
+}
+
+/* gres.conf beside slurm.conf: slurmd exports the one it read. */
+static void gres_conf_path(char *buf, size_t len)
+{
+	const char *conf = getenv("SLURM_CONF");
+	const char *slash;
+
+	if (!conf || !*conf)
+		conf = DEFAULT_SLURM_CONF;
+	slash = strrchr(conf, '/');
+	if (slash)
+		snprintf(buf, len, "%.*s/gres.conf", (int)(slash - conf), conf);
+	else
+		snprintf(buf, len, "gres.conf");
+}
+
+static int load_node_gpus(spank_t sp, const struct qd_spank_opts *o, char *err,
+			  size_t errlen)
+{
+	char node[256];
+
+	if (gpus_loaded)
+		return 0;
+	node_name(sp, node, sizeof(node));
+	gres_conf_path(gres_conf, sizeof(gres_conf));
+	if (qd_node_gpus(o->gpu_devices[0] ? o->gpu_devices : NULL, gres_conf,
+			 node, &node_gpus, &gpus_source, err, errlen)) {
+		qd_paths_free(&node_gpus);
+		return -1;
+	}
+	gpus_loaded = true;
+	slurm_verbose("qosdeny: node %s has %zu GPU%s (from %s)", node,
+		      node_gpus.n, node_gpus.n == 1 ? "" : "s", gpus_source);
+	return 0;
+}
+
+static void step_name(uint32_t step, char *buf, size_t len)
+{
+	if (step == QD_STEP_BATCH)
+		snprintf(buf, len, "batch");
+	else if (step == QD_STEP_INTERACTIVE)
+		snprintf(buf, len, "interactive");
+	else if (step == QD_STEP_EXTERN)
+		snprintf(buf, len, "extern");
+	else
+		snprintf(buf, len, "%u", step);
+}
+
+static int keep(int task, struct qd_cg_binding *b)
+{
+	struct qd_cg_binding **bigger;
+	size_t n;
+
+	if ((size_t)task >= nbindings) {
+		n = (size_t)task + 1;
+		bigger = realloc(bindings, n * sizeof(*bindings));
+		if (!bigger)
+			return -1;
+		memset(bigger + nbindings, 0,
+		       (n - nbindings) * sizeof(*bindings));
+		bindings = bigger;
+		nbindings = n;
+	}
+	bindings[task] = b;
+	return 0;
+}
+
+/*
+ * The task's stderr is already the user's (the job's error file, or srun's
+ * stream); a line there is what they see of why their task did not start.
+ */
+static void tell_user(pid_t pid, const char *msg)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/2", (int)pid);
+	fd =
+	    open(path, O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (dprintf(fd, "%s\n", msg) < 0)
+		slurm_debug("qosdeny: %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+int qd_remote_task_post_fork(spank_t sp, const struct qd_spank_opts *o)
+{
+	int rv = ESPANK_ERROR, task = -1;
+	uint32_t job = 0, step = 0;
+	pid_t pid = 0;
+	char stepbuf[16] = "?", val[4096], name[96], err[2048], why[1024];
+	char msg[2400];
+	struct qd_paths allowed = {0};
+	struct qd_cg_binding *b = NULL;
+	const char *var;
+	spank_err_t e;
+
+	if (o->cgroup == QD_CG_OFF)
+		return ESPANK_SUCCESS;
+	if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_TASK_ID, &task) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS ||
+	    task < 0 || pid <= 0) {
+		snprintf(err, sizeof(err),
+			 "slurmstepd did not give the task's ids");
+		goto fail;
+	}
+	step_name(step, stepbuf, sizeof(stepbuf));
+	if (load_node_gpus(sp, o, err, sizeof(err)))
+		goto fail;
+	var = step == QD_STEP_BATCH || step == QD_STEP_INTERACTIVE
+		  ? "SLURM_JOB_GPUS"
+		  : "SLURM_STEP_GPUS";
+	e = spank_getenv(sp, var, val, sizeof(val));
+	if (e == ESPANK_ENV_NOEXIST) {
+		val[0] = '\0'; /* no GPUs allocated */
+	} else if (e != ESPANK_SUCCESS) {
+		snprintf(err, sizeof(err), "%s: %s", var, spank_strerror(e));
+		goto fail;
+	}
+	if (qd_gpu_select(&node_gpus, val, &allowed, why, sizeof(why))) {
+		snprintf(err, sizeof(err), "%s=%s: %s (GPUs from %s)", var, val,
+			 why, gpus_source);
+		goto fail;
+	}
+	snprintf(name, sizeof(name), QD_CG_PREFIX "%u_%s_%d", job, stepbuf,
+		 task);
+	if (qd_cg_confine(pid, o->cgroup, name, &node_gpus, &allowed, &b, err,
+			  sizeof(err)))
+		goto fail;
+	if (keep(task, b)) {
+		snprintf(err, sizeof(err), "out of memory");
+		if (qd_cg_release(b, why, sizeof(why)))
+			qd_cg_forget(b);
+		goto fail;
+	}
+	slurm_verbose("qosdeny: job %u step %s task %d (pid %d): %zu of %zu "
+		      "GPUs allowed (%s=%s), %zu denied through %s",
+		      job, stepbuf, task, (int)pid, allowed.n, node_gpus.n, var,
+		      val, b ? b->ndenied : 0,
+		      b ? (b->dir[0] ? b->dir : b->replaced) : "nothing");
+	rv = ESPANK_SUCCESS;
+fail:
+	if (rv != ESPANK_SUCCESS) {
+		/* Fail closed: slurmstepd kills the tasks before they exec. */
+		snprintf(msg, sizeof(msg),
+			 "qosdeny: job %u step %s task %d: GPU binding "
+			 "failed, task not started: %s",
+			 job, stepbuf, task, err);
+		slurm_error("%s", msg);
+		if (pid > 0)
+			tell_user(pid, msg);
+	}
+	qd_paths_free(&allowed);
+	return rv;
+}
+
+int qd_remote_task_exit(spank_t sp)
+{
+	char err[1024];
+	int task = -1;
+
+	if (spank_get_item(sp, S_TASK_ID, &task) != ESPANK_SUCCESS ||
+	    task < 0 || (size_t)task >= nbindings || !bindings[task])
+		return ESPANK_SUCCESS;
+	/*
+	 * Before Slurm's task plugin removes the task's cgroup, which our
+	 * child would keep busy. Processes the task left behind keep ours
+	 * busy until slurmstepd kills them; then qd_remote_exit() retries.
+	 */
+	if (qd_cg_release(bindings[task], err, sizeof(err))) {
+		slurm_debug("qosdeny: task %d: cleanup left to the step's end: "
+			    "%s",
+			    task, err);
+		return ESPANK_SUCCESS;
+	}
+	bindings[task] = NULL;
+	return ESPANK_SUCCESS;
+}
+
+void qd_remote_exit(void)
+{
+	char err[1024];
+
+	for (size_t i = 0; i < nbindings; i++) {
+		if (!bindings[i])
+			continue;
+		if (qd_cg_release(bindings[i], err, sizeof(err))) {
+			/* slurmd's next start sweeps it (spank_slurmd.c). */
+			slurm_error("qosdeny: task %zu: left in place: %s", i,
+				    err);
+			qd_cg_forget(bindings[i]);
+		}
+		bindings[i] = NULL;
+	}
+	free(bindings);
+	bindings = NULL;
+	nbindings = 0;
+	qd_paths_free(&node_gpus);
+	gpus_loaded = false;
+}

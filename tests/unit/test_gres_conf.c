@@ -1,0 +1,458 @@
+/*
+ * Which files are this node's GPUs (gres.conf, gpu_devices=, the fallback)
+ * and which of them a step's GPU indices name.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "gpu_devices.h"
+
+static struct qd_paths got;
+static char err[1024];
+static char dir[64];
+
+static void reset(void)
+{
+	qd_paths_free(&got);
+	err[0] = '\0';
+}
+
+static void cleanup(void)
+{
+	char p[128];
+	const char *const names[] = {"nvidia1", "nvidia2", "nvidia10",
+				     "nvidia9", "gres.conf"};
+
+	reset();
+	if (!dir[0])
+		return;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+	dir[0] = '\0';
+}
+
+/* got holds exactly these names, in this order (NULL-terminated). */
+static void expect_names(const char *const *want)
+{
+	size_t n = 0;
+
+	while (want[n])
+		n++;
+	cr_assert_eq(got.n, n, "%zu names, expected %zu (first '%s')", got.n, n,
+		     got.n ? got.v[0] : "");
+	for (size_t i = 0; i < n; i++)
+		cr_assert_str_eq(got.v[i], want[i], "name %zu", i);
+}
+
+#define EXPECT(...) expect_names((const char *const[]){__VA_ARGS__, NULL})
+
+static void expand_ok(const char *spec)
+{
+	reset();
+	cr_assert_eq(qd_expand_list(spec, &got, err, sizeof(err)), 0,
+		     "'%s': %s", spec, err);
+}
+
+static void expand_bad(const char *spec, const char *why)
+{
+	reset();
+	cr_assert_eq(qd_expand_list(spec, &got, err, sizeof(err)), -1,
+		     "'%s' accepted", spec);
+	cr_assert(strstr(err, why), "'%s': '%s' does not say '%s'", spec, err,
+		  why);
+}
+
+TestSuite(expand, .fini = cleanup);
+
+Test(expand, ranges_and_lists)
+{
+	expand_ok("/dev/nvidia[0-3]");
+	EXPECT("/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia2", "/dev/nvidia3");
+	expand_ok("/dev/nvidia[0,2-3]");
+	EXPECT("/dev/nvidia0", "/dev/nvidia2", "/dev/nvidia3");
+	expand_ok("/dev/nvidia0,/dev/nvidia5");
+	EXPECT("/dev/nvidia0", "/dev/nvidia5");
+	expand_ok("x,y[1-2]");
+	EXPECT("x", "y1", "y2");
+	expand_ok("n7");
+	EXPECT("n7");
+}
+
+Test(expand, zero_padding_is_kept)
+{
+	expand_ok("n[08-10]");
+	EXPECT("n08", "n09", "n10");
+	expand_ok("n[8-10]");
+	EXPECT("n8", "n9", "n10");
+}
+
+Test(expand, several_brackets_multiply)
+{
+	expand_ok("r[1-2]n[3-4]");
+	EXPECT("r1n3", "r1n4", "r2n3", "r2n4");
+}
+
+Test(expand, malformed_lists_are_errors)
+{
+	expand_bad("n[1-", "unbalanced '['");
+	expand_bad("n1]", "unbalanced ']'");
+	expand_bad("n[3-1]", "bad range '[3-1]'");
+	expand_bad("n[a]", "bad range '[a]'");
+	expand_bad("n[]", "bad range '[]'");
+	expand_bad("n[1-2,]", "bad range");
+	expand_bad("a,,b", "empty name");
+	expand_bad("n[0-99999999]", "too large");
+	expand_bad("n[0-9999999999]", "bad range");
+}
+
+Test(expand, node_lists)
+{
+	cr_assert_eq(qd_nodelist_has("n[1-2]", "n1", err, sizeof(err)), 1);
+	cr_assert_eq(qd_nodelist_has("n[1-2]", "n2", err, sizeof(err)), 1);
+	cr_assert_eq(qd_nodelist_has("n[1-2]", "n3", err, sizeof(err)), 0);
+	cr_assert_eq(qd_nodelist_has("n[1-2]", "n", err, sizeof(err)), 0);
+	cr_assert_eq(
+	    qd_nodelist_has("tux[0-2],tux[4-15]", "tux10", err, sizeof(err)),
+	    1);
+	cr_assert_eq(
+	    qd_nodelist_has("tux[0-2],tux[4-15]", "tux3", err, sizeof(err)), 0);
+	cr_assert_eq(qd_nodelist_has("gpu[01-04]", "gpu3", err, sizeof(err)),
+		     0);
+	cr_assert_eq(qd_nodelist_has("n[1-", "n1", err, sizeof(err)), -1);
+}
+
+/* ---- gres.conf ---- */
+
+static void gres_ok(const char *text, const char *node)
+{
+	reset();
+	cr_assert_eq(
+	    qd_gres_conf_parse("gres.conf", text, node, &got, err, sizeof(err)),
+	    0, "%s", err);
+}
+
+static void gres_bad(const char *text, const char *why)
+{
+	reset();
+	cr_assert_eq(
+	    qd_gres_conf_parse("gres.conf", text, "n1", &got, err, sizeof(err)),
+	    -1, "accepted:\n%s", text);
+	cr_assert(strstr(err, why), "'%s' does not say '%s'", err, why);
+}
+
+TestSuite(gres_conf, .fini = cleanup);
+
+/* As tests/cluster writes it: both nodes on one host, four GPUs each. */
+static const char cluster_conf[] =
+    "AutoDetect=off\n"
+    "NodeName=n1 Name=gpu Type=a100 File=/d/nvidia[0-3]\n"
+    "NodeName=n2 Name=gpu Type=v100 File=/d/nvidia[4-7]\n";
+
+Test(gres_conf, each_node_gets_its_own_lines)
+{
+	gres_ok(cluster_conf, "n1");
+	EXPECT("/d/nvidia0", "/d/nvidia1", "/d/nvidia2", "/d/nvidia3");
+	gres_ok(cluster_conf, "n2");
+	EXPECT("/d/nvidia4", "/d/nvidia5", "/d/nvidia6", "/d/nvidia7");
+	gres_ok(cluster_conf, "n3");
+	cr_assert_eq(got.n, 0);
+}
+
+Test(gres_conf, node_ranges)
+{
+	static const char conf[] =
+	    "NodeName=tux[0-2]  Name=gpu File=/dev/nvidia[0-3]\n"
+	    "NodeName=tux3  Name=gpu File=/dev/nvidia[0,2-3]\n"
+	    "NodeName=tux[4-15]  Name=gpu File=/dev/nvidia[0-1]\n";
+
+	gres_ok(conf, "tux3");
+	EXPECT("/dev/nvidia0", "/dev/nvidia2", "/dev/nvidia3");
+	gres_ok(conf, "tux12");
+	EXPECT("/dev/nvidia0", "/dev/nvidia1");
+}
+
+Test(gres_conf, name_records_come_before_nodename_records)
+{
+	/* Slurm 22.05 collects the Name= records, then the NodeName= ones. */
+	static const char conf[] =
+	    "NodeName=n1 Name=gpu File=/dev/nvidia2\n"
+	    "Name=gpu Type=tesla File=/dev/nvidia0\n"
+	    "Name=gpu Type=tesla File=/dev/nvidia1\n"
+	    "NodeName=n[1-2] Name=gpu File=/dev/nvidia3\n";
+
+	gres_ok(conf, "n1");
+	EXPECT("/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia2", "/dev/nvidia3");
+	gres_ok(conf, "n2");
+	EXPECT("/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia3");
+}
+
+Test(gres_conf, only_gpus)
+{
+	static const char conf[] =
+	    "Name=mps Count=100 File=/dev/nvidia0\n"
+	    "Name=shard Count=8 File=/dev/nvidia1\n"
+	    "Name=gpu File=/dev/nvidia0\n"
+	    "NodeName=n1 Name=bandwidth Type=lustre Count=4G "
+	    "Flags=CountOnly\n"
+	    "NodeName=n1 Name=GPU File=/dev/nvidia1\n";
+
+	gres_ok(conf, "n1");
+	EXPECT("/dev/nvidia0", "/dev/nvidia1");
+}
+
+Test(gres_conf, syntax_as_slurm_reads_it)
+{
+	static const char conf[] =
+	    "# GPUs\n"
+	    "\n"
+	    "nodename=n1 NAME=gpu \\\n"
+	    "  file=/dev/nvidia[0-1]   # two\n"
+	    "\tNodeName=\"n1\" Name=gpu Files=\"/dev/nvidia2\" Cores=0-3\n"
+	    "NodeName=n1 AutoDetect=off Name=gpu File=/dev/nvidia3 "
+	    "Links=-1,0\r\n";
+
+	gres_ok(conf, "n1");
+	EXPECT("/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia2", "/dev/nvidia3");
+}
+
+Test(gres_conf, records_without_files_are_left_to_autodetect)
+{
+	static const char conf[] = "AutoDetect=nvml\n"
+				   "NodeName=n1 AutoDetect=nvml\n"
+				   "Name=gpu Type=a100 Count=4\n";
+
+	gres_ok(conf, "n1");
+	cr_assert_eq(got.n, 0);
+}
+
+Test(gres_conf, what_it_cannot_read_is_an_error_with_its_line)
+{
+	gres_bad("Name=gpu File=/dev/nvidia0\nInclude /etc/slurm/more.conf\n",
+		 "gres.conf:2: not Key=Value: 'Include'");
+	gres_bad("\n\nFoo=bar Name=gpu File=/dev/nvidia0\n",
+		 "gres.conf:3: cannot read a record starting with 'Foo'");
+	gres_bad("NodeName=n[1- Name=gpu File=/dev/nvidia0\n",
+		 "gres.conf:1: NodeName=n[1-: unbalanced '['");
+	gres_bad("# x\nNodeName=n1 Name=gpu \\\nFile=/dev/nvidia[0-\n",
+		 "gres.conf:2: File=/dev/nvidia[0-: unbalanced '['");
+	gres_bad("Name=gpu MultipleFiles=/dev/dri/card0,/dev/dri/renderD128\n",
+		 "gres.conf:1: MultipleFiles= is not supported");
+}
+
+Test(gres_conf, a_missing_file_lists_no_gpus)
+{
+	reset();
+	cr_assert_eq(qd_gres_conf_load("/nonexistent/gres.conf", "n1", &got,
+				       err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(got.n, 0);
+}
+
+static void make_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/qd-grestest.XXXXXX");
+	cr_assert(mkdtemp(dir));
+}
+
+static void write_file(const char *base, const char *text)
+{
+	char p[128];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, base);
+	f = fopen(p, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+Test(gres_conf, loads_a_file)
+{
+	char p[128];
+
+	make_dir();
+	write_file("gres.conf", cluster_conf);
+	snprintf(p, sizeof(p), "%s/gres.conf", dir);
+	cr_assert_eq(qd_gres_conf_load(p, "n2", &got, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(got.n, 4);
+	cr_assert_str_eq(got.v[0], "/d/nvidia4");
+}
+
+Test(gres_conf, an_unreadable_file_is_an_error)
+{
+	make_dir();
+	/* A directory reads as EISDIR. */
+	cr_assert_eq(qd_gres_conf_load(dir, "n1", &got, err, sizeof(err)), -1);
+	cr_assert(strstr(err, "Is a directory"), "%s", err);
+}
+
+/* ---- gpu_devices= and the fallback ---- */
+
+TestSuite(gpu_devices, .fini = cleanup);
+
+static void pattern_ok(const char *pattern, const char *node)
+{
+	reset();
+	cr_assert_eq(qd_gpu_pattern(pattern, node, &got, err, sizeof(err)), 0,
+		     "'%s': %s", pattern, err);
+}
+
+Test(gpu_devices, node_name_and_ranges)
+{
+	pattern_ok("/run/fake/%n/nvidia[0-1]", "n2");
+	EXPECT("/run/fake/n2/nvidia0", "/run/fake/n2/nvidia1");
+	pattern_ok("/dev/nvidia0,/x/%n-gpu[2-3],/y/100%%", "n1");
+	EXPECT("/dev/nvidia0", "/x/n1-gpu2", "/x/n1-gpu3", "/y/100%");
+}
+
+Test(gpu_devices, bad_patterns)
+{
+	reset();
+	cr_assert_eq(qd_gpu_pattern("/dev/gpu%d", "n1", &got, err, sizeof(err)),
+		     -1);
+	cr_assert(strstr(err, "only %n is replaced"), "%s", err);
+	cr_assert_eq(
+	    qd_gpu_pattern("/dev/nvidia[0-", "n1", &got, err, sizeof(err)), -1);
+	cr_assert(strstr(err, "unbalanced"), "%s", err);
+}
+
+static void make_dev(const char *base, unsigned minor)
+{
+	char p[128];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, base);
+	cr_assert_eq(mknod(p, S_IFCHR | 0600, makedev(195, minor)), 0,
+		     "mknod: %s", strerror(errno));
+}
+
+Test(gpu_devices, a_glob_takes_character_devices_by_number)
+{
+	char pat[128], p[128];
+
+	if (geteuid())
+		cr_skip_test("needs root for mknod");
+	make_dir();
+	make_dev("nvidia2", 0);
+	make_dev("nvidia10", 1);
+	make_dev("nvidia1", 2);
+	write_file("nvidia9", "not a device");
+	snprintf(pat, sizeof(pat), "%s/nvidia[0-9]*", dir);
+	pattern_ok(pat, "n1");
+	cr_assert_eq(got.n, 3);
+	snprintf(p, sizeof(p), "%s/nvidia2", dir);
+	cr_assert_str_eq(got.v[0], p);
+	snprintf(p, sizeof(p), "%s/nvidia10", dir);
+	cr_assert_str_eq(got.v[1], p);
+	snprintf(p, sizeof(p), "%s/nvidia1", dir);
+	cr_assert_str_eq(got.v[2], p);
+	snprintf(pat, sizeof(pat), "%s/none*", dir);
+	pattern_ok(pat, "n1");
+	cr_assert_eq(got.n, 0);
+}
+
+Test(gpu_devices, the_option_wins_then_gres_conf_then_the_fallback)
+{
+	const char *source;
+	char conf[128];
+
+	make_dir();
+	write_file("gres.conf", cluster_conf);
+	snprintf(conf, sizeof(conf), "%s/gres.conf", dir);
+
+	cr_assert_eq(qd_node_gpus("/o/gpu[0-1]", conf, "n1", &got, &source, err,
+				  sizeof(err)),
+		     0, "%s", err);
+	cr_assert_str_eq(source, "gpu_devices=");
+	EXPECT("/o/gpu0", "/o/gpu1");
+
+	reset();
+	cr_assert_eq(
+	    qd_node_gpus(NULL, conf, "n1", &got, &source, err, sizeof(err)), 0,
+	    "%s", err);
+	cr_assert_str_eq(source, conf);
+	cr_assert_eq(got.n, 4);
+
+	reset();
+	cr_assert_eq(
+	    qd_node_gpus(NULL, conf, "other", &got, &source, err, sizeof(err)),
+	    0, "%s", err);
+	cr_assert_str_eq(source, QD_GPU_FALLBACK);
+
+	reset();
+	cr_assert_eq(qd_node_gpus("/o/gpu[0-", conf, "n1", &got, &source, err,
+				  sizeof(err)),
+		     -1);
+	cr_assert(strstr(err, "gpu_devices=/o/gpu[0-: unbalanced"), "%s", err);
+}
+
+/* ---- a step's GPUs ---- */
+
+TestSuite(gpu_select, .fini = cleanup);
+
+static struct qd_paths node4;
+
+static void node_gpus(void)
+{
+	char p[32];
+
+	for (int i = 4; i < 8; i++) {
+		snprintf(p, sizeof(p), "/d/nvidia%d", i);
+		qd_paths_add(&node4, p);
+	}
+}
+
+static void select_ok(const char *indices)
+{
+	reset();
+	if (!node4.n)
+		node_gpus();
+	cr_assert_eq(qd_gpu_select(&node4, indices, &got, err, sizeof(err)), 0,
+		     "'%s': %s", indices, err);
+}
+
+static void select_bad(const char *indices, const char *why)
+{
+	reset();
+	if (!node4.n)
+		node_gpus();
+	cr_assert_eq(qd_gpu_select(&node4, indices, &got, err, sizeof(err)), -1,
+		     "'%s' accepted", indices);
+	cr_assert(strstr(err, why), "'%s' does not say '%s'", err, why);
+}
+
+Test(gpu_select, indices_are_positions_in_the_node_list)
+{
+	/* n2 of the test cluster: Slurm's GPU 0 there is nvidia4. */
+	select_ok("0,2");
+	EXPECT("/d/nvidia4", "/d/nvidia6");
+	select_ok("3");
+	EXPECT("/d/nvidia7");
+	select_ok("1,1");
+	EXPECT("/d/nvidia5");
+	select_ok("");
+	cr_assert_eq(got.n, 0);
+	qd_paths_free(&node4);
+}
+
+Test(gpu_select, what_is_no_index_is_an_error)
+{
+	select_bad("4", "GPU index 4, but this node has 4 GPUs");
+	select_bad("0,x", "'x' is not a GPU index");
+	select_bad("MIG-5c3b8d6e", "'MIG-5c3b8d6e' is not a GPU index");
+	select_bad("0,", "'' is not a GPU index");
+	select_bad(" 1", "' 1' is not a GPU index");
+	select_bad("-1", "'-1' is not a GPU index");
+	select_bad("1-2", "'1-2' is not a GPU index");
+	qd_paths_free(&node4);
+}
