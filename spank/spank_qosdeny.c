@@ -19,7 +19,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	qd_spank_opts_init(&opts);
 	if (qd_spank_opts_parse(&opts, ac, av, err, sizeof(err))) {
 		slurm_error("%s", err);
-		return ESPANK_BAD_ARG;
+		return -1;
 	}
 	(void)sp;
 	if (spank_context() == S_CTX_SLURMD)
@@ -38,7 +38,9 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 	(void)av;
 	if (spank_context() != S_CTX_REMOTE)
 		return ESPANK_SUCCESS;
-	return qd_remote_task_post_fork(sp, &opts);
+	/* slurmstepd stops the tasks only on a negative value: an ESPANK_*
+	 * code (positive) would be logged and the task started anyway. */
+	return qd_remote_task_post_fork(sp, &opts) == ESPANK_SUCCESS ? 0 : -1;
 }
 
 int slurm_spank_task_exit(spank_t sp, int ac, char **av)

@@ -140,7 +140,7 @@ static void tell_user(pid_t pid, const char *msg)
 
 int qd_remote_task_post_fork(spank_t sp, const struct qd_spank_opts *o)
 {
-	int rv = ESPANK_ERROR, task = -1;
+	int rv = ESPANK_ERROR, task = -1, gtask = -1;
 	uint32_t job = 0, step = 0;
 	pid_t pid = 0;
 	char stepbuf[16] = "?", val[4096], name[96], err[2048], why[1024];
@@ -155,8 +155,9 @@ int qd_remote_task_post_fork(spank_t sp, const struct qd_spank_opts *o)
 	if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_TASK_ID, &task) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_TASK_GLOBAL_ID, &gtask) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS ||
-	    task < 0 || pid <= 0) {
+	    task < 0 || gtask < 0 || pid <= 0) {
 		snprintf(err, sizeof(err),
 			 "slurmstepd did not give the task's ids");
 		goto fail;
@@ -179,8 +180,10 @@ int qd_remote_task_post_fork(spank_t sp, const struct qd_spank_opts *o)
 			 why, gpus_source);
 		goto fail;
 	}
+	/* The global task id: several slurmd on one host (multiple-slurmd)
+	 * share the cgroup tree, and their local task ids repeat. */
 	snprintf(name, sizeof(name), QD_CG_PREFIX "%u_%s_%d", job, stepbuf,
-		 task);
+		 gtask);
 	if (qd_cg_confine(pid, o->cgroup, name, &node_gpus, &allowed, &b, err,
 			  sizeof(err)))
 		goto fail;

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# spank_qosdeny.so confines every task to its step's GPUs: each task opens
+# every fake GPU of its node, allocated ones give ENXIO (no driver behind
+# them), the others EPERM. Batch, salloc+srun and srun steps.
+source "$(dirname "$0")/lib.sh"
+PROBE="$QD_ROOT/tests/integration/gpu-probe.sh $QD_DEV_DIR"
+PLUGSTACK=$QD_SLURM_ETC/plugstack.conf
+
+# expected LINE ALLOWED: the line the probe must print when the step owns
+# the node's GPUs ALLOWED (comma list of indices).
+expected() {
+	local out=${1%% 0=*} idx
+	for idx in 0 1 2 3; do
+		if [[ ",$2," == *",$idx,"* ]]; then out+=" $idx=ENXIO"; else out+=" $idx=EPERM"; fi
+	done
+	echo "$out"
+}
+
+# check_lines WHAT N OUTPUT: N probe lines, each as expected. A task's own
+# gpus= may be a part of its step's (--gpus-per-task binds each task to
+# some): the step owns what its tasks on that node report together.
+check_lines() {
+	local what=$1 n=$2 lines l node step
+	lines=$(printf '%s\n' "$3" | grep '^node=')
+	assert_eq "$what: $n task(s) reported" "$n" "$(printf '%s\n' "$lines" | grep -c .)"
+	while IFS= read -r l; do
+		[ -n "$l" ] || continue
+		node=${l%% *}
+		step=$(printf '%s\n' "$lines" | grep "^$node " |
+			sed 's/.*gpus=\([^ ]*\).*/\1/' | paste -sd,)
+		assert_eq "$what: $l" "$(expected "$l" "$step")" "$l"
+	done <<<"$lines"
+}
+
+job_done() { [ -z "$(squeue -h -j "$1" 2>/dev/null)" ]; }
+
+# batch JOB-OPTIONS...: runs the probe as a batch script, prints its output.
+batch() {
+	local out=$QD_CLUSTER_DIR/users/alice/probe-$RANDOM.out id
+	as alice sbatch --parsable -o "$out" "$@" --wrap "$PROBE"
+	id=$OUT
+	wait_for "batch job $id" 30 job_done "$id"
+	cat "$out"
+}
+
+# Without the plugin nothing is confined: the test below would notice.
+: >"$PLUGSTACK"
+OUT=$(batch -N1 --gres=gpu:2)
+assert_contains "without the plugin every GPU opens (ENXIO)" \
+	"0=ENXIO 1=ENXIO 2=ENXIO 3=ENXIO" "$OUT"
+
+echo "required spank_qosdeny.so" >"$PLUGSTACK"
+
+OUT=$(batch -N1 --gres=gpu:2)
+check_lines "batch step, --gres=gpu:2" 1 "$OUT"
+
+as alice salloc -N1 --gres=gpu:1 srun $PROBE
+check_lines "salloc + srun step, --gres=gpu:1" 1 "$OUT"
+
+as alice srun -n 2 --gpus-per-task=1 $PROBE
+check_lines "srun, --gpus-per-task=1 -n 2" 2 "$OUT"
+
+as alice srun -N 2 --gpus-per-node=2 $PROBE
+check_lines "srun, --gpus-per-node=2 -N 2" 2 "$OUT"
+assert_contains "both nodes ran a task" "node=n2" "$OUT"
+
+as alice srun -N1 $PROBE
+assert_contains "a job with no GPUs can open none" \
+	"0=EPERM 1=EPERM 2=EPERM 3=EPERM" "$OUT"
+
+# Fail closed: a binding that cannot be applied stops the task, and the
+# user is told why.
+echo "required spank_qosdeny.so gpu_devices=$QD_DEV_DIR/none[0-3]" >"$PLUGSTACK"
+as alice srun -N1 --gres=gpu:1 $PROBE
+# (srun 22.05 reports a start failure but exits 0 for it.)
+assert_contains "a task whose binding fails does not start" \
+	"task 0 launch failed" "$OUT"
+assert_not_contains "nothing of the task ran" "node=" "$OUT"
+assert_contains "the user sees a qosdeny: line saying why" \
+	"qosdeny: job " "$OUT"
+
+: >"$PLUGSTACK"
+finish
