@@ -137,8 +137,9 @@ demo: deps
 	$(MAKE) all
 	bash tests/demo.sh
 
-bench: $(BENCH_BIN)
+bench: deps $(BENCH_BIN) $(JS_SO) $(SPANK_SO)
 	$(BENCH_BIN) | tee tests/bench/decision.txt
+	bash tests/bench/launch.sh
 
 install: $(JS_SO) $(SPANK_SO) $(TOOL)
 	install -D -m 0755 $(JS_SO) $(DESTDIR)$(PLUGINDIR)/job_submit_qosdeny.so

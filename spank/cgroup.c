@@ -415,19 +415,21 @@ int cg_holds_only(const char *dir, pid_t pid, char *err, size_t errlen)
 
 int cg_rmdir(const char *dir, char *err, size_t errlen)
 {
-	struct timespec pause = {0, 10 * 1000 * 1000};
+	/* Starts short: the drain usually takes well under a millisecond,
+	 * and every step's end waits for it. */
+	struct timespec pause = {0, 100 * 1000};
 	bool has;
 	int n;
 
 	/*
 	 * A cgroup whose last process just exited can refuse rmdir with EBUSY
 	 * for a moment while the kernel drains it; one with processes (or
-	 * child cgroups) refuses for good.
+	 * child cgroups) refuses for good. About a second in all.
 	 */
 	for (int tries = 0; rmdir(dir); tries++) {
 		if (errno == ENOENT)
 			return 0;
-		if (errno != EBUSY || tries == 100)
+		if (errno != EBUSY || tries == 60)
 			return cg_err(err, errlen, "rmdir %s: %s", dir,
 				      strerror(errno));
 		n = count_procs(dir, 0, &has, err, errlen);
@@ -441,6 +443,8 @@ int cg_rmdir(const char *dir, char *err, size_t errlen)
 			return -1;
 		}
 		nanosleep(&pause, NULL);
+		if (pause.tv_nsec < 20 * 1000 * 1000)
+			pause.tv_nsec *= 2;
 	}
 	return 0;
 }
