@@ -59,3 +59,13 @@ echo
 echo "== slurmctld's log"
 grep 'qosdeny' "$QD_CLUSTER_DIR/log/slurmctld.log" | tail -n 8
 cancel_all >/dev/null
+
+echo
+echo "== GPU binding: spank_qosdeny.so in plugstack.conf"
+echo "required spank_qosdeny.so" | tee "$QD_SLURM_ETC/plugstack.conf"
+echo "Each task opens every GPU of its node. The GPUs here are fake device"
+echo "files (no driver): an allowed one fails with ENXIO, a denied one EPERM."
+show alice srun -N 1 --gres=gpu:1 \
+	"$here/integration/gpu-probe.sh" "$QD_DEV_DIR"
+show alice srun -N 2 --gpus-per-node=2 \
+	"$here/integration/gpu-probe.sh" "$QD_DEV_DIR"
