@@ -30,6 +30,13 @@ as alice srun -N1 $PROBE
 assert_contains "a job with no GPUs can open none" \
 	"0=EPERM 1=EPERM 2=EPERM 3=EPERM" "$OUT"
 
+# The same through cgroup v2 device programs.
+echo "required spank_qosdeny.so cgroup=v2" >"$PLUGSTACK"
+as alice srun -N 2 --gpus-per-node=1 $PROBE
+check_lines "cgroup v2, srun --gpus-per-node=1 -N 2" 2 "$OUT"
+OUT=$(batch -N1 --gres=gpu:3)
+check_lines "cgroup v2, batch step --gres=gpu:3" 1 "$OUT"
+
 # Fail closed: a binding that cannot be applied stops the task, and the
 # user is told why.
 echo "required spank_qosdeny.so gpu_devices=$QD_DEV_DIR/none[0-3]" >"$PLUGSTACK"
