@@ -37,4 +37,8 @@ check_lines "a narrower qosdeny view never widens Slurm's" 1 "$OUT"
 unset QD_TASKPLUGIN QD_PROCTRACK
 rm -f "$QD_SLURM_ETC/cgroup.conf"
 check "the cluster is back on task/none" reconfigure_nodes
+# Slurm leaves its (empty) per-node cgroup trees behind: remove them.
+for d in /sys/fs/cgroup/*/slurm_n1 /sys/fs/cgroup/*/slurm_n2; do
+	[ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+done
 finish
