@@ -1,0 +1,10 @@
+#include <math.h>
+
+#include "decay.h"
+
+double qd_decay(double value, double elapsed_s, uint64_t half_life_s)
+{
+	if (elapsed_s <= 0 || !half_life_s)
+		return value;
+	return value * exp2(-elapsed_s / (double)half_life_s);
+}

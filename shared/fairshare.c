@@ -1,0 +1,205 @@
+/*
+ * The fair-share arithmetic of contract section 7 over an association table.
+ * Rows are kept in one array; the tree (account -> parent account, user ->
+ * account) is rebuilt from the names when computing, so the caller may add
+ * rows in any order.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fairshare.h"
+
+static bool row_is(const struct qd_fs_row *r, const char *account,
+		   const char *user)
+{
+	return !strcmp(r->account, account) && !strcmp(r->user, user);
+}
+
+struct qd_fs_row *qd_fs_find(struct qd_fs_table *t, const char *account,
+			     const char *user)
+{
+	if (!user)
+		user = "";
+	for (size_t i = 0; i < t->n; i++)
+		if (row_is(&t->rows[i], account, user))
+			return &t->rows[i];
+	return NULL;
+}
+
+static struct qd_fs_row *append(struct qd_fs_table *t, const char *account,
+				const char *user, const char *parent)
+{
+	struct qd_fs_row *r;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		struct qd_fs_row *rows =
+		    reallocarray(t->rows, cap, sizeof(*rows));
+
+		if (!rows)
+			return NULL;
+		t->rows = rows;
+		t->cap = cap;
+	}
+	r = &t->rows[t->n++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->account, sizeof(r->account), "%s", account);
+	snprintf(r->user, sizeof(r->user), "%s", user);
+	snprintf(r->parent, sizeof(r->parent), "%s", parent ? parent : "");
+	r->raw_shares = 1;
+	return r;
+}
+
+struct qd_fs_row *qd_fs_add(struct qd_fs_table *t, const char *account,
+			    const char *user, const char *parent)
+{
+	struct qd_fs_row *r;
+
+	if (!user)
+		user = "";
+	r = qd_fs_find(t, account, user);
+	if (r)
+		return r;
+	/* A user row needs its account's row: the account may have no record
+	 * of its own where shares come from qosdeny.conf. */
+	if (user[0] && !qd_fs_find(t, account, "") &&
+	    !append(t, account, "", NULL))
+		return NULL;
+	return append(t, account, user, user[0] ? NULL : parent);
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct qd_fs_row *x = a, *y = b;
+	int c = strcmp(x->account, y->account);
+
+	/* "" sorts first, so the account's own row leads its users. */
+	return c ? c : strcmp(x->user, y->user);
+}
+
+/* Index of an account's own row in the sorted table, or -1. */
+static long account_index(const struct qd_fs_table *t, const char *account)
+{
+	struct qd_fs_row key;
+	const struct qd_fs_row *r;
+
+	snprintf(key.account, sizeof(key.account), "%s", account);
+	key.user[0] = '\0';
+	r = bsearch(&key, t->rows, t->n, sizeof(*t->rows), row_cmp);
+	return r ? r - t->rows : -1;
+}
+
+/*
+ * up[i]: the row above row i (the account of a user row, the parent of an
+ * account row), -1 for root. An account whose parent chain does not reach
+ * root within n steps is in a cycle and is put below root.
+ */
+static void link_rows(const struct qd_fs_table *t, long *up)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct qd_fs_row *r = &t->rows[i];
+
+		if (r->user[0])
+			up[i] = account_index(t, r->account);
+		else if (r->parent[0] && strcmp(r->parent, r->account))
+			up[i] = account_index(t, r->parent);
+		else
+			up[i] = -1;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		size_t steps = 0;
+
+		for (long k = up[i]; k >= 0 && steps <= t->n; k = up[k])
+			steps++;
+		if (steps > t->n)
+			up[i] = -1;
+	}
+}
+
+static int depth_of(const long *up, size_t i)
+{
+	int d = 0;
+
+	for (long k = up[i]; k >= 0; k = up[k])
+		d++;
+	return d;
+}
+
+int qd_fs_compute(struct qd_fs_table *t)
+{
+	long *up = NULL;
+	double *sib = NULL; /* shares of the children of row k; [t->n] root */
+	double total = 0;
+	int max_depth = 0;
+	int rv = -1;
+
+	if (!t->n)
+		return 0;
+	qsort(t->rows, t->n, sizeof(*t->rows), row_cmp);
+	up = calloc(t->n, sizeof(*up));
+	sib = calloc(t->n + 1, sizeof(*sib));
+	if (!up || !sib)
+		goto fail;
+	link_rows(t, up);
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct qd_fs_row *r = &t->rows[i];
+
+		r->depth = depth_of(up, i);
+		if (r->depth > max_depth)
+			max_depth = r->depth;
+		r->raw_usage = r->usage;
+		if (r->raw_shares != QD_FS_USE_PARENT)
+			sib[up[i] >= 0 ? (size_t)up[i] : t->n] += r->raw_shares;
+	}
+
+	/* Sub-accounts' usage counts toward their parents', deepest first. */
+	for (int d = max_depth; d > 0; d--)
+		for (size_t i = 0; i < t->n; i++)
+			if (t->rows[i].depth == d && !t->rows[i].user[0])
+				t->rows[up[i]].raw_usage +=
+				    t->rows[i].raw_usage;
+	for (size_t i = 0; i < t->n; i++)
+		if (up[i] < 0)
+			total += t->rows[i].raw_usage;
+
+	/* Parents before children: NormShares multiplies down the tree. */
+	for (int d = 0; d <= max_depth; d++) {
+		for (size_t i = 0; i < t->n; i++) {
+			struct qd_fs_row *r = &t->rows[i];
+			const struct qd_fs_row *p =
+			    up[i] >= 0 ? &t->rows[up[i]] : NULL;
+			double level = sib[p ? (size_t)up[i] : t->n];
+			double above = p ? p->norm_shares : 1.0;
+
+			if (r->depth != d)
+				continue;
+			if (r->raw_shares == QD_FS_USE_PARENT)
+				r->norm_shares = above;
+			else
+				r->norm_shares =
+				    level > 0 ? above * r->raw_shares / level
+					      : 0;
+			r->effectv_usage =
+			    total > 0 ? fmin(r->raw_usage / total, 1.0) : 0;
+			r->fair_share =
+			    r->norm_shares > 0
+				? exp2(-r->effectv_usage / r->norm_shares)
+				: 0;
+			if (r->raw_shares == QD_FS_USE_PARENT && p)
+				r->fair_share = p->fair_share;
+		}
+	}
+	rv = 0;
+fail:
+	free(up);
+	free(sib);
+	return rv;
+}
+
+void qd_fs_free(struct qd_fs_table *t)
+{
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}

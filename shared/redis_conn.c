@@ -1,0 +1,328 @@
+/*
+ * qd_redis handles: the address, the connection, and the deadlines.
+ *
+ * Debian 12's hiredis is 0.14, which has no redisConnectWithOptions: the
+ * connect timeout is redisConnect*WithTimeout's, the command timeout is
+ * redisSetTimeout's (SO_RCVTIMEO/SO_SNDTIMEO), set before every command to
+ * what is left until the caller's deadline, so a call never blocks longer
+ * than timeout_ms however many round trips it needs. A host name is
+ * resolved without a timeout: give an address.
+ *
+ * hiredis writes with write(2): a server that closed the connection would
+ * raise SIGPIPE, which kills a process that has not ignored it (slurmstepd
+ * is one). SIGPIPE is blocked in the calling thread around each exchange,
+ * and one it raised is consumed.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "redis_conn.h"
+
+int64_t qd_redis_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int qd_redis_fail(const struct qd_redis *r, char *err, size_t errlen,
+		  const char *step, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(err, errlen, "%s: %s: ", r->label, step);
+
+	if (n >= 0 && (size_t)n < errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err + n, errlen - n, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+void qd_redis_drop(struct qd_redis *r)
+{
+	if (r->c)
+		redisFree(r->c);
+	r->c = NULL;
+}
+
+struct sigpipe_guard {
+	sigset_t old;
+	bool was_pending;
+};
+
+static void sigpipe_block(struct sigpipe_guard *g)
+{
+	sigset_t set, pending;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigpending(&pending);
+	g->was_pending = sigismember(&pending, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &set, &g->old);
+}
+
+static void sigpipe_restore(struct sigpipe_guard *g)
+{
+	static const struct timespec zero;
+	sigset_t set, pending;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigpending(&pending);
+	if (!g->was_pending && sigismember(&pending, SIGPIPE))
+		sigtimedwait(&set, NULL, &zero);
+	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
+
+/* What is left until deadline; -1 when nothing is. */
+static int remaining(int64_t deadline_ms, struct timeval *tv)
+{
+	int64_t left = deadline_ms - qd_redis_now_ms();
+
+	if (left <= 0)
+		return -1;
+	tv->tv_sec = left / 1000;
+	tv->tv_usec = (left % 1000) * 1000;
+	return 0;
+}
+
+static bool is_timeout(const char *errstr)
+{
+	return !strcmp(errstr, strerror(EAGAIN)) ||
+	       !strcmp(errstr, strerror(ETIMEDOUT)) ||
+	       !strcmp(errstr, strerror(EINPROGRESS));
+}
+
+/* The error of a context that failed, then drops it. */
+static int io_error(struct qd_redis *r, redisContext *c, const char *step,
+		    char *err, size_t errlen)
+{
+	if (!c || !c->err)
+		qd_redis_fail(r, err, errlen, step, "out of memory");
+	else if (c->err == REDIS_ERR_IO && is_timeout(c->errstr))
+		qd_redis_fail(r, err, errlen, step, "timed out after %d ms",
+			      r->timeout_ms);
+	else
+		qd_redis_fail(r, err, errlen, step, "%s", c->errstr);
+	if (c && c != r->c)
+		redisFree(c);
+	qd_redis_drop(r);
+	return -1;
+}
+
+static int timed_out(struct qd_redis *r, const char *step, char *err,
+		     size_t errlen)
+{
+	qd_redis_drop(r);
+	return qd_redis_fail(r, err, errlen, step, "timed out after %d ms",
+			     r->timeout_ms);
+}
+
+static int auth(struct qd_redis *r, int64_t deadline_ms, char *err,
+		size_t errlen)
+{
+	const char *argv[3] = {"AUTH"};
+	size_t argvlen[3] = {4};
+	int argc = 1, rv = -1;
+	redisReply *reply;
+
+	if (r->user) {
+		argv[argc] = r->user;
+		argvlen[argc++] = strlen(r->user);
+	}
+	argv[argc] = r->password;
+	argvlen[argc++] = strlen(r->password);
+	reply = qd_redis_command(r, deadline_ms, "AUTH", argc, argv, argvlen,
+				 err, errlen);
+	if (!reply)
+		return -1;
+	if (reply->type == REDIS_REPLY_ERROR) {
+		qd_redis_fail(r, err, errlen, "AUTH", "%s", reply->str);
+		qd_redis_drop(r);
+		goto fail;
+	}
+	rv = 0;
+fail:
+	freeReplyObject(reply);
+	return rv;
+}
+
+static int connect_at(struct qd_redis *r, int64_t deadline_ms, char *err,
+		      size_t errlen)
+{
+	struct sigpipe_guard g;
+	struct timeval tv;
+	redisContext *c;
+
+	if (remaining(deadline_ms, &tv))
+		return timed_out(r, "connect", err, errlen);
+	sigpipe_block(&g);
+	if (r->is_unix)
+		c = redisConnectUnixWithTimeout(r->path, tv);
+	else
+		c = redisConnectWithTimeout(r->host, r->port, tv);
+	sigpipe_restore(&g);
+	if (!c || c->err)
+		return io_error(r, c, "connect", err, errlen);
+	r->c = c;
+	return r->password ? auth(r, deadline_ms, err, errlen) : 0;
+}
+
+/* Connects if needed, and bounds the next exchange by the deadline. */
+static int arm(struct qd_redis *r, int64_t deadline_ms, const char *step,
+	       char *err, size_t errlen)
+{
+	struct timeval tv;
+
+	if (!r->c && connect_at(r, deadline_ms, err, errlen))
+		return -1;
+	if (remaining(deadline_ms, &tv))
+		return timed_out(r, step, err, errlen);
+	if (redisSetTimeout(r->c, tv) != REDIS_OK)
+		return io_error(r, r->c, step, err, errlen);
+	return 0;
+}
+
+redisReply *qd_redis_command(struct qd_redis *r, int64_t deadline_ms,
+			     const char *step, int argc, const char **argv,
+			     const size_t *argvlen, char *err, size_t errlen)
+{
+	struct sigpipe_guard g;
+	redisReply *reply;
+
+	if (arm(r, deadline_ms, step, err, errlen))
+		return NULL;
+	sigpipe_block(&g);
+	reply = redisCommandArgv(r->c, argc, argv, argvlen);
+	sigpipe_restore(&g);
+	if (!reply)
+		io_error(r, r->c, step, err, errlen);
+	return reply;
+}
+
+int qd_redis_pipeline(struct qd_redis *r, int64_t deadline_ms, const char *step,
+		      size_t n, int argc, const char **argv,
+		      redisReply **replies, char *err, size_t errlen)
+{
+	struct sigpipe_guard g;
+	size_t got = 0;
+	int rv = -1;
+
+	if (arm(r, deadline_ms, step, err, errlen))
+		return -1;
+	sigpipe_block(&g);
+	for (size_t i = 0; i < n; i++) {
+		if (redisAppendCommandArgv(r->c, argc, argv + i * argc, NULL) !=
+		    REDIS_OK) {
+			io_error(r, r->c, step, err, errlen);
+			goto fail;
+		}
+	}
+	for (got = 0; got < n; got++) {
+		if (redisGetReply(r->c, (void **)&replies[got]) != REDIS_OK) {
+			io_error(r, r->c, step, err, errlen);
+			goto fail;
+		}
+	}
+	rv = 0;
+fail:
+	sigpipe_restore(&g);
+	if (rv)
+		for (size_t i = 0; i < got; i++)
+			freeReplyObject(replies[i]);
+	return rv;
+}
+
+/* HOST:PORT, [IPv6]:PORT or unix:/PATH. */
+static int parse_addr(struct qd_redis *r, const char *addr, char *err,
+		      size_t errlen)
+{
+	const char *colon, *host = addr;
+	size_t hlen;
+	char *end;
+	long port;
+
+	if (!strncmp(addr, "unix:", 5)) {
+		if (addr[5] != '/' || strlen(addr + 5) >= sizeof(r->path))
+			goto bad;
+		r->is_unix = true;
+		snprintf(r->path, sizeof(r->path), "%s", addr + 5);
+		return 0;
+	}
+	colon = strrchr(addr, ':');
+	if (!colon)
+		goto bad;
+	hlen = colon - addr;
+	if (addr[0] == '[') {
+		if (hlen < 3 || addr[hlen - 1] != ']')
+			goto bad;
+		host++;
+		hlen -= 2;
+	}
+	if (!hlen || hlen >= sizeof(r->host) || memchr(host, ' ', hlen))
+		goto bad;
+	errno = 0;
+	port = strtol(colon + 1, &end, 10);
+	if (colon[1] < '0' || colon[1] > '9' || *end || errno || port < 1 ||
+	    port > 65535)
+		goto bad;
+	memcpy(r->host, host, hlen);
+	r->host[hlen] = '\0';
+	r->port = (int)port;
+	return 0;
+bad:
+	snprintf(err, errlen,
+		 "redis address '%s': expected HOST:PORT or unix:/PATH", addr);
+	return -1;
+}
+
+struct qd_redis *qd_redis_new(const struct qd_redis_config *cfg, char *err,
+			      size_t errlen)
+{
+	const char *addr = cfg->addr ? cfg->addr : QD_REDIS_DEFAULT_ADDR;
+	struct qd_redis *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	r->timeout_ms =
+	    cfg->timeout_ms > 0 ? cfg->timeout_ms : QD_REDIS_DEFAULT_TIMEOUT_MS;
+	snprintf(r->label, sizeof(r->label), "redis %.300s", addr);
+	if (parse_addr(r, addr, err, errlen))
+		goto fail;
+	if (cfg->password_file &&
+	    qd_redis_read_password(cfg->password_file, &r->user, &r->password,
+				   err, errlen))
+		goto fail;
+	return r;
+fail:
+	qd_redis_free(r);
+	return NULL;
+}
+
+const char *qd_redis_label(const struct qd_redis *r)
+{
+	return r->label;
+}
+
+void qd_redis_free(struct qd_redis *r)
+{
+	if (!r)
+		return;
+	qd_redis_drop(r);
+	if (r->user)
+		explicit_bzero(r->user, strlen(r->user));
+	if (r->password)
+		explicit_bzero(r->password, strlen(r->password));
+	free(r->user);
+	free(r->password);
+	free(r);
+}

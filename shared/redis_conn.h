@@ -1,0 +1,67 @@
+/*
+ * The connection behind a qd_redis handle: address, password, deadlines,
+ * and the rule that a context which saw any I/O error is thrown away (a
+ * hiredis context is unusable after one, and a reply may be half read).
+ * Internal to redis_*.c.
+ */
+#ifndef QD_REDIS_CONN_H
+#define QD_REDIS_CONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <hiredis/hiredis.h>
+
+#include "redis_usage.h"
+
+struct qd_redis {
+	redisContext *c; /* NULL: connect at the next command */
+	char label[320]; /* "redis ADDR" */
+	bool is_unix;
+	char host[256];
+	int port;
+	char path[108]; /* sun_path */
+	char *user;	/* NULL: AUTH with the password alone */
+	char *password; /* NULL: no AUTH */
+	int timeout_ms;
+	char sha[41]; /* the script's SHA1 once loaded, kept across
+			 reconnects: the text, hence the SHA, never changes */
+};
+
+/* Milliseconds on the monotonic clock. */
+int64_t qd_redis_now_ms(void);
+
+/*
+ * Runs one command, connecting (and AUTH) first when needed, all before
+ * deadline_ms. Returns the reply, which may be an error reply, or NULL with
+ * err "LABEL: STEP: cause"; then the connection was dropped.
+ */
+redisReply *qd_redis_command(struct qd_redis *r, int64_t deadline_ms,
+			     const char *step, int argc, const char **argv,
+			     const size_t *argvlen, char *err, size_t errlen);
+
+/*
+ * A pipeline: sends n commands of argc arguments each (argv[i * argc + k]),
+ * then reads n replies into replies[]. Returns 0, or -1 with err, the
+ * connection dropped and no replies kept.
+ */
+int qd_redis_pipeline(struct qd_redis *r, int64_t deadline_ms, const char *step,
+		      size_t n, int argc, const char **argv,
+		      redisReply **replies, char *err, size_t errlen);
+
+/* Drops the connection; the next command connects again. */
+void qd_redis_drop(struct qd_redis *r);
+
+/* err = "LABEL: STEP: what". Returns -1. */
+int qd_redis_fail(const struct qd_redis *r, char *err, size_t errlen,
+		  const char *step, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/*
+ * Reads a password file (see qd_redis_new): *user is NULL for a one-line
+ * file. Returns 0, or -1 with err naming the file and what is wrong.
+ */
+int qd_redis_read_password(const char *path, char **user, char **password,
+			   char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,336 @@
+/*
+ * Usage records into Redis, and usage back out for `qosdeny share`.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decay.h"
+#include "redis_conn.h"
+
+#define KEY_MAX	   (32 + 3 * QD_NAME_MAX + 48)
+#define SCAN_COUNT "1000"
+#define SHA_LEN	   40
+
+static int key(char *buf, const char *cluster, const char *kind, const char *a,
+	       const char *b)
+{
+	int n = snprintf(buf, KEY_MAX, "qosdeny:{%s}:%s:%s%s%s", cluster, kind,
+			 a, b ? ":" : "", b ? b : "");
+
+	return n < 0 || n >= KEY_MAX ? -1 : 0;
+}
+
+/* Loads the script once per handle; its SHA survives reconnects. */
+static int load_script(struct qd_redis *r, int64_t deadline, char *err,
+		       size_t errlen)
+{
+	const char *argv[] = {"SCRIPT", "LOAD", qd_usage_script};
+	redisReply *reply;
+	int rv = -1;
+
+	if (r->sha[0])
+		return 0;
+	reply = qd_redis_command(r, deadline, "SCRIPT LOAD", 3, argv, NULL, err,
+				 errlen);
+	if (!reply)
+		return -1;
+	if (reply->type == REDIS_REPLY_ERROR) {
+		qd_redis_fail(r, err, errlen, "SCRIPT LOAD", "%s", reply->str);
+		goto fail;
+	}
+	if (reply->type != REDIS_REPLY_STRING || reply->len != SHA_LEN) {
+		qd_redis_fail(r, err, errlen, "SCRIPT LOAD",
+			      "unexpected reply");
+		goto fail;
+	}
+	memcpy(r->sha, reply->str, SHA_LEN);
+	r->sha[SHA_LEN] = '\0';
+	rv = 0;
+fail:
+	freeReplyObject(reply);
+	return rv;
+}
+
+static int script_result(struct qd_redis *r, redisReply *reply,
+			 const char *step, char *err, size_t errlen)
+{
+	if (reply->type == REDIS_REPLY_ERROR)
+		return qd_redis_fail(r, err, errlen, step, "%s", reply->str);
+	if (reply->type != REDIS_REPLY_INTEGER ||
+	    (reply->integer != 0 && reply->integer != 1))
+		return qd_redis_fail(r, err, errlen, step,
+				     "unexpected reply from the script");
+	return (int)reply->integer;
+}
+
+int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
+		   uint64_t half_life_s, char *err, size_t errlen)
+{
+	char text[QD_RECORD_MAX], rec_err[QD_RECORD_ERR_MAX];
+	char keys[5][KEY_MAX], id[2 * QD_NAME_MAX], nkeys[4];
+	char gs[24], end[24], hl[24], ttl[24];
+	const char *argv[3 + 5 + 5];
+	int argc = 0, nk = 4, rv = -1;
+	redisReply *reply = NULL;
+	int64_t deadline;
+
+	if (qd_usage_record_encode(rec, text, sizeof(text), rec_err,
+				   sizeof(rec_err)) < 0)
+		return qd_redis_fail(r, err, errlen, "apply", "%s", rec_err);
+	if (qd_usage_record_is_open(rec))
+		return qd_redis_fail(r, err, errlen, "apply",
+				     "record of job %" PRIu32
+				     " on %s is still open",
+				     rec->job_id, rec->node);
+	if (!half_life_s)
+		return qd_redis_fail(r, err, errlen, "apply",
+				     "the half-life must be positive");
+	snprintf(id, sizeof(id), "%" PRIu32 ":%s:%" PRId64, rec->job_id,
+		 rec->node, rec->start);
+	if (key(keys[0], rec->cluster, "rec", id, NULL) ||
+	    key(keys[1], rec->cluster, "user", rec->user, NULL) ||
+	    key(keys[2], rec->cluster, "account", rec->account, NULL) ||
+	    key(keys[3], rec->cluster, "assoc", rec->account, rec->user) ||
+	    (rec->qos[0] &&
+	     key(keys[nk++], rec->cluster, "qos", rec->qos, NULL)))
+		return qd_redis_fail(r, err, errlen, "apply", "key too long");
+	snprintf(nkeys, sizeof(nkeys), "%d", nk);
+	snprintf(gs, sizeof(gs), "%" PRIu64, rec->gpu_seconds);
+	snprintf(end, sizeof(end), "%" PRId64, rec->end);
+	snprintf(hl, sizeof(hl), "%" PRIu64, half_life_s);
+	snprintf(ttl, sizeof(ttl), "%d", QD_RECORD_ID_TTL_S);
+
+	deadline = qd_redis_now_ms() + r->timeout_ms;
+	if (load_script(r, deadline, err, errlen))
+		return -1;
+	argv[argc++] = "EVALSHA";
+	argv[argc++] = r->sha;
+	argv[argc++] = nkeys;
+	for (int i = 0; i < nk; i++)
+		argv[argc++] = keys[i];
+	argv[argc++] = gs;
+	argv[argc++] = end;
+	argv[argc++] = hl;
+	argv[argc++] = ttl;
+	argv[argc++] = text;
+	reply = qd_redis_command(r, deadline, "EVALSHA", argc, argv, NULL, err,
+				 errlen);
+	if (!reply)
+		return -1;
+	/* The server lost its script cache (restart, SCRIPT FLUSH): EVAL
+	 * sends the text, and caches it again for the next EVALSHA. */
+	if (reply->type == REDIS_REPLY_ERROR &&
+	    !strncmp(reply->str, "NOSCRIPT", 8)) {
+		freeReplyObject(reply);
+		argv[0] = "EVAL";
+		argv[1] = qd_usage_script;
+		reply = qd_redis_command(r, deadline, "EVAL", argc, argv, NULL,
+					 err, errlen);
+		if (!reply)
+			return -1;
+	}
+	rv = script_result(r, reply, argv[0], err, errlen);
+	freeReplyObject(reply);
+	return rv;
+}
+
+/* The server's clock, in seconds: usage is decayed to its now. */
+static int server_time(struct qd_redis *r, double *now, char *err,
+		       size_t errlen)
+{
+	const char *argv[] = {"TIME"};
+	redisReply *reply;
+	int rv = -1;
+
+	reply = qd_redis_command(r, qd_redis_now_ms() + r->timeout_ms, "TIME",
+				 1, argv, NULL, err, errlen);
+	if (!reply)
+		return -1;
+	if (reply->type == REDIS_REPLY_ERROR) {
+		qd_redis_fail(r, err, errlen, "TIME", "%s", reply->str);
+		goto fail;
+	}
+	if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2 ||
+	    reply->element[0]->type != REDIS_REPLY_STRING ||
+	    reply->element[1]->type != REDIS_REPLY_STRING) {
+		qd_redis_fail(r, err, errlen, "TIME", "unexpected reply");
+		goto fail;
+	}
+	*now = strtod(reply->element[0]->str, NULL) +
+	       strtod(reply->element[1]->str, NULL) / 1e6;
+	rv = 0;
+fail:
+	freeReplyObject(reply);
+	return rv;
+}
+
+/* A stored number: finite, not negative, nothing after it. */
+static int stored_number(const redisReply *e, double *out)
+{
+	char *end;
+
+	if (e->type != REDIS_REPLY_STRING || !e->len)
+		return -1;
+	errno = 0;
+	*out = strtod(e->str, &end);
+	return *end || errno || !isfinite(*out) || *out < 0 ? -1 : 0;
+}
+
+struct scan {
+	struct qd_redis *r;
+	const char *prefix; /* "qosdeny:{C}:" */
+	uint64_t half_life_s;
+	double now;
+	qd_redis_usage_fn fn;
+	void *arg;
+};
+
+/* One usage key's name split into kind and names; -1 when not one. */
+static int parse_key(const struct scan *s, const char *k,
+		     enum qd_usage_kind *kind, char *account, char *user)
+{
+	const char *rest = k + strlen(s->prefix), *colon;
+
+	user[0] = '\0';
+	if (!strncmp(rest, "account:", 8)) {
+		*kind = QD_USAGE_ACCOUNT;
+		snprintf(account, QD_NAME_MAX, "%s", rest + 8);
+		return qd_usage_name_ok(rest + 8) &&
+			       strlen(rest + 8) < QD_NAME_MAX
+			   ? 0
+			   : -1;
+	}
+	if (strncmp(rest, "assoc:", 6))
+		return -1;
+	rest += 6;
+	colon = strchr(rest, ':');
+	if (!colon || colon - rest >= QD_NAME_MAX ||
+	    strlen(colon + 1) >= QD_NAME_MAX)
+		return -1;
+	*kind = QD_USAGE_ASSOC;
+	memcpy(account, rest, colon - rest);
+	account[colon - rest] = '\0';
+	snprintf(user, QD_NAME_MAX, "%s", colon + 1);
+	return qd_usage_name_ok(account) && qd_usage_name_ok(user) ? 0 : -1;
+}
+
+/* Reads the usage hashes of one SCAN batch, pipelined. */
+static int read_batch(struct scan *s, redisReply *keys, char *err,
+		      size_t errlen)
+{
+	size_t n = keys->elements;
+	const char **argv = calloc(n * 4 + 1, sizeof(*argv));
+	redisReply **replies = calloc(n + 1, sizeof(*replies));
+	int rv = -1;
+
+	if (!argv || !replies) {
+		qd_redis_fail(s->r, err, errlen, "SCAN", "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (keys->element[i]->type != REDIS_REPLY_STRING) {
+			qd_redis_fail(s->r, err, errlen, "SCAN",
+				      "unexpected reply");
+			goto fail;
+		}
+		argv[i * 4] = "HMGET";
+		argv[i * 4 + 1] = keys->element[i]->str;
+		argv[i * 4 + 2] = "v";
+		argv[i * 4 + 3] = "t";
+	}
+	if (qd_redis_pipeline(s->r, qd_redis_now_ms() + s->r->timeout_ms,
+			      "HMGET", n, 4, argv, replies, err, errlen)) {
+		n = 0; /* no replies kept */
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *k = keys->element[i]->str;
+		char account[QD_NAME_MAX], user[QD_NAME_MAX];
+		enum qd_usage_kind kind;
+		redisReply *h = replies[i];
+		double v, t;
+
+		if (parse_key(s, k, &kind, account, user))
+			continue; /* another tool's key under our prefix */
+		if (h->type == REDIS_REPLY_ERROR) {
+			qd_redis_fail(s->r, err, errlen, "HMGET", "%s: %s", k,
+				      h->str);
+			goto fail;
+		}
+		if (h->type != REDIS_REPLY_ARRAY || h->elements != 2 ||
+		    stored_number(h->element[0], &v) ||
+		    stored_number(h->element[1], &t)) {
+			qd_redis_fail(s->r, err, errlen, "HMGET",
+				      "%s: not a usage hash (v, t)", k);
+			goto fail;
+		}
+		if (s->fn(kind, account, user,
+			  qd_decay(v, s->now - t, s->half_life_s), s->arg)) {
+			qd_redis_fail(s->r, err, errlen, "SCAN",
+				      "stopped by the caller");
+			goto fail;
+		}
+	}
+	rv = 0;
+fail:
+	for (size_t i = 0; replies && i < n; i++)
+		freeReplyObject(replies[i]);
+	free(replies);
+	free(argv);
+	return rv;
+}
+
+int qd_redis_read_usage(struct qd_redis *r, const char *cluster,
+			uint64_t half_life_s, qd_redis_usage_fn fn, void *arg,
+			char *err, size_t errlen)
+{
+	char prefix[KEY_MAX], pattern[KEY_MAX + 2], cursor[32] = "0";
+	struct scan s = {r, prefix, half_life_s, 0, fn, arg};
+	redisReply *reply = NULL;
+	int rv = -1;
+
+	if (!qd_usage_name_ok(cluster))
+		return qd_redis_fail(r, err, errlen, "SCAN",
+				     "invalid cluster name '%s'", cluster);
+	snprintf(prefix, sizeof(prefix), "qosdeny:{%s}:", cluster);
+	/* account:* and assoc:*; names hold no glob characters. */
+	snprintf(pattern, sizeof(pattern), "%sa*", prefix);
+	if (server_time(r, &s.now, err, errlen))
+		return -1;
+	do {
+		const char *argv[] = {"SCAN",  cursor,	"MATCH",
+				      pattern, "COUNT", SCAN_COUNT};
+
+		reply = qd_redis_command(r, qd_redis_now_ms() + r->timeout_ms,
+					 "SCAN", 6, argv, NULL, err, errlen);
+		if (!reply)
+			goto fail;
+		if (reply->type == REDIS_REPLY_ERROR) {
+			qd_redis_fail(r, err, errlen, "SCAN", "%s", reply->str);
+			goto fail;
+		}
+		if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2 ||
+		    reply->element[0]->type != REDIS_REPLY_STRING ||
+		    reply->element[0]->len >= sizeof(cursor) ||
+		    reply->element[1]->type != REDIS_REPLY_ARRAY) {
+			qd_redis_fail(r, err, errlen, "SCAN",
+				      "unexpected reply");
+			goto fail;
+		}
+		if (reply->element[1]->elements &&
+		    read_batch(&s, reply->element[1], err, errlen))
+			goto fail;
+		snprintf(cursor, sizeof(cursor), "%s", reply->element[0]->str);
+		freeReplyObject(reply);
+		reply = NULL;
+	} while (strcmp(cursor, "0"));
+	rv = 0;
+fail:
+	if (reply)
+		freeReplyObject(reply);
+	return rv;
+}

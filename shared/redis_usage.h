@@ -1,0 +1,99 @@
+/*
+ * GPU usage in Redis (contract section 7), through hiredis.
+ *
+ * Key layout, per Slurm cluster C (the "{C}" is a Redis Cluster hash tag, so
+ * every key the script touches for one cluster is in one slot):
+ *
+ *   qosdeny:{C}:rec:JOB:NODE:START  string, the record as applied; set once
+ *                                   (SET NX), expires after 90 days
+ *   qosdeny:{C}:user:U              hash v, t: usage of user U
+ *   qosdeny:{C}:account:A           hash v, t: usage of account A
+ *   qosdeny:{C}:assoc:A:U           hash v, t: usage of user U in account A
+ *   qosdeny:{C}:qos:Q               hash v, t: usage of QoS Q
+ *
+ * v is decayed GPU-seconds as of t (Unix time with microseconds, the Redis
+ * server's clock); its value now is v * 2^(-(now - t) / UsageHalfLife).
+ * Names cannot contain ':', so keys split back unambiguously.
+ *
+ * A handle is not thread-safe. It connects on first use and, after any
+ * error, drops the connection and connects again on the next call.
+ */
+#ifndef QD_REDIS_USAGE_H
+#define QD_REDIS_USAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "usage_record.h"
+
+#define QD_REDIS_DEFAULT_ADDR	    "127.0.0.1:6379"
+#define QD_REDIS_DEFAULT_TIMEOUT_MS 500
+#define QD_REDIS_ERR_MAX	    512
+
+/*
+ * How long a record's id is remembered: a record sent again within this
+ * time counts once. It must be longer than any record stays in a spool
+ * after Redis applied it (when the reply was lost, until the next prolog,
+ * epilog or `qosdeny flush` on that node reaches Redis): 90 days.
+ */
+#define QD_RECORD_ID_TTL_S (90 * 86400)
+
+struct qd_redis_config {
+	const char *addr;	   /* HOST:PORT, [IPv6]:PORT or unix:/PATH;
+				      NULL: QD_REDIS_DEFAULT_ADDR */
+	const char *password_file; /* NULL: no AUTH */
+	int timeout_ms;		   /* <= 0: QD_REDIS_DEFAULT_TIMEOUT_MS */
+};
+
+struct qd_redis;
+
+/*
+ * A handle: parses the address and reads the password file, but does not
+ * connect. The password file must be a regular file owned by root, neither
+ * readable nor writable by others nor writable by group (contract section
+ * 5: group-readable is allowed, so a group of administrators may run
+ * `qosdeny share`). It holds one line, the password (AUTH password), or
+ * two, a user name then its password (AUTH user password, for a Redis ACL
+ * user). Returns NULL with err filled.
+ */
+struct qd_redis *qd_redis_new(const struct qd_redis_config *cfg, char *err,
+			      size_t errlen);
+
+void qd_redis_free(struct qd_redis *r);
+
+/* "redis ADDR", as errors name the server. */
+const char *qd_redis_label(const struct qd_redis *r);
+
+/*
+ * Applies a closed record with the server-side script: atomically, and only
+ * the first time its id is seen, adds its GPU-seconds, decayed from the
+ * record's end to now, to the usage of its user, account, user in account
+ * and QoS, each decayed to now first. The whole call, connecting included,
+ * takes at most timeout_ms. Returns 1 when counted now, 0 when counted
+ * before, -1 with err: "redis ADDR: STEP: cause", where the cause is the
+ * server's error reply, the system error, or "timed out after N ms".
+ */
+int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
+		   uint64_t half_life_s, char *err, size_t errlen);
+
+enum qd_usage_kind { QD_USAGE_ACCOUNT, QD_USAGE_ASSOC };
+
+/* Called per usage key read; user is "" for an account. Nonzero stops. */
+typedef int (*qd_redis_usage_fn)(enum qd_usage_kind kind, const char *account,
+				 const char *user, double usage, void *arg);
+
+/*
+ * Reads a cluster's account and user-in-account usage with SCAN (never
+ * KEYS, which blocks the server), each decayed to the server's time now.
+ * Each command takes at most timeout_ms. SCAN may return a key twice: fn
+ * must set the usage it is given, not add it up. Returns 0, or -1 with err
+ * (a stored value that is not a number is an error, not a zero).
+ */
+int qd_redis_read_usage(struct qd_redis *r, const char *cluster,
+			uint64_t half_life_s, qd_redis_usage_fn fn, void *arg,
+			char *err, size_t errlen);
+
+/* The Lua script qd_redis_apply runs (shared/usage_script.c). */
+extern const char qd_usage_script[];
+
+#endif

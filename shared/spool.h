@@ -1,0 +1,93 @@
+/*
+ * The node's spool of GPU usage records (contract section 7): a record is
+ * kept here from the job's start on the node until Redis has confirmed it,
+ * so that nothing is lost across Redis outages, slurmd restarts and reboots.
+ *
+ * One file per record, named after its id ("CLUSTER:JOB:NODE:START.rec"),
+ * written whole or not at all: a temp file (".tmp.*") is written, fsync'd
+ * and renamed over the record's name, then the directory is fsync'd. An open
+ * record is later replaced by its closed form under the same name. Files
+ * are removed only after Redis has confirmed the record, so a record whose
+ * confirmation was lost is sent again, and the Redis script counts it once.
+ *
+ * The directory and its files must belong to the user running this code and
+ * the directory must not be writable by group or others: anyone who can
+ * write there could charge GPU time to others.
+ */
+#ifndef QD_SPOOL_H
+#define QD_SPOOL_H
+
+#include <stddef.h>
+
+#include "usage_record.h"
+
+#define QD_SPOOL_ERR_MAX 512
+
+/*
+ * Writes a record durably, creating the directory (mode 0700, not its
+ * parents) when missing. Returns 0, or -1 with err naming the directory, the
+ * step that failed and the cause, e.g. "spool /x: write
+ * .tmp.qd:42:n1:1700000000.rec.123: No space left on device". Nothing is
+ * left behind on failure.
+ */
+int qd_spool_write(const char *dir, const struct qd_usage_record *r, char *err,
+		   size_t errlen);
+
+/* Removes a record's file (gone already is success), and fsyncs the
+ * directory. Returns 0, or -1 with err. */
+int qd_spool_remove(const char *dir, const struct qd_usage_record *r, char *err,
+		    size_t errlen);
+
+/*
+ * Reads one record back: the spool file name (not a path) from
+ * qd_spool_list. Returns 0, or -1 with err; a file that exists but does not
+ * decode says "spool DIR: NAME: usage record: ...".
+ */
+int qd_spool_read(const char *dir, const char *name, struct qd_usage_record *r,
+		  char *err, size_t errlen);
+
+struct qd_spool_list {
+	char **names; /* "*.rec" file names, sorted */
+	size_t n;
+};
+
+/* The record files in dir; a missing directory is an empty list. Returns 0,
+ * or -1 with err (unreadable, or unsafe ownership or mode). */
+int qd_spool_list(const char *dir, struct qd_spool_list *l, char *err,
+		  size_t errlen);
+
+void qd_spool_list_free(struct qd_spool_list *l);
+
+/* What qd_spool_replay did. */
+struct qd_spool_stats {
+	size_t sent;	/* applied by Redis now, removed */
+	size_t already; /* Redis had counted them already, removed */
+	size_t open;	/* jobs still running here: kept */
+	size_t left;	/* not sent (Redis failed), or unreadable: kept */
+	size_t bad;	/* did not decode: renamed to NAME.bad, kept */
+};
+
+/*
+ * The sender: applies one closed record, returns 1 when it was counted now,
+ * 0 when it was counted before, -1 with err when it could not be sent.
+ */
+typedef int (*qd_spool_send_fn)(const struct qd_usage_record *r, void *arg,
+				char *err, size_t errlen);
+
+/* Called with each problem met on the way (one line, no newline). */
+typedef void (*qd_spool_report_fn)(const char *msg, void *arg);
+
+/*
+ * Sends every closed record in dir, in name order, removing each that
+ * Redis confirmed. Stops sending at the first failure, counting the rest as
+ * left, so a Redis that is down costs one timeout and not one per record.
+ * Records that do not decode are renamed to NAME.bad and reported; temp
+ * files older than an hour (a writer died between write and rename) are
+ * removed. Returns 0 when every closed record was sent, -1 otherwise (the
+ * failures were reported).
+ */
+int qd_spool_replay(const char *dir, qd_spool_send_fn send, void *send_arg,
+		    qd_spool_report_fn report, void *report_arg,
+		    struct qd_spool_stats *st);
+
+#endif

@@ -1,0 +1,336 @@
+/*
+ * The usage record's text encoding. Encoder and decoder walk one table of
+ * fields, so the two cannot drift apart; the decoder assumes the bytes come
+ * from anywhere (a torn spool file, a hostile local user, a foreign Redis
+ * value) and accepts exactly what the encoder writes.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "usage_record.h"
+
+#define MAGIC "qosdeny-usage/1"
+
+enum ftype { F_NAME, F_NAME_OPT, F_U32, F_I64, F_U64 };
+
+static const struct field {
+	const char *key;
+	enum ftype type;
+	size_t off;
+} fields[] = {
+    {"cluster", F_NAME, offsetof(struct qd_usage_record, cluster)},
+    {"job", F_U32, offsetof(struct qd_usage_record, job_id)},
+    {"node", F_NAME, offsetof(struct qd_usage_record, node)},
+    {"user", F_NAME, offsetof(struct qd_usage_record, user)},
+    {"account", F_NAME, offsetof(struct qd_usage_record, account)},
+    {"qos", F_NAME_OPT, offsetof(struct qd_usage_record, qos)},
+    {"partition", F_NAME_OPT, offsetof(struct qd_usage_record, partition)},
+    {"start", F_I64, offsetof(struct qd_usage_record, start)},
+    {"end", F_I64, offsetof(struct qd_usage_record, end)},
+    {"gpus", F_U32, offsetof(struct qd_usage_record, gpus)},
+    {"gpu_seconds", F_U64, offsetof(struct qd_usage_record, gpu_seconds)},
+};
+
+#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(err, errlen, "usage record: ");
+
+	if (n >= 0 && (size_t)n < errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err + n, errlen - n, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* Untrusted text fit for an error message: printable ASCII, cut short. */
+static const char *sanitise(char *out, size_t outlen, const char *s, size_t len)
+{
+	size_t max = outlen - 4, i;
+
+	for (i = 0; i < len && i < max; i++)
+		out[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	if (i < len) {
+		memcpy(out + i, "...", 3);
+		i += 3;
+	}
+	out[i] = '\0';
+	return out;
+}
+
+static bool name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || strchr("._@+$-", c);
+}
+
+bool qd_usage_name_ok(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (!len || len >= QD_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!name_char(s[i]))
+			return false;
+	return true;
+}
+
+bool qd_usage_record_is_open(const struct qd_usage_record *r)
+{
+	return r->end == 0;
+}
+
+/* gpus * (end - start), or -1 when it does not fit. */
+static int product(const struct qd_usage_record *r, uint64_t *out)
+{
+	uint64_t secs = r->end > r->start ? (uint64_t)(r->end - r->start) : 0;
+
+	return __builtin_mul_overflow((uint64_t)r->gpus, secs, out) ? -1 : 0;
+}
+
+int qd_usage_record_close(struct qd_usage_record *r, int64_t end)
+{
+	struct qd_usage_record closed = *r;
+
+	if (!qd_usage_record_is_open(r) || end <= 0)
+		return -1;
+	/* A clock stepped back must not make the record undecodable. */
+	closed.end = end < r->start ? r->start : end;
+	if (product(&closed, &closed.gpu_seconds))
+		return -1;
+	*r = closed;
+	return 0;
+}
+
+int qd_usage_record_check(const struct qd_usage_record *r, char *err,
+			  size_t errlen)
+{
+	char text[48];
+	uint64_t want;
+
+	for (size_t i = 0; i < NFIELDS; i++) {
+		const char *s = (const char *)r + fields[i].off;
+
+		if (fields[i].type != F_NAME && fields[i].type != F_NAME_OPT)
+			continue;
+		if (fields[i].type == F_NAME_OPT && !s[0])
+			continue;
+		if (!qd_usage_name_ok(s))
+			return fail(err, errlen, "invalid %s '%s'",
+				    fields[i].key,
+				    sanitise(text, sizeof(text), s,
+					     strnlen(s, QD_NAME_MAX)));
+	}
+	if (!r->job_id)
+		return fail(err, errlen, "job id 0");
+	if (r->start <= 0)
+		return fail(err, errlen, "start %" PRId64 " is not a time",
+			    r->start);
+	if (qd_usage_record_is_open(r)) {
+		if (r->gpu_seconds)
+			return fail(
+			    err, errlen,
+			    "open record (end=0) with gpu_seconds %" PRIu64,
+			    r->gpu_seconds);
+		return 0;
+	}
+	if (r->end < r->start)
+		return fail(err, errlen,
+			    "end %" PRId64 " before start %" PRId64, r->end,
+			    r->start);
+	if (product(r, &want))
+		return fail(err, errlen, "gpus * (end - start) overflows");
+	if (want != r->gpu_seconds)
+		return fail(err, errlen,
+			    "gpu_seconds %" PRIu64
+			    " is not gpus * (end - start) "
+			    "= %" PRIu64,
+			    r->gpu_seconds, want);
+	return 0;
+}
+
+int qd_usage_record_encode(const struct qd_usage_record *r, char *buf,
+			   size_t len, char *err, size_t errlen)
+{
+	size_t n;
+	int k;
+
+	if (qd_usage_record_check(r, err, errlen))
+		return -1;
+	k = snprintf(buf, len, "%s", MAGIC);
+	for (size_t i = 0; i < NFIELDS && k >= 0 && (size_t)k < len; i++) {
+		const void *p = (const char *)r + fields[i].off;
+		const char *key = fields[i].key;
+		int w;
+
+		n = k;
+		switch (fields[i].type) {
+		case F_NAME:
+		case F_NAME_OPT:
+			w = snprintf(buf + n, len - n, " %s=%s", key,
+				     (const char *)p);
+			break;
+		case F_U32:
+			w = snprintf(buf + n, len - n, " %s=%" PRIu32, key,
+				     *(const uint32_t *)p);
+			break;
+		case F_I64:
+			w = snprintf(buf + n, len - n, " %s=%" PRId64, key,
+				     *(const int64_t *)p);
+			break;
+		default:
+			w = snprintf(buf + n, len - n, " %s=%" PRIu64, key,
+				     *(const uint64_t *)p);
+			break;
+		}
+		k = w < 0 ? -1 : k + w;
+	}
+	if (k >= 0 && (size_t)k + 1 < len) {
+		buf[k++] = '\n';
+		buf[k] = '\0';
+		return k;
+	}
+	return fail(err, errlen, "does not fit in %zu bytes", len);
+}
+
+/* Decimal digits, no sign, no leading zero; at most max. */
+static int parse_number(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!len || (len > 1 && s[0] == '0'))
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9' ||
+		    __builtin_mul_overflow(v, 10, &v) ||
+		    __builtin_add_overflow(v, (uint64_t)(s[i] - '0'), &v))
+			return -1;
+	}
+	if (v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int decode_value(const struct field *f, const char *s, size_t len,
+			struct qd_usage_record *r, char *err, size_t errlen)
+{
+	void *p = (char *)r + f->off;
+	char text[48];
+	uint64_t v;
+
+	switch (f->type) {
+	case F_NAME:
+	case F_NAME_OPT:
+		if (len >= QD_NAME_MAX || (!len && f->type == F_NAME))
+			break;
+		memcpy(p, s, len);
+		((char *)p)[len] = '\0';
+		if (len && !qd_usage_name_ok(p))
+			break;
+		return 0;
+	case F_U32:
+		if (parse_number(s, len, UINT32_MAX, &v))
+			break;
+		*(uint32_t *)p = v;
+		return 0;
+	case F_I64:
+		if (parse_number(s, len, INT64_MAX, &v))
+			break;
+		*(int64_t *)p = v;
+		return 0;
+	case F_U64:
+		if (parse_number(s, len, UINT64_MAX, &v))
+			break;
+		*(uint64_t *)p = v;
+		return 0;
+	}
+	return fail(err, errlen, "invalid %s '%s'", f->key,
+		    sanitise(text, sizeof(text), s, len));
+}
+
+static int decode(const char *line, size_t len, struct qd_usage_record *r,
+		  char *err, size_t errlen)
+{
+	const char *p = line, *end = line + len;
+	char text[48];
+
+	if (len < strlen(MAGIC) + 1 || memcmp(p, MAGIC " ", strlen(MAGIC) + 1))
+		return fail(err, errlen, "not a version 1 record '%s'",
+			    sanitise(text, sizeof(text), line, len));
+	p += strlen(MAGIC) + 1;
+	for (size_t i = 0; i < NFIELDS; i++) {
+		size_t klen = strlen(fields[i].key);
+		const char *v, *stop;
+
+		if ((size_t)(end - p) <= klen ||
+		    memcmp(p, fields[i].key, klen) || p[klen] != '=')
+			return fail(
+			    err, errlen,
+			    "expected '%s=' at byte %zu, found '%s'",
+			    fields[i].key, (size_t)(p - line),
+			    sanitise(text, sizeof(text), p, (size_t)(end - p)));
+		v = p + klen + 1;
+		stop = memchr(v, ' ', end - v);
+		if (!stop)
+			stop = end;
+		if (decode_value(&fields[i], v, stop - v, r, err, errlen))
+			return -1;
+		if (i + 1 < NFIELDS && stop == end)
+			return fail(err, errlen, "missing fields after '%s'",
+				    fields[i].key);
+		p = stop + (i + 1 < NFIELDS);
+	}
+	if (p != end)
+		return fail(err, errlen,
+			    "unexpected text after the last field "
+			    "'%s'",
+			    sanitise(text, sizeof(text), p, (size_t)(end - p)));
+	return qd_usage_record_check(r, err, errlen);
+}
+
+int qd_usage_record_decode(const char *buf, size_t len,
+			   struct qd_usage_record *r, char *err, size_t errlen)
+{
+	int rv = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (len > QD_RECORD_MAX) {
+		fail(err, errlen, "too long (%zu bytes, at most %d)", len,
+		     QD_RECORD_MAX);
+		goto fail;
+	}
+	if (!len || buf[len - 1] != '\n') {
+		fail(err, errlen, "not ended by a newline (truncated?)");
+		goto fail;
+	}
+	if (memchr(buf, '\n', len - 1) || memchr(buf, '\0', len)) {
+		fail(err, errlen, "more than one line, or a NUL byte");
+		goto fail;
+	}
+	if (decode(buf, len - 1, r, err, errlen))
+		goto fail;
+	rv = 0;
+fail:
+	if (rv)
+		memset(r, 0, sizeof(*r));
+	return rv;
+}
+
+int qd_usage_record_id(const struct qd_usage_record *r, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/%" PRIu32 "/%s/%" PRId64, r->cluster,
+			 r->job_id, r->node, r->start);
+
+	return n < 0 || (size_t)n >= len ? -1 : n;
+}

@@ -1,0 +1,88 @@
+/*
+ * One GPU usage record: one job on one node (contract section 7), as the
+ * SPANK plugin spools it and the Redis script applies it.
+ *
+ * Text encoding, one line, fields in this order, single blanks between:
+ *
+ *   qosdeny-usage/1 cluster=C job=J node=N user=U account=A qos=Q
+ *       partition=P start=S end=E gpus=G gpu_seconds=GS\n
+ *
+ * Names are 1 to 63 characters of [A-Za-z0-9._@+$-] (qos and partition may
+ * be empty), so they can stand in Redis keys and file names between ':' and
+ * '/' separators. Numbers are decimal without sign or leading zeros. A record
+ * is "open" (end=0, gpu_seconds=0) from the job's start on the node until it
+ * is closed at its end; a closed one has end >= start and gpu_seconds =
+ * gpus * (end - start). Spool files and Redis values are untrusted input: the
+ * decoder accepts nothing else.
+ */
+#ifndef QD_USAGE_RECORD_H
+#define QD_USAGE_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+#define QD_RECORD_MAX	  1024 /* longest encoding, newline included */
+#define QD_RECORD_ID_MAX  (4 * QD_NAME_MAX)
+#define QD_RECORD_ERR_MAX 256
+
+struct qd_usage_record {
+	char cluster[QD_NAME_MAX];
+	uint32_t job_id; /* the job's own id: array task and het component
+			    ids already resolved by the producer */
+	char node[QD_NAME_MAX];
+	char user[QD_NAME_MAX];
+	char account[QD_NAME_MAX];
+	char qos[QD_NAME_MAX];	     /* may be "" */
+	char partition[QD_NAME_MAX]; /* may be "" */
+	int64_t start;		     /* Unix time the allocation began here */
+	int64_t end;		     /* Unix time it ended; 0 while open */
+	uint32_t gpus;		     /* GPUs allocated on this node */
+	uint64_t gpu_seconds;	     /* gpus * (end - start); 0 while open */
+};
+
+/* Whether s is a valid name for a record field (empty not allowed). */
+bool qd_usage_name_ok(const char *s);
+
+/*
+ * Closes an open record at end: sets end and gpu_seconds. An end before the
+ * start (clock stepped back) counts as 0 seconds. Returns 0, or -1 when the
+ * record is already closed or the product overflows.
+ */
+int qd_usage_record_close(struct qd_usage_record *r, int64_t end);
+
+bool qd_usage_record_is_open(const struct qd_usage_record *r);
+
+/* Checks every field as the decoder would. Returns 0, or -1 with err. */
+int qd_usage_record_check(const struct qd_usage_record *r, char *err,
+			  size_t errlen);
+
+/*
+ * Encodes a record that passes qd_usage_record_check into buf (NUL
+ * terminated). Returns the length, newline included, or -1 with err.
+ */
+int qd_usage_record_encode(const struct qd_usage_record *r, char *buf,
+			   size_t len, char *err, size_t errlen);
+
+/*
+ * Decodes exactly one encoded record: len bytes, the last one the only
+ * newline. Returns 0, or -1 with err: "usage record: <what>" naming the
+ * field and, sanitised, the offending text. r is zeroed on failure.
+ */
+int qd_usage_record_decode(const char *buf, size_t len,
+			   struct qd_usage_record *r, char *err, size_t errlen);
+
+/*
+ * The record's identity, "CLUSTER/JOB/NODE/START": what makes a record
+ * count once. The start time is part of it so that a requeued job, which
+ * keeps its job id, counts again for its new run on the same node, and a
+ * job id that Slurm reuses after wrapping is a new record. An open record
+ * and its closed form share the id, so the producer must close the record
+ * it opened (read back from the spool) rather than build a new one.
+ * Returns the length, or -1 when len is too small.
+ */
+int qd_usage_record_id(const struct qd_usage_record *r, char *buf, size_t len);
+
+#endif

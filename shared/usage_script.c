@@ -1,0 +1,59 @@
+/*
+ * The server-side half of qd_redis_apply. Redis runs a script atomically, so
+ * the "seen before?" test and the additions cannot interleave with another
+ * node's; and since a script that fails half-way is not rolled back, every
+ * check that can fail runs before the first write.
+ *
+ * KEYS[1]     the record's id key (qosdeny:{C}:rec:JOB:NODE:START)
+ * KEYS[2..n]  usage hashes (user, account, assoc, and qos when known)
+ * ARGV[1]     GPU-seconds     ARGV[2]  the record's end, Unix time
+ * ARGV[3]     half-life, s    ARGV[4]  id key expiry, s
+ * ARGV[5]     the record's text, kept as the id key's value
+ *
+ * Returns 1 when counted now, 0 when the id was known.
+ */
+#include "redis_usage.h"
+
+const char qd_usage_script[] =
+    "local gs = tonumber(ARGV[1])\n"
+    "local rend = tonumber(ARGV[2])\n"
+    "local hl = tonumber(ARGV[3])\n"
+    "local ttl = tonumber(ARGV[4])\n"
+    "if not (gs and gs >= 0 and rend and hl and hl > 0 and ttl and\n"
+    "        ttl > 0 and #KEYS >= 2) then\n"
+    "  return redis.error_reply('qosdeny: invalid arguments')\n"
+    "end\n"
+    "for i = 2, #KEYS do\n"
+    "  local ty = redis.call('TYPE', KEYS[i]).ok\n"
+    "  if ty ~= 'none' and ty ~= 'hash' then\n"
+    "    return redis.error_reply('qosdeny: ' .. KEYS[i] .. ' holds a ' ..\n"
+    "                             ty .. ', not a hash')\n"
+    "  end\n"
+    /* A damaged value is reported, not silently restarted from 0. */
+    "  if ty == 'hash' then\n"
+    "    local old = redis.call('HMGET', KEYS[i], 'v', 't')\n"
+    "    if not (tonumber(old[1]) and tonumber(old[2])) then\n"
+    "      return redis.error_reply('qosdeny: ' .. KEYS[i] ..\n"
+    "                               ' is not a usage hash (v, t)')\n"
+    "    end\n"
+    "  end\n"
+    "end\n"
+    "if not redis.call('SET', KEYS[1], ARGV[5], 'NX', 'EX', ttl) then\n"
+    "  return 0\n"
+    "end\n"
+    /* The server's clock, not the nodes': one clock for every update. */
+    "local time = redis.call('TIME')\n"
+    "local now = tonumber(time[1]) + tonumber(time[2]) / 1000000\n"
+    /* Usage accrued up to the record's end: decayed from then, as if it
+     * had been added on time. */
+    "local add = gs\n"
+    "if rend < now then add = gs * 2 ^ (-(now - rend) / hl) end\n"
+    "for i = 2, #KEYS do\n"
+    "  local old = redis.call('HMGET', KEYS[i], 'v', 't')\n"
+    "  local v = tonumber(old[1]) or 0\n"
+    "  local t = tonumber(old[2]) or now\n"
+    "  if t < now then v = v * 2 ^ (-(now - t) / hl) end\n"
+    "  redis.call('HSET', KEYS[i], 'v', string.format('%.17g', v + add),\n"
+    "             't', string.format('%.6f', now))\n"
+    "end\n"
+    "return 1\n";

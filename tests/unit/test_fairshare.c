@@ -1,0 +1,262 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "fairshare.h"
+
+static struct qd_fs_table t;
+
+static void teardown(void)
+{
+	qd_fs_free(&t);
+}
+
+TestSuite(fairshare, .fini = teardown);
+
+static void account(const char *name, const char *parent, uint32_t shares,
+		    double usage)
+{
+	struct qd_fs_row *r = qd_fs_add(&t, name, NULL, parent);
+
+	cr_assert_not_null(r);
+	r->raw_shares = shares;
+	r->usage = usage;
+}
+
+static void user(const char *acct, const char *name, uint32_t shares,
+		 double usage)
+{
+	struct qd_fs_row *r = qd_fs_add(&t, acct, name, NULL);
+
+	cr_assert_not_null(r);
+	r->raw_shares = shares;
+	r->usage = usage;
+}
+
+/* The whole output of qd_fs_print, malloc'd. */
+static char *print(bool parsable)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	cr_assert_eq(qd_fs_compute(&t), 0);
+	cr_assert_eq(qd_fs_print(f, &t, parsable), 0);
+	fclose(f);
+	return buf;
+}
+
+static void expect_output(bool parsable, const char *want)
+{
+	char *got = print(parsable);
+
+	cr_expect_str_eq(got, want);
+	free(got);
+}
+
+/* Contract section 7's example, added in an order other than the output's. */
+static void contract_example(void)
+{
+	user("research", "bob", 1, 3600);
+	account("batch", NULL, 100, 1800);
+	user("research", "alice", 1, 3600);
+	account("research", NULL, 500, 7200);
+	user("batch", "charlie", 1, 1800);
+}
+
+Test(fairshare, contract_example_parsable)
+{
+	contract_example();
+	expect_output(true,
+		      "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|"
+		      "FairShare\n"
+		      "batch||100|0.166667|1800|0.200000|0.435275\n"
+		      "batch|charlie|1|0.166667|1800|0.200000|0.435275\n"
+		      "research||500|0.833333|7200|0.800000|0.514057\n"
+		      "research|alice|1|0.416667|3600|0.400000|0.514057\n"
+		      "research|bob|1|0.416667|3600|0.400000|0.514057\n");
+}
+
+/* sshare's widths, header alignment and indentation, root left out. */
+Test(fairshare, contract_example_aligned)
+{
+	contract_example();
+	expect_output(false,
+		      "Account                    User  RawShares  NormShares "
+		      "   RawUsage  EffectvUsage  FairShare \n"
+		      "-------------------- ---------- ---------- ----------- "
+		      "----------- ------------- ---------- \n"
+		      "batch                                  100    0.166667 "
+		      "       1800      0.200000   0.435275 \n"
+		      " batch                  charlie          1    0.166667 "
+		      "       1800      0.200000   0.435275 \n"
+		      "research                               500    0.833333 "
+		      "       7200      0.800000   0.514057 \n"
+		      " research                 alice          1    0.416667 "
+		      "       3600      0.400000   0.514057 \n"
+		      " research                   bob          1    0.416667 "
+		      "       3600      0.400000   0.514057 \n");
+}
+
+/* No usage anywhere: EffectvUsage 0, so FairShare 2^0 = 1, as in Slurm. */
+Test(fairshare, no_usage_gives_one)
+{
+	user("research", "alice", 1, 0);
+	account("batch", NULL, 1, 0);
+	expect_output(true,
+		      "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|"
+		      "FairShare\n"
+		      "batch||1|0.500000|0|0.000000|1.000000\n"
+		      "research||1|0.500000|0|0.000000|1.000000\n"
+		      "research|alice|1|0.500000|0|0.000000|1.000000\n");
+}
+
+/* An account without users has its own row only; a user's account gets a
+ * row with the default share of 1 when it has no record. */
+Test(fairshare, account_without_users_and_default_shares)
+{
+	account("empty", NULL, 3, 0);
+	user("team", "dave", 1, 100);
+	qd_fs_find(&t, "team", NULL)->usage = 100;
+	cr_assert_eq(qd_fs_compute(&t), 0);
+	cr_assert_eq(t.n, 3);
+	cr_expect_str_eq(t.rows[0].account, "empty");
+	cr_expect_str_eq(t.rows[0].user, "");
+	cr_expect_float_eq(t.rows[0].norm_shares, 0.75, 1e-12);
+	cr_expect_float_eq(t.rows[0].fair_share, 1.0, 1e-12);
+	cr_expect_str_eq(t.rows[1].account, "team");
+	cr_expect_eq(t.rows[1].raw_shares, 1);
+	cr_expect_float_eq(t.rows[1].norm_shares, 0.25, 1e-12);
+	/* All usage is team's: 2^(-1/0.25) */
+	cr_expect_float_eq(t.rows[1].fair_share, 0.0625, 1e-12);
+	cr_expect_float_eq(t.rows[2].norm_shares, 0.25, 1e-12);
+}
+
+/* Zero shares: NormShares 0 and FairShare 0 (Slurm's calc_fs_factor), also
+ * for a user whose siblings all have 0 shares. */
+Test(fairshare, zero_shares)
+{
+	account("a", NULL, 0, 10);
+	user("a", "u", 0, 10);
+	account("b", NULL, 1, 0);
+	cr_assert_eq(qd_fs_compute(&t), 0);
+	cr_expect_float_eq(t.rows[0].norm_shares, 0.0, 1e-12);
+	cr_expect_float_eq(t.rows[0].fair_share, 0.0, 1e-12);
+	cr_expect_float_eq(t.rows[1].norm_shares, 0.0, 1e-12);
+	cr_expect_float_eq(t.rows[1].fair_share, 0.0, 1e-12);
+	cr_expect_float_eq(t.rows[2].norm_shares, 1.0, 1e-12);
+	cr_expect_float_eq(t.rows[2].fair_share, 1.0, 1e-12);
+}
+
+/* RawUsage is rounded to whole seconds; EffectvUsage uses the exact value. */
+Test(fairshare, raw_usage_rounding)
+{
+	user("a", "u", 1, 1799.5);
+	user("a", "v", 1, 0.4);
+	t.rows[0].usage = 1799.9;
+	account("b", NULL, 1, 0.1);
+	expect_output(true,
+		      "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|"
+		      "FairShare\n"
+		      "a||1|0.500000|1800|0.999944|0.250019\n"
+		      "a|u|1|0.250000|1800|0.999722|0.062548\n"
+		      "a|v|1|0.250000|0|0.000222|0.999384\n"
+		      "b||1|0.500000|0|0.000056|0.999923\n");
+}
+
+/*
+ * Sub-accounts: shares normalised among siblings (users and sub-accounts
+ * alike) times the parent's, usage added up the tree, indentation by depth.
+ */
+Test(fairshare, sub_accounts)
+{
+	account("physics", NULL, 3, 100);
+	account("hep", "physics", 1, 300);
+	user("physics", "pi", 1, 0);
+	user("hep", "carol", 1, 300);
+	account("chem", NULL, 1, 600);
+	cr_assert_eq(qd_fs_compute(&t), 0);
+	/* sorted: chem, hep, hep/carol, physics, physics/pi */
+	cr_assert_str_eq(t.rows[1].account, "hep");
+	cr_expect_eq(t.rows[1].depth, 1);
+	cr_expect_eq(t.rows[2].depth, 2);
+	cr_expect_eq(t.rows[3].depth, 0);
+	cr_expect_float_eq(t.rows[3].norm_shares, 0.75, 1e-12);
+	cr_expect_float_eq(t.rows[3].raw_usage, 400, 1e-9);
+	cr_expect_float_eq(t.rows[1].norm_shares, 0.375, 1e-12);
+	cr_expect_float_eq(t.rows[4].norm_shares, 0.375, 1e-12);
+	cr_expect_float_eq(t.rows[2].norm_shares, 0.375, 1e-12);
+	cr_expect_float_eq(t.rows[0].effectv_usage, 0.6, 1e-12);
+	cr_expect_float_eq(t.rows[1].effectv_usage, 0.3, 1e-12);
+	cr_expect_float_eq(t.rows[3].effectv_usage, 0.4, 1e-12);
+}
+
+/* FairShare=parent: the parent's NormShares and FairShare, and no share in
+ * its siblings' sum. */
+Test(fairshare, use_parent)
+{
+	account("a", NULL, 1, 50);
+	user("a", "p", QD_FS_USE_PARENT, 25);
+	user("a", "u", 2, 25);
+	account("b", NULL, 1, 50);
+	expect_output(true,
+		      "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|"
+		      "FairShare\n"
+		      "a||1|0.500000|50|0.500000|0.500000\n"
+		      "a|p|parent|0.500000|25|0.250000|0.500000\n"
+		      "a|u|2|0.500000|25|0.250000|0.707107\n"
+		      "b||1|0.500000|50|0.500000|0.500000\n");
+}
+
+/* A parent chain that loops, or names an account without a row, is put
+ * below root rather than followed forever. */
+Test(fairshare, cycle_and_missing_parent)
+{
+	account("x", "y", 1, 0);
+	account("y", "x", 1, 0);
+	account("z", "nowhere", 2, 0);
+	cr_assert_eq(qd_fs_compute(&t), 0);
+	cr_expect_eq(t.rows[2].depth, 0);
+	cr_expect_float_eq(t.rows[2].norm_shares, 2.0 / 3, 1e-12);
+	cr_expect_lt(t.rows[0].depth + t.rows[1].depth, 2);
+}
+
+/* Long names are cut with a '+' as sshare cuts them; -P prints them whole. */
+Test(fairshare, long_names)
+{
+	user("a-very-long-account-name", "a-long-user-name", 1, 0);
+	char *got = print(false);
+	char *line = strchr(strchr(got, '\n') + 1, '\n') + 1;
+
+	cr_expect(!strncmp(line, "a-very-long-account+        ", 28), "%s",
+		  line);
+	line = strchr(line, '\n') + 1;
+	cr_expect(!strncmp(line, " a-very-long-accoun+ a-long-us+ ", 32), "%s",
+		  line);
+	free(got);
+	got = print(true);
+	cr_expect(strstr(got, "\na-very-long-account-name|a-long-user-name|"));
+	free(got);
+}
+
+Test(fairshare, empty_table)
+{
+	expect_output(true, "Account|User|RawShares|NormShares|RawUsage|"
+			    "EffectvUsage|FairShare\n");
+}
+
+Test(fairshare, add_finds_existing)
+{
+	struct qd_fs_row *r = qd_fs_add(&t, "a", "u", NULL);
+
+	r->raw_shares = 7;
+	cr_expect_eq(t.n, 2);
+	r = qd_fs_add(&t, "a", "u", NULL);
+	cr_expect_eq(r->raw_shares, 7);
+	cr_expect_eq(t.n, 2);
+	cr_expect_eq(qd_fs_find(&t, "a", ""), qd_fs_find(&t, "a", NULL));
+	cr_expect_null(qd_fs_find(&t, "b", NULL));
+}

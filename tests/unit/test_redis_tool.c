@@ -1,0 +1,325 @@
+/*
+ * `qosdeny share` and `qosdeny flush` (build/qosdeny, or $QD_TOOL) end to
+ * end against a real redis-server, with a site of the test's own: slurm.conf
+ * (accounting off, so shares come from qosdeny.conf), plugstack.conf with
+ * the spank_qosdeny.so line, and a spool per slurmd (SlurmdSpoolDir=.../%n).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "redis_usage.h"
+#include "spool.h"
+#include "test_redis_server.h"
+
+static struct server srv;
+static char out[8192], errout[8192];
+
+static const char contract_table[] =
+    "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|FairShare\n"
+    "batch||100|0.166667|1800|0.200000|0.435275\n"
+    "batch|charlie|1|0.166667|1800|0.200000|0.435275\n"
+    "research||500|0.833333|7200|0.800000|0.514057\n"
+    "research|alice|1|0.416667|3600|0.400000|0.514057\n"
+    "research|bob|1|0.416667|3600|0.400000|0.514057\n";
+
+static void write_file(const char *name, mode_t mode, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void write_file(const char *name, mode_t mode, const char *fmt, ...)
+{
+	char path[256];
+	va_list ap;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", srv.dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+	chmod(path, mode);
+}
+
+static void plugstack(const char *extra)
+{
+	write_file("etc/plugstack.conf", 0644,
+		   "# qosdeny\n"
+		   "required /usr/lib/x86_64-linux-gnu/slurm-wlm/"
+		   "spank_qosdeny.so redis=unix:%s timeout_ms=500 %s\n",
+		   srv.sock, extra);
+}
+
+static void site(const char *cluster_line)
+{
+	char path[256];
+
+	server_dir(&srv);
+	snprintf(path, sizeof(path), "%s/etc", srv.dir);
+	mkdir(path, 0755);
+	write_file("etc/slurm.conf", 0644,
+		   "%s\nSlurmctldHost=localhost\n"
+		   "SlurmdSpoolDir=%s/spool/%%n\n"
+		   "AccountingStorageType=accounting_storage/none\n",
+		   cluster_line, srv.dir);
+	write_file("etc/qosdeny.conf", 0644,
+		   "Account=research Shares=500\n"
+		   "Account=batch Shares=100\n"
+		   "User=alice Account=research Shares=1\n"
+		   "User=bob Account=research Shares=1\n"
+		   "User=charlie Account=batch Shares=1\n");
+	plugstack("");
+	snprintf(path, sizeof(path), "%s/spool", srv.dir);
+	mkdir(path, 0755);
+}
+
+static void setup(void)
+{
+	memset(&srv, 0, sizeof(srv));
+	site("ClusterName=qdt");
+	start_fresh(&srv, NULL);
+}
+
+static void teardown(void)
+{
+	server_cleanup(&srv);
+}
+
+TestSuite(tool, .init = setup, .fini = teardown, .timeout = 60);
+
+static void slurp(const char *name, char *buf, size_t len)
+{
+	char path[256];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", srv.dir, name);
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+/* Runs the tool with the site's SLURM_CONF; stdout and stderr in out and
+ * errout; returns its exit status. */
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int run(const char *fmt, ...)
+{
+	const char *tool =
+	    getenv("QD_TOOL") ? getenv("QD_TOOL") : "build/qosdeny";
+	char args[512], cmd[2048];
+	va_list ap;
+	int st;
+
+	cr_assert_eq(access(tool, X_OK), 0, "%s not built (make all)", tool);
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd),
+		 "SLURM_CONF=%s/etc/slurm.conf %s %s >%s/out 2>%s/err", srv.dir,
+		 tool, args, srv.dir, srv.dir);
+	st = system(cmd);
+	slurp("out", out, sizeof(out));
+	slurp("err", errout, sizeof(errout));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A record in node's spool, ended now (open when gpu_seconds is 0). */
+static struct qd_usage_record spool_rec(uint32_t job, const char *node,
+					const char *user, const char *account,
+					int64_t secs, bool open)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record r = {
+	    .cluster = "qdt",
+	    .job_id = job,
+	    .gpus = 1,
+	    .start = now - secs,
+	};
+	char dir[256], err[QD_SPOOL_ERR_MAX];
+
+	snprintf(r.node, sizeof(r.node), "%s", node);
+	snprintf(r.user, sizeof(r.user), "%s", user);
+	snprintf(r.account, sizeof(r.account), "%s", account);
+	if (!open)
+		cr_assert_eq(qd_usage_record_close(&r, now), 0);
+	snprintf(dir, sizeof(dir), "%s/spool/%s", srv.dir, node);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/spool/%s/qosdeny", srv.dir, node);
+	cr_assert_eq(qd_spool_write(dir, &r, err, sizeof(err)), 0, "%s", err);
+	return r;
+}
+
+static void contract_usage(void)
+{
+	spool_rec(1, "n1", "alice", "research", 3600, false);
+	spool_rec(2, "n2", "bob", "research", 3600, false);
+	spool_rec(3, "n1", "charlie", "batch", 1800, false);
+	spool_rec(4, "n2", "charlie", "batch", 60, true);
+}
+
+/* The contract's example, end to end: spooled on two slurmd, flushed,
+ * shown. The open record (a job still running) stays. */
+Test(tool, flush_then_share)
+{
+	contract_usage();
+	cr_expect_eq(run("flush"), 0, "%s", errout);
+	cr_expect_str_eq(out, "qosdeny: flush: 3 sent, 0 already counted, 1 "
+			      "left (1 of running jobs, 0 not sent, 0 "
+			      "undecodable)\n");
+	cr_expect_str_eq(errout, "");
+	cr_expect_eq(run("share -P"), 0, "%s", errout);
+	cr_expect_str_eq(out, contract_table);
+	cr_expect(strstr(errout, "slurmdbd not reachable, shares from "), "%s",
+		  errout);
+	cr_expect_eq(run("flush"), 0, "%s", errout);
+	cr_expect_str_eq(out, "qosdeny: flush: 0 sent, 0 already counted, 1 "
+			      "left (1 of running jobs, 0 not sent, 0 "
+			      "undecodable)\n");
+}
+
+Test(tool, share_aligned)
+{
+	static const char want[] =
+	    "Account                    User  RawShares  NormShares    "
+	    "RawUsage  EffectvUsage  FairShare \n"
+	    "-------------------- ---------- ---------- ----------- "
+	    "----------- ------------- ---------- \n"
+	    "batch                                  100    0.166667        "
+	    "1800      0.200000   0.435275 \n";
+
+	contract_usage();
+	cr_expect_eq(run("flush"), 0);
+	cr_expect_eq(run("share"), 0);
+	cr_expect(!strncmp(out, want, strlen(want)), "%s", out);
+}
+
+/* A record sent before whose reply was lost is in the spool still: it is
+ * found counted, and removed. */
+Test(tool, flush_already_counted)
+{
+	struct qd_usage_record a =
+	    spool_rec(1, "n1", "alice", "research", 100, false);
+	struct qd_redis_config cfg = {0};
+	char addr[160], err[QD_REDIS_ERR_MAX];
+	struct qd_redis *r;
+
+	spool_rec(2, "n1", "bob", "research", 100, false);
+	snprintf(addr, sizeof(addr), "unix:%s", srv.sock);
+	cfg.addr = addr;
+	r = qd_redis_new(&cfg, err, sizeof(err));
+	cr_assert_eq(qd_redis_apply(r, &a, 7 * 86400, err, sizeof(err)), 1);
+	qd_redis_free(r);
+	cr_expect_eq(run("flush"), 0);
+	cr_expect_str_eq(out, "qosdeny: flush: 1 sent, 1 already counted, 0 "
+			      "left\n");
+}
+
+/* Redis down: flush keeps the record and says why, share fails; once Redis
+ * is back the record goes. */
+Test(tool, redis_down)
+{
+	char want[512];
+
+	spool_rec(1, "n1", "alice", "research", 100, false);
+	stop(&srv);
+	cr_expect_eq(run("flush"), 1);
+	cr_expect_str_eq(out, "qosdeny: flush: 0 sent, 0 already counted, 1 "
+			      "left (0 of running jobs, 1 not sent, 0 "
+			      "undecodable)\n");
+	snprintf(want, sizeof(want),
+		 "not sent: redis unix:%s: connect: No such file or directory",
+		 srv.sock);
+	cr_expect(strstr(errout, want), "%s", errout);
+	cr_expect_eq(run("share -P"), 1);
+	cr_expect_str_eq(out, "");
+	snprintf(want, sizeof(want),
+		 "qosdeny: share: redis unix:%s: connect: No such file or "
+		 "directory\n",
+		 srv.sock);
+	cr_expect(strstr(errout, want), "%s", errout);
+	cr_assert_eq(start(&srv, NULL), 0);
+	cr_expect_eq(run("flush"), 0);
+	cr_expect_str_eq(out, "qosdeny: flush: 1 sent, 0 already counted, 0 "
+			      "left\n");
+}
+
+/* --redis replaces the address; the password still comes from the
+ * plugstack line. */
+Test(tool, redis_option_and_password)
+{
+	static const char *const requirepass[] = {"--requirepass", "pw", NULL};
+	char pass[256];
+
+	stop(&srv);
+	srv.password = "pw";
+	cr_assert_eq(start(&srv, requirepass), 0);
+	cr_expect_eq(run("share -P"), 1);
+	cr_expect(strstr(errout, "NOAUTH Authentication required."), "%s",
+		  errout);
+	write_file("pass", 0600, "pw\n");
+	snprintf(pass, sizeof(pass), "redis_password_file=%s/pass", srv.dir);
+	plugstack(pass);
+	cr_expect_eq(run("share -P --redis 127.0.0.1:%d", srv.port), 0, "%s",
+		     errout);
+	cr_expect(!strncmp(out, contract_table, 60), "%s", out);
+	cr_expect_eq(run("share -P --redis=127.0.0.1:1"), 1);
+	cr_expect(strstr(errout, "qosdeny: share: redis 127.0.0.1:1: connect: "
+				 "Connection refused"),
+		  "%s", errout);
+	write_file("pass", 0644, "pw\n");
+	cr_expect_eq(run("share -P"), 1);
+	cr_expect(strstr(errout, "mode 0644 lets others read it"), "%s",
+		  errout);
+}
+
+/* Usage from Redis with no share record: rows with the default share. */
+Test(tool, usage_without_share_record)
+{
+	spool_rec(1, "n1", "dave", "extra", 100, false);
+	cr_expect_eq(run("flush --spool %s/spool/n1/qosdeny", srv.dir), 0);
+	cr_expect_eq(run("share -P --cluster qdt"), 0);
+	cr_expect(strstr(out, "\nextra||1|0.001664|100|1.000000|0.000000\n"
+			      "extra|dave|1|0.001664|100|1.000000|0.000000\n"),
+		  "%s", out);
+	cr_expect_eq(run("share -P --cluster other"), 0);
+	cr_expect(strstr(out, "\nresearch||500|0.833333|0|0.000000|1.000000\n"),
+		  "%s", out);
+}
+
+Test(tool, no_cluster_name)
+{
+	char want[512];
+
+	site("# no ClusterName");
+	cr_expect_eq(run("share"), 1);
+	snprintf(want, sizeof(want),
+		 "qosdeny: share: no cluster name: give --cluster NAME, or set "
+		 "ClusterName in %s/etc/slurm.conf\n",
+		 srv.dir);
+	cr_expect_str_eq(errout, want);
+}
+
+Test(tool, usage_errors)
+{
+	cr_expect_eq(run("share -x"), 2);
+	cr_expect(strstr(errout, "qosdeny: share: unknown option '-x'\n"));
+	cr_expect_eq(run("share --cluster"), 2);
+	cr_expect_eq(run("share --cluster a:b"), 2);
+	cr_expect_eq(run("share --redis"), 2);
+	cr_expect_eq(run("share extra"), 2);
+	cr_expect_eq(run("flush --spool"), 2);
+	cr_expect_eq(run("flush --spool="), 2);
+	cr_expect_eq(run("flush extra"), 2);
+	cr_expect(strstr(errout, "qosdeny: flush: unexpected argument "
+				 "'extra'\n"));
+}

@@ -1,0 +1,772 @@
+/*
+ * qd_redis_* against a real redis-server started by each test
+ * (test_redis_server.h).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <hiredis/hiredis.h>
+
+#include "redis_usage.h"
+#include "spool.h"
+#include "test_redis_server.h"
+
+#define WEEK (7 * 86400)
+
+static struct server srv;
+static struct qd_redis *rd;
+static char err[QD_REDIS_ERR_MAX];
+
+static struct qd_redis *handle(const char *addr, const char *password_file,
+			       int timeout_ms)
+{
+	struct qd_redis_config cfg = {addr, password_file, timeout_ms};
+	struct qd_redis *r = qd_redis_new(&cfg, err, sizeof(err));
+
+	cr_assert_not_null(r, "%s", err);
+	return r;
+}
+
+static void setup(void)
+{
+	memset(&srv, 0, sizeof(srv));
+	rd = NULL;
+	err[0] = '\0';
+}
+
+static void teardown(void)
+{
+	qd_redis_free(rd);
+	server_cleanup(&srv);
+}
+
+TestSuite(redis, .init = setup, .fini = teardown, .timeout = 60);
+
+/* A plain server and a handle on it. */
+static void plain(void)
+{
+	start_fresh(&srv, NULL);
+	rd = handle(srv.addr, NULL, 2000);
+}
+
+static struct qd_usage_record rec(uint32_t job, uint32_t gpus, int64_t start,
+				  int64_t end)
+{
+	struct qd_usage_record r = {
+	    .cluster = "qd",
+	    .job_id = job,
+	    .node = "n1",
+	    .user = "alice",
+	    .account = "research",
+	    .qos = "normal",
+	    .partition = "gpu",
+	    .start = start,
+	    .gpus = gpus,
+	};
+
+	cr_assert_eq(qd_usage_record_close(&r, end), 0);
+	return r;
+}
+
+static int apply(const struct qd_usage_record *r)
+{
+	int k = qd_redis_apply(rd, r, WEEK, err, sizeof(err));
+
+	cr_assert_geq(k, 0, "%s", err);
+	return k;
+}
+
+static redisReply *cmd(const char *fmt, ...)
+{
+	redisContext *c = admin(&srv);
+	redisReply *r;
+	va_list ap;
+
+	cr_assert(c && !c->err);
+	va_start(ap, fmt);
+	r = redisvCommand(c, fmt, ap);
+	va_end(ap);
+	redisFree(c);
+	cr_assert_not_null(r);
+	return r;
+}
+
+/* A usage hash's v, as stored (not decayed to now). */
+static double stored(const char *key)
+{
+	redisReply *r = cmd("HGET %s v", key);
+	double v = r->type == REDIS_REPLY_STRING ? strtod(r->str, NULL) : -1;
+
+	freeReplyObject(r);
+	return v;
+}
+
+static double server_now(void)
+{
+	redisReply *r = cmd("TIME");
+	double now = strtod(r->element[0]->str, NULL) +
+		     strtod(r->element[1]->str, NULL) / 1e6;
+
+	freeReplyObject(r);
+	return now;
+}
+
+static void set_usage(const char *key, double v, double t)
+{
+	freeReplyObject(cmd("HSET %s v %.17g t %.6f", key, v, t));
+}
+
+#define NEAR(x, want) (fabs((x) - (want)) <= fabs((double)(want)) * 0.001)
+
+Test(redis, apply_twice_counts_once)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record r = rec(42, 2, now - 3600, now);
+
+	plain();
+	cr_expect_eq(apply(&r), 1);
+	cr_expect_eq(apply(&r), 0, "the same record counts once");
+	cr_expect(NEAR(stored("qosdeny:{qd}:account:research"), 7200), "%f",
+		  stored("qosdeny:{qd}:account:research"));
+}
+
+/* One record updates its user, account, user in account and QoS; its id
+ * key holds the record and expires after 90 days. */
+Test(redis, keys_updated)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record r = rec(42, 2, now - 100, now);
+	char text[QD_RECORD_MAX];
+	redisReply *x;
+
+	plain();
+	apply(&r);
+	cr_expect(NEAR(stored("qosdeny:{qd}:user:alice"), 200));
+	cr_expect(NEAR(stored("qosdeny:{qd}:account:research"), 200));
+	cr_expect(NEAR(stored("qosdeny:{qd}:assoc:research:alice"), 200));
+	cr_expect(NEAR(stored("qosdeny:{qd}:qos:normal"), 200));
+	x = cmd("GET qosdeny:{qd}:rec:42:n1:%lld", (long long)r.start);
+	cr_assert_eq(x->type, REDIS_REPLY_STRING);
+	qd_usage_record_encode(&r, text, sizeof(text), err, sizeof(err));
+	cr_expect_str_eq(x->str, text);
+	freeReplyObject(x);
+	x = cmd("TTL qosdeny:{qd}:rec:42:n1:%lld", (long long)r.start);
+	cr_expect(x->integer > QD_RECORD_ID_TTL_S - 60 &&
+		      x->integer <= QD_RECORD_ID_TTL_S,
+		  "%lld", x->integer);
+	freeReplyObject(x);
+}
+
+/* A requeued job keeps its id but runs again: a new start, a new record. */
+Test(redis, requeued_job_counts_again)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record a = rec(42, 1, now - 500, now - 400),
+			       b = rec(42, 1, now - 300, now);
+
+	plain();
+	cr_expect_eq(apply(&a), 1);
+	cr_expect_eq(apply(&b), 1);
+	cr_expect(NEAR(stored("qosdeny:{qd}:user:alice"), 400), "%f",
+		  stored("qosdeny:{qd}:user:alice"));
+}
+
+/* Stored usage decays on update: one half-life later it is half. */
+Test(redis, decay_on_update)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record zero = rec(1, 0, now - 10, now);
+
+	plain();
+	set_usage("qosdeny:{qd}:account:research", 1000, server_now() - WEEK);
+	cr_expect_eq(apply(&zero), 1);
+	cr_expect(NEAR(stored("qosdeny:{qd}:account:research"), 500), "%f",
+		  stored("qosdeny:{qd}:account:research"));
+	cr_expect_eq(stored("qosdeny:{qd}:user:alice"), 0);
+}
+
+/* A record sent a half-life after its end adds half: as if sent on time. */
+Test(redis, late_record_decayed_from_its_end)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record late = rec(1, 1, now - WEEK - 3600, now - WEEK);
+
+	plain();
+	cr_expect_eq(apply(&late), 1);
+	cr_expect(NEAR(stored("qosdeny:{qd}:account:research"), 1800), "%f",
+		  stored("qosdeny:{qd}:account:research"));
+}
+
+struct seen {
+	double account[4], assoc[4];
+	int calls;
+	char names[2600];
+};
+
+static int collect(enum qd_usage_kind kind, const char *account,
+		   const char *user, double usage, void *arg)
+{
+	struct seen *s = arg;
+	int i = !strcmp(account, "research") ? 0 : 1;
+
+	s->calls++;
+	if (kind == QD_USAGE_ACCOUNT) {
+		cr_expect_str_eq(user, "");
+		s->account[i] = usage;
+	} else {
+		s->assoc[!strcmp(user, "alice") ? i : 2] = usage;
+	}
+	return 0;
+}
+
+/* Usage is read decayed to the server's now; other clusters' keys and keys
+ * that are not usage hashes are left alone. */
+Test(redis, read_usage_decayed)
+{
+	struct seen s = {0};
+	double now;
+
+	plain();
+	now = server_now();
+	set_usage("qosdeny:{qd}:account:research", 7200, now - WEEK);
+	set_usage("qosdeny:{qd}:assoc:research:alice", 3600, now - WEEK);
+	set_usage("qosdeny:{qd}:account:batch", 100, now);
+	set_usage("qosdeny:{other}:account:research", 5, now);
+	set_usage("qosdeny:{qd}:user:alice", 5, now);
+	freeReplyObject(cmd("SET qosdeny:{qd}:abc x"));
+	cr_assert_eq(
+	    qd_redis_read_usage(rd, "qd", WEEK, collect, &s, err, sizeof(err)),
+	    0, "%s", err);
+	cr_expect_eq(s.calls, 3);
+	cr_expect(NEAR(s.account[0], 3600), "%f", s.account[0]);
+	cr_expect(NEAR(s.assoc[0], 1800), "%f", s.assoc[0]);
+	cr_expect(NEAR(s.account[1], 100), "%f", s.account[1]);
+}
+
+Test(redis, read_usage_rejects_garbage_values)
+{
+	struct seen s = {0};
+	char want[256];
+
+	plain();
+	freeReplyObject(cmd("HSET qosdeny:{qd}:account:research v abc t 1"));
+	cr_expect_eq(
+	    qd_redis_read_usage(rd, "qd", WEEK, collect, &s, err, sizeof(err)),
+	    -1);
+	snprintf(want, sizeof(want),
+		 "redis %s: HMGET: qosdeny:{qd}:account:research: not a usage "
+		 "hash (v, t)",
+		 srv.addr);
+	cr_expect_str_eq(err, want);
+	freeReplyObject(cmd("DEL qosdeny:{qd}:account:research"));
+	freeReplyObject(cmd("SET qosdeny:{qd}:account:research 5"));
+	cr_expect_eq(
+	    qd_redis_read_usage(rd, "qd", WEEK, collect, &s, err, sizeof(err)),
+	    -1);
+	cr_expect(strstr(err, "WRONGTYPE"), "%s", err);
+}
+
+static int count_users(enum qd_usage_kind kind, const char *account,
+		       const char *user, double usage, void *arg)
+{
+	char *seen = arg;
+	int i;
+
+	(void)account;
+	if (kind != QD_USAGE_ASSOC || sscanf(user, "u%d", &i) != 1 || i < 0 ||
+	    i >= 2500 || fabs(usage - i) > 1e-6 * (i + 1.0))
+		return -1;
+	seen[i] = 1;
+	return 0;
+}
+
+/* More keys than one SCAN batch: the cursor is followed to the end. */
+Test(redis, read_usage_many_keys)
+{
+	char seen[2500] = {0};
+	redisContext *c;
+	double now;
+
+	plain();
+	now = server_now();
+	c = admin(&srv);
+	for (int i = 0; i < 2500; i++)
+		redisAppendCommand(c, "HSET qosdeny:{qd}:assoc:a:u%d v %d t %f",
+				   i, i, now);
+	for (int i = 0; i < 2500; i++) {
+		void *reply;
+
+		cr_assert_eq(redisGetReply(c, &reply), REDIS_OK);
+		freeReplyObject(reply);
+	}
+	redisFree(c);
+	cr_assert_eq(qd_redis_read_usage(rd, "qd", WEEK, count_users, seen, err,
+					 sizeof(err)),
+		     0, "%s", err);
+	for (int i = 0; i < 2500; i++)
+		cr_expect(seen[i], "u%d not read", i);
+}
+
+/* The server lost the script (SCRIPT FLUSH, restart): EVAL, then cached. */
+Test(redis, noscript_fallback)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record a = rec(1, 1, now - 10, now),
+			       b = rec(2, 1, now - 10, now);
+	redisReply *x;
+
+	plain();
+	cr_expect_eq(apply(&a), 1);
+	freeReplyObject(cmd("SCRIPT FLUSH"));
+	cr_expect_eq(apply(&b), 1);
+	cr_expect_eq(apply(&b), 0);
+	cr_expect(NEAR(stored("qosdeny:{qd}:account:research"), 20));
+	x = cmd("INFO memory");
+	cr_expect(strstr(x->str, "number_of_cached_scripts:1\r\n"),
+		  "EVAL cached the script again");
+	freeReplyObject(x);
+}
+
+/* A script cannot be rolled back: a key of the wrong type is found before
+ * anything is written, so the record is not marked counted. */
+Test(redis, wrong_type_leaves_record_unapplied)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record r = rec(1, 1, now - 10, now);
+	redisReply *x;
+	char want[256];
+
+	plain();
+	freeReplyObject(cmd("SET qosdeny:{qd}:account:research oops"));
+	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want),
+		 "redis %s: EVALSHA: qosdeny: qosdeny:{qd}:account:research "
+		 "holds a string, not a hash",
+		 srv.addr);
+	cr_expect(!strncmp(err, want, strlen(want)), "%s", err);
+	x = cmd("EXISTS qosdeny:{qd}:rec:1:n1:%lld", (long long)r.start);
+	cr_expect_eq(x->integer, 0);
+	freeReplyObject(x);
+	freeReplyObject(cmd("DEL qosdeny:{qd}:account:research"));
+	freeReplyObject(cmd("HSET qosdeny:{qd}:user:alice v x t 1"));
+	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want),
+		 "redis %s: EVALSHA: qosdeny: qosdeny:{qd}:user:alice is not a "
+		 "usage hash (v, t)",
+		 srv.addr);
+	cr_expect(!strncmp(err, want, strlen(want)), "%s", err);
+	freeReplyObject(cmd("DEL qosdeny:{qd}:user:alice"));
+	cr_expect_eq(apply(&r), 1);
+}
+
+Test(redis, refuses_open_record)
+{
+	struct qd_usage_record r = rec(1, 1, 1700000000, 1700000001);
+	char want[256];
+
+	rd = handle("127.0.0.1:1", NULL, 100);
+	r.end = 0;
+	r.gpu_seconds = 0;
+	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want),
+		 "redis 127.0.0.1:1: apply: record of job "
+		 "1 on n1 is still open");
+	cr_expect_str_eq(err, want);
+}
+
+/* Writes a password file with the given text, owner and mode. */
+static const char *password_file(const char *text, uid_t uid, mode_t mode)
+{
+	static char path[160];
+	FILE *f;
+
+	server_dir(&srv);
+	snprintf(path, sizeof(path), "%s/pass", srv.dir);
+	unlink(path);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	cr_assert_eq(chmod(path, mode), 0);
+	cr_assert_eq(chown(path, uid, 0), 0);
+	return path;
+}
+
+static const char *const requirepass[] = {"--requirepass", "s3cret", NULL};
+
+Test(redis, auth_with_password)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record r = rec(1, 1, now - 10, now);
+
+	srv.password = "s3cret";
+	start_fresh(&srv, requirepass);
+	rd = handle(srv.addr, password_file("s3cret\n", 0, 0640), 2000);
+	cr_expect_eq(apply(&r), 1);
+}
+
+/* Two lines: an ACL user and its password. */
+Test(redis, auth_with_acl_user)
+{
+	static const char *const acl[] = {"--user", "qd", "on",	   ">pw",
+					  "~*",	    "&*", "+@all", NULL};
+	time_t now = time(NULL);
+	struct qd_usage_record r = rec(1, 1, now - 10, now);
+	char want[256];
+
+	start_fresh(&srv, acl);
+	rd = handle(srv.addr, password_file("qd\npw\n", 0, 0600), 2000);
+	cr_expect_eq(apply(&r), 1);
+	qd_redis_free(rd);
+	rd = handle(srv.addr, password_file("qd\r\nwrong\r\n", 0, 0600), 2000);
+	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want),
+		 "redis %s: AUTH: WRONGPASS invalid username-password pair or "
+		 "user is disabled.",
+		 srv.addr);
+	cr_expect_str_eq(err, want);
+}
+
+/*
+ * The least a production ACL user needs (README): the script commands, the
+ * reads of `share`, and, since a script runs with its caller's rights, the
+ * commands the script calls; keys under qosdeny: only.
+ */
+Test(redis, least_privileged_acl_user)
+{
+	static const char *const acl[] = {
+	    "--user",	     "qd",     "on",	   ">pw",   "~qosdeny:*",
+	    "resetchannels", "-@all",  "+evalsha", "+eval", "+script|load",
+	    "+scan",	     "+hmget", "+time",	   "+set",  "+hset",
+	    "+type",	     NULL};
+	time_t now = time(NULL);
+	struct qd_usage_record r = rec(1, 1, now - 10, now);
+	struct seen s = {0};
+
+	start_fresh(&srv, acl);
+	rd = handle(srv.addr, password_file("qd\npw\n", 0, 0600), 2000);
+	cr_expect_eq(apply(&r), 1);
+	cr_expect_eq(apply(&r), 0);
+	freeReplyObject(cmd("SCRIPT FLUSH"));
+	r.job_id = 2;
+	cr_expect_eq(apply(&r), 1, "EVAL after NOSCRIPT");
+	cr_assert_eq(
+	    qd_redis_read_usage(rd, "qd", WEEK, collect, &s, err, sizeof(err)),
+	    0, "%s", err);
+	cr_expect(NEAR(s.account[0], 20), "%f", s.account[0]);
+}
+
+Test(redis, auth_failure_reported)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record r = rec(1, 1, now - 10, now);
+	char want[256];
+
+	srv.password = "s3cret";
+	start_fresh(&srv, requirepass);
+	rd = handle(srv.addr, password_file("wrong\n", 0, 0600), 2000);
+	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want),
+		 "redis %s: AUTH: WRONGPASS invalid username-password pair or "
+		 "user is disabled.",
+		 srv.addr);
+	cr_expect_str_eq(err, want);
+	/* Still refused on the next call: it connects again. */
+	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
+	cr_expect_str_eq(err, want);
+}
+
+Test(redis, missing_password_reported)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record r = rec(1, 1, now - 10, now);
+	char want[256];
+
+	srv.password = "s3cret";
+	start_fresh(&srv, requirepass);
+	rd = handle(srv.addr, NULL, 2000);
+	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want),
+		 "redis %s: SCRIPT LOAD: NOAUTH Authentication required.",
+		 srv.addr);
+	cr_expect_str_eq(err, want);
+}
+
+static void new_fails(const char *addr, const char *pw, const char *want)
+{
+	struct qd_redis_config cfg = {addr, pw, 100};
+
+	cr_expect_null(qd_redis_new(&cfg, err, sizeof(err)), "%s", addr);
+	cr_expect_str_eq(err, want);
+}
+
+/* The password file must be root's and kept from others. */
+Test(redis, password_file_checks)
+{
+	char want[512];
+	const char *p;
+
+	p = password_file("pw\n", 0, 0644);
+	snprintf(want, sizeof(want),
+		 "redis_password_file %s: mode 0644 lets others read it, or "
+		 "group or others change it: refused (chmod 0600 or 0640)",
+		 p);
+	new_fails(NULL, p, want);
+	p = password_file("pw\n", 0, 0660);
+	snprintf(want, sizeof(want),
+		 "redis_password_file %s: mode 0660 lets others read it, or "
+		 "group or others change it: refused (chmod 0600 or 0640)",
+		 p);
+	new_fails(NULL, p, want);
+	p = password_file("pw\n", 65534, 0600);
+	snprintf(want, sizeof(want),
+		 "redis_password_file %s: owned by uid 65534, must be owned by "
+		 "root: refused",
+		 p);
+	new_fails(NULL, p, want);
+	p = password_file("", 0, 0600);
+	snprintf(want, sizeof(want),
+		 "redis_password_file %s: expected one line (the password) or "
+		 "two (a user name, then its password), without empty lines "
+		 "or NUL bytes",
+		 p);
+	new_fails(NULL, p, want);
+	p = password_file("a\nb\nc\n", 0, 0600);
+	new_fails(NULL, p, want);
+	p = password_file("\npw\n", 0, 0600);
+	new_fails(NULL, p, want);
+	new_fails(NULL, "/nonexistent/pass",
+		  "redis_password_file /nonexistent/pass: No such file or "
+		  "directory");
+	p = password_file("pw", 0, 0640);
+	rd = handle(NULL, p, 100);
+}
+
+Test(redis, bad_addresses)
+{
+	static const char *const bad[] = {
+	    "localhost", "host:",      "host:0",    "host:65536", ":6379",
+	    "host:63x",	 "unix:rel/x", "[::1:6379", "host:+6379", "a b:1"};
+	char want[128];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(want, sizeof(want),
+			 "redis address '%s': expected HOST:PORT or "
+			 "unix:/PATH",
+			 bad[i]);
+		new_fails(bad[i], NULL, want);
+	}
+	rd = handle("[::1]:6379", NULL, 100);
+	cr_expect_str_eq(qd_redis_label(rd), "redis [::1]:6379");
+	qd_redis_free(rd);
+	rd = handle(NULL, NULL, 0);
+	cr_expect_str_eq(qd_redis_label(rd), "redis 127.0.0.1:6379");
+}
+
+Test(redis, unix_socket)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record r = rec(1, 1, now - 10, now);
+	char addr[160];
+
+	start_fresh(&srv, NULL);
+	snprintf(addr, sizeof(addr), "unix:%s", srv.sock);
+	rd = handle(addr, NULL, 2000);
+	cr_expect_eq(apply(&r), 1);
+}
+
+Test(redis, connection_refused)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record r = rec(1, 1, now - 10, now);
+	char addr[32], want[128];
+
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", free_port());
+	rd = handle(addr, NULL, 500);
+	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "redis %s: connect: Connection refused",
+		 addr);
+	cr_expect_str_eq(err, want);
+}
+
+static int64_t ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A listening socket that never accepts, on a free loopback port. */
+static int listener(int backlog, int *port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	cr_assert_eq(listen(fd, backlog), 0);
+	cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+static void expect_timeout(const char *addr, const char *pw, const char *step)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record r = rec(1, 1, now - 10, now);
+	char want[160];
+	int64_t t0, took;
+
+	rd = handle(addr, pw, 300);
+	t0 = ms();
+	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
+	took = ms() - t0;
+	snprintf(want, sizeof(want), "redis %s: %s: timed out after 300 ms",
+		 addr, step);
+	cr_expect_str_eq(err, want);
+	cr_expect(took >= 250 && took < 300 + 300, "took %lld ms",
+		  (long long)took);
+}
+
+/* The server's accept queue is full, so the handshake never completes:
+ * the connect timeout fires. */
+Test(redis, connect_timeout)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	int port, lfd = listener(0, &port), fill[4];
+	char addr[32];
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = htons(port);
+	/* backlog 0 holds one connection; the next SYNs are dropped */
+	for (int i = 0; i < 4; i++) {
+		fill[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		connect(fill[i], (struct sockaddr *)&a, sizeof(a));
+		usleep(20000);
+	}
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+	expect_timeout(addr, NULL, "connect");
+	for (int i = 0; i < 4; i++)
+		close(fill[i]);
+	close(lfd);
+}
+
+/* Connected, but no reply ever comes: the command timeout fires, and the
+ * whole call, connect and AUTH included, stays within timeout_ms. */
+Test(redis, command_timeout)
+{
+	int port, lfd = listener(16, &port);
+	char addr[32];
+
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+	expect_timeout(addr, NULL, "SCRIPT LOAD");
+	qd_redis_free(rd);
+	expect_timeout(addr, password_file("pw\n", 0, 0600), "AUTH");
+	close(lfd);
+}
+
+/* A server that is slow to answer the script: the reply it sends too late
+ * is not taken for the next command's, since the connection is dropped. */
+Test(redis, slow_server_then_recovers)
+{
+	static const char *const debug[] = {"--enable-debug-command", "yes",
+					    NULL};
+	time_t now = time(NULL);
+	struct qd_usage_record a = rec(1, 1, now - 10, now),
+			       b = rec(2, 1, now - 10, now);
+	redisContext *c;
+
+	start_fresh(&srv, debug);
+	rd = handle(srv.addr, NULL, 300);
+	cr_expect_eq(apply(&a), 1);
+	c = admin(&srv);
+	redisAppendCommand(c, "DEBUG SLEEP 0.6");
+	redisBufferWrite(c, &(int){0});
+	usleep(50000);
+	cr_expect_eq(qd_redis_apply(rd, &b, WEEK, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "timed out after 300 ms"), "%s", err);
+	redisFree(c);
+	usleep(700000);
+	/* Counted or not the first time (the reply was lost), once now. */
+	cr_expect_geq(qd_redis_apply(rd, &b, WEEK, err, sizeof(err)), 0, "%s",
+		      err);
+	cr_expect_eq(apply(&b), 0);
+	cr_expect(NEAR(stored("qosdeny:{qd}:account:research"), 20));
+}
+
+/* Redis restarted: the handle connects again by itself. */
+Test(redis, reconnects_after_restart)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record a = rec(1, 1, now - 10, now),
+			       b = rec(2, 1, now - 10, now);
+
+	plain();
+	cr_expect_eq(apply(&a), 1);
+	stop(&srv);
+	cr_expect_eq(qd_redis_apply(rd, &b, WEEK, err, sizeof(err)), -1);
+	cr_assert_eq(start(&srv, NULL), 0);
+	cr_expect_eq(apply(&b), 1, "new server, empty data, script reloaded");
+	cr_expect_eq(apply(&b), 0);
+}
+
+static int send_redis(const struct qd_usage_record *r, void *arg, char *e,
+		      size_t elen)
+{
+	return qd_redis_apply(arg, r, WEEK, e, elen);
+}
+
+static void ignore(const char *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+}
+
+/* The spool replayed into Redis: one record already counted (its reply
+ * was lost) counts once; with Redis down everything stays. */
+Test(redis, spool_replay)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record a = rec(1, 1, now - 100, now),
+			       b = rec(2, 2, now - 100, now),
+			       c = rec(3, 1, now - 100, 0 + now);
+	struct qd_spool_stats st;
+	char dir[160];
+
+	plain();
+	snprintf(dir, sizeof(dir), "%s/spool", srv.dir);
+	cr_assert_eq(qd_spool_write(dir, &a, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(qd_spool_write(dir, &b, err, sizeof(err)), 0);
+	cr_assert_eq(qd_spool_write(dir, &c, err, sizeof(err)), 0);
+	cr_expect_eq(apply(&a), 1);
+	stop(&srv);
+	cr_expect_eq(qd_spool_replay(dir, send_redis, rd, ignore, NULL, &st),
+		     -1);
+	cr_expect_eq(st.left, 3);
+	cr_assert_eq(start(&srv, NULL), 0);
+	cr_expect_eq(apply(&a), 1, "a fresh server");
+	cr_expect_eq(qd_spool_replay(dir, send_redis, rd, ignore, NULL, &st),
+		     0);
+	cr_expect_eq(st.sent, 2);
+	cr_expect_eq(st.already, 1);
+	cr_expect_eq(st.left, 0);
+	cr_expect(NEAR(stored("qosdeny:{qd}:account:research"), 400), "%f",
+		  stored("qosdeny:{qd}:account:research"));
+}

@@ -1,0 +1,276 @@
+#include <stdio.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "usage_record.h"
+
+static const char alice_line[] =
+    "qosdeny-usage/1 cluster=qd job=42 node=node-1 user=alice "
+    "account=research qos=interactive partition=gpu start=1700000000 "
+    "end=1700003600 gpus=2 gpu_seconds=7200\n";
+
+static struct qd_usage_record alice(void)
+{
+	struct qd_usage_record r = {
+	    .cluster = "qd",
+	    .job_id = 42,
+	    .node = "node-1",
+	    .user = "alice",
+	    .account = "research",
+	    .qos = "interactive",
+	    .partition = "gpu",
+	    .start = 1700000000,
+	    .gpus = 2,
+	};
+
+	cr_assert_eq(qd_usage_record_close(&r, 1700003600), 0);
+	return r;
+}
+
+static int decode_str(const char *s, struct qd_usage_record *r, char *err)
+{
+	return qd_usage_record_decode(s, strlen(s), r, err, QD_RECORD_ERR_MAX);
+}
+
+Test(usage_record, encode_exact_text)
+{
+	struct qd_usage_record r = alice();
+	char buf[QD_RECORD_MAX], err[QD_RECORD_ERR_MAX] = "";
+	int n = qd_usage_record_encode(&r, buf, sizeof(buf), err, sizeof(err));
+
+	cr_assert_eq(n, (int)strlen(alice_line), "%s", err);
+	cr_expect_str_eq(buf, alice_line);
+}
+
+Test(usage_record, round_trip)
+{
+	struct qd_usage_record r = alice(), back;
+	char buf[QD_RECORD_MAX], err[QD_RECORD_ERR_MAX] = "";
+	int n = qd_usage_record_encode(&r, buf, sizeof(buf), err, sizeof(err));
+
+	cr_assert_gt(n, 0);
+	cr_assert_eq(qd_usage_record_decode(buf, n, &back, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_eq(memcmp(&r, &back, sizeof(r)), 0);
+	cr_expect_eq(back.gpu_seconds, 7200);
+}
+
+/* At prolog the record is open; empty qos and partition are allowed. */
+Test(usage_record, open_record)
+{
+	struct qd_usage_record r = alice(), back;
+	char buf[QD_RECORD_MAX], err[QD_RECORD_ERR_MAX] = "";
+	int n;
+
+	r.end = 0;
+	r.gpu_seconds = 0;
+	r.qos[0] = r.partition[0] = '\0';
+	cr_assert(qd_usage_record_is_open(&r));
+	n = qd_usage_record_encode(&r, buf, sizeof(buf), err, sizeof(err));
+	cr_assert_gt(n, 0, "%s", err);
+	cr_expect(strstr(buf, " qos= partition= start=1700000000 end=0 gpus=2 "
+			      "gpu_seconds=0\n"));
+	cr_assert_eq(qd_usage_record_decode(buf, n, &back, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect(qd_usage_record_is_open(&back));
+	cr_expect_eq(qd_usage_record_close(&back, 1700000010), 0);
+	cr_expect_eq(back.gpu_seconds, 20);
+	cr_expect_eq(qd_usage_record_close(&back, 1700000020), -1,
+		     "closed twice");
+}
+
+/* A clock stepped back: 0 seconds, not a record that cannot be decoded. */
+Test(usage_record, close_before_start)
+{
+	struct qd_usage_record r = alice();
+
+	r.end = 0;
+	r.gpu_seconds = 0;
+	cr_assert_eq(qd_usage_record_close(&r, 1600000000), 0);
+	cr_expect_eq(r.end, r.start);
+	cr_expect_eq(r.gpu_seconds, 0);
+}
+
+Test(usage_record, close_overflow)
+{
+	struct qd_usage_record r = alice();
+
+	r.end = 0;
+	r.gpu_seconds = 0;
+	r.gpus = UINT32_MAX;
+	r.start = 1;
+	cr_expect_eq(qd_usage_record_close(&r, INT64_MAX), -1);
+	cr_expect(qd_usage_record_is_open(&r), "left untouched");
+}
+
+Test(usage_record, id)
+{
+	struct qd_usage_record r = alice();
+	char id[QD_RECORD_ID_MAX];
+
+	cr_assert_gt(qd_usage_record_id(&r, id, sizeof(id)), 0);
+	cr_expect_str_eq(id, "qd/42/node-1/1700000000");
+	cr_expect_eq(qd_usage_record_id(&r, id, 5), -1);
+}
+
+Test(usage_record, names)
+{
+	char longest[QD_NAME_MAX];
+
+	cr_expect(qd_usage_name_ok("node-1.example.com"));
+	cr_expect(qd_usage_name_ok("user@REALM+x$"));
+	cr_expect_not(qd_usage_name_ok(""));
+	cr_expect_not(qd_usage_name_ok("a:b"));
+	cr_expect_not(qd_usage_name_ok("a/b"));
+	cr_expect_not(qd_usage_name_ok("a b"));
+	cr_expect_not(qd_usage_name_ok("a*"));
+	cr_expect_not(qd_usage_name_ok("caf\xc3\xa9"));
+	memset(longest, 'x', sizeof(longest) - 1);
+	longest[sizeof(longest) - 1] = '\0';
+	cr_expect(qd_usage_name_ok(longest));
+}
+
+Test(usage_record, encode_refuses_invalid)
+{
+	struct qd_usage_record r = alice();
+	char buf[QD_RECORD_MAX], err[QD_RECORD_ERR_MAX] = "";
+
+	strcpy(r.user, "al ice");
+	cr_expect_eq(
+	    qd_usage_record_encode(&r, buf, sizeof(buf), err, sizeof(err)), -1);
+	cr_expect_str_eq(err, "usage record: invalid user 'al ice'");
+	r = alice();
+	r.gpu_seconds++;
+	cr_expect_eq(
+	    qd_usage_record_encode(&r, buf, sizeof(buf), err, sizeof(err)), -1);
+	cr_expect_str_eq(err, "usage record: gpu_seconds 7201 is not gpus * "
+			      "(end - start) = 7200");
+	r = alice();
+	cr_expect_eq(qd_usage_record_encode(&r, buf, 20, err, sizeof(err)), -1);
+	cr_expect_str_eq(err, "usage record: does not fit in 20 bytes");
+}
+
+static const struct {
+	const char *text;
+	const char *err;
+} garbage[] = {
+    {"", "usage record: not ended by a newline (truncated?)"},
+    {"qosdeny-usage/1 cluster=qd job=42",
+     "usage record: not ended by a newline (truncated?)"},
+    {"qosdeny-usage/2 cluster=qd\n",
+     "usage record: not a version 1 record 'qosdeny-usage/2 cluster=qd'"},
+    {"hello\nworld\n", "usage record: more than one line, or a NUL byte"},
+    {"qosdeny-usage/1 job=42 cluster=qd\n",
+     "usage record: expected 'cluster=' at byte 16, found 'job=42 "
+     "cluster=qd'"},
+    {"qosdeny-usage/1 cluster=qd job=042 node=n user=u account=a qos= "
+     "partition= start=1 end=2 gpus=1 gpu_seconds=1\n",
+     "usage record: invalid job '042'"},
+    {"qosdeny-usage/1 cluster=qd job=-1 node=n\n",
+     "usage record: invalid job '-1'"},
+    {"qosdeny-usage/1 cluster=qd job=4294967296 node=n\n",
+     "usage record: invalid job '4294967296'"},
+    {"qosdeny-usage/1 cluster=qd job=0 node=n user=u account=a qos= "
+     "partition= start=1 end=2 gpus=1 gpu_seconds=1\n",
+     "usage record: job id 0"},
+    {"qosdeny-usage/1 cluster=q:d job=1\n",
+     "usage record: invalid cluster 'q:d'"},
+    {"qosdeny-usage/1 cluster=qd job=1 node=n user=\x1b[2J account=a\n",
+     "usage record: invalid user '?[2J'"},
+    {"qosdeny-usage/1 cluster=qd job=1 node=n user= account=a\n",
+     "usage record: invalid user ''"},
+    {"qosdeny-usage/1 cluster=qd job=1  node=n\n",
+     "usage record: expected 'node=' at byte 33, found ' node=n'"},
+    {"qosdeny-usage/1 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= start=1 end=2 gpus=1\n",
+     "usage record: missing fields after 'gpus'"},
+    {"qosdeny-usage/1 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= start=1 end=2 gpus=1 gpu_seconds=1 extra=1\n",
+     "usage record: unexpected text after the last field ' extra=1'"},
+    {"qosdeny-usage/1 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= start=1 end=2 gpus=1 gpu_seconds=1 \n",
+     "usage record: unexpected text after the last field ' '"},
+    {"qosdeny-usage/1 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= start=1 end=2 gpus=1 gpu_seconds=1\r\n",
+     "usage record: invalid gpu_seconds '1?'"},
+    {"qosdeny-usage/1 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= start=5 end=2 gpus=1 gpu_seconds=0\n",
+     "usage record: end 2 before start 5"},
+    {"qosdeny-usage/1 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= start=1 end=3 gpus=2 gpu_seconds=5\n",
+     "usage record: gpu_seconds 5 is not gpus * (end - start) = 4"},
+    {"qosdeny-usage/1 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= start=1 end=0 gpus=2 gpu_seconds=5\n",
+     "usage record: open record (end=0) with gpu_seconds 5"},
+    {"qosdeny-usage/1 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= start=0 end=0 gpus=2 gpu_seconds=0\n",
+     "usage record: start 0 is not a time"},
+    {"qosdeny-usage/1 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= start=9223372036854775808 end=0 gpus=2 gpu_seconds=0\n",
+     "usage record: invalid start '9223372036854775808'"},
+    {"qosdeny-usage/1 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= start=1 end=2 gpus=1 gpu_seconds=18446744073709551616\n",
+     "usage record: invalid gpu_seconds '18446744073709551616'"},
+};
+
+Test(usage_record, rejects_garbage)
+{
+	for (size_t i = 0; i < sizeof(garbage) / sizeof(garbage[0]); i++) {
+		struct qd_usage_record r;
+		char err[QD_RECORD_ERR_MAX] = "";
+
+		cr_expect_eq(decode_str(garbage[i].text, &r, err), -1,
+			     "accepted #%zu", i);
+		cr_expect_str_eq(err, garbage[i].err, "#%zu: %s", i, err);
+		cr_expect_eq(r.job_id, 0, "zeroed on failure #%zu", i);
+	}
+}
+
+Test(usage_record, rejects_nul_and_long_names)
+{
+	struct qd_usage_record r;
+	char err[QD_RECORD_ERR_MAX] = "";
+	char buf[QD_RECORD_MAX + 8];
+	int n;
+
+	memcpy(buf, alice_line, sizeof(alice_line));
+	buf[20] = '\0';
+	cr_expect_eq(qd_usage_record_decode(buf, strlen(alice_line), &r, err,
+					    sizeof(err)),
+		     -1);
+	cr_expect_str_eq(err, "usage record: more than one line, or a NUL "
+			      "byte");
+
+	n = snprintf(buf, sizeof(buf), "qosdeny-usage/1 cluster=%064d job=1\n",
+		     0);
+	cr_expect_eq(qd_usage_record_decode(buf, n, &r, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "usage record: invalid cluster '0000"), "%s",
+		  err);
+
+	memset(buf, 'x', sizeof(buf));
+	buf[sizeof(buf) - 1] = '\n';
+	cr_expect_eq(
+	    qd_usage_record_decode(buf, sizeof(buf), &r, err, sizeof(err)), -1);
+	cr_expect_str_eq(err, "usage record: too long (1032 bytes, at most "
+			      "1024)");
+}
+
+/* Every truncation of a valid record is refused: a torn write never decodes
+ * into a different record. */
+Test(usage_record, truncations)
+{
+	size_t len = strlen(alice_line);
+
+	for (size_t n = 0; n + 1 < len; n++) {
+		struct qd_usage_record r;
+		char err[QD_RECORD_ERR_MAX];
+		char buf[QD_RECORD_MAX];
+
+		memcpy(buf, alice_line, n);
+		buf[n] = '\n';
+		cr_expect_eq(
+		    qd_usage_record_decode(buf, n + 1, &r, err, sizeof(err)),
+		    -1, "accepted a prefix of %zu bytes", n);
+	}
+}

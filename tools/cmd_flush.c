@@ -1,0 +1,161 @@
+/*
+ * qosdeny flush [--spool DIR]: sends this node's spooled usage records to
+ * Redis now (contract section 8). Without --spool, the spool of every slurmd
+ * on this host: the spool= option, else qosdeny under SlurmdSpoolDir, with
+ * Slurm's %n and %h (one directory per slurmd when several share a host)
+ * matching every such directory present.
+ */
+#include <glob.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "redis_usage.h"
+#include "spool.h"
+#include "tool.h"
+
+struct flush_ctx {
+	struct qd_redis *r;
+	uint64_t half_life_s;
+	bool failed;
+};
+
+static int send_record(const struct qd_usage_record *rec, void *arg, char *err,
+		       size_t errlen)
+{
+	struct flush_ctx *f = arg;
+
+	return qd_redis_apply(f->r, rec, f->half_life_s, err, errlen);
+}
+
+static void report(const char *msg, void *arg)
+{
+	struct flush_ctx *f = arg;
+
+	f->failed = true;
+	fprintf(stderr, "qosdeny: flush: %s\n", msg);
+}
+
+/* The spool path with %n and %h as '*' and %% as '%', for glob(3). */
+static int spool_pattern(const struct qd_site *s, char *out, size_t len)
+{
+	char path[PATH_MAX + 16];
+	size_t n = 0;
+
+	if (s->spool[0])
+		snprintf(path, sizeof(path), "%s", s->spool);
+	else
+		snprintf(path, sizeof(path), "%s/qosdeny", s->slurmd_spool_dir);
+	for (const char *p = path; *p; p++) {
+		char c = *p;
+
+		if (c == '%' && (p[1] == 'n' || p[1] == 'h' || p[1] == '%')) {
+			c = p[1] == '%' ? '%' : '*';
+			p++;
+		}
+		if (n + 1 >= len)
+			return -1;
+		out[n++] = c;
+	}
+	out[n] = '\0';
+	return 0;
+}
+
+static void add(struct qd_spool_stats *sum, const struct qd_spool_stats *st)
+{
+	sum->sent += st->sent;
+	sum->already += st->already;
+	sum->open += st->open;
+	sum->left += st->left;
+	sum->bad += st->bad;
+}
+
+/* "left" is what stays in the spool: records of jobs still running here
+ * and records that could not be sent or read. */
+static void print_summary(const struct qd_spool_stats *sum)
+{
+	size_t left = sum->open + sum->left + sum->bad;
+
+	printf("qosdeny: flush: %zu sent, %zu already counted, %zu left",
+	       sum->sent, sum->already, left);
+	if (left)
+		printf(" (%zu of running jobs, %zu not sent, %zu undecodable)",
+		       sum->open, sum->left, sum->bad);
+	putchar('\n');
+}
+
+static int flush(const char *spool)
+{
+	struct qd_spool_stats sum = {0};
+	char err[QD_SITE_ERR_MAX > QD_ERR_MAX ? QD_SITE_ERR_MAX : QD_ERR_MAX];
+	char pattern[PATH_MAX];
+	struct qd_redis_config cfg = {0};
+	struct qd_policy *policy = NULL;
+	struct flush_ctx f = {0};
+	struct qd_site site;
+	glob_t g = {0};
+	int rv = 1;
+
+	if (qd_site_load(&site, err, sizeof(err)) ||
+	    qd_site_policy(&site, &policy, err, sizeof(err)))
+		goto fail;
+	if (spool) {
+		snprintf(pattern, sizeof(pattern), "%s", spool);
+		g.gl_pathc = 1;
+	} else if (spool_pattern(&site, pattern, sizeof(pattern))) {
+		snprintf(err, sizeof(err), "spool path too long");
+		goto fail;
+	} else if (glob(pattern, GLOB_ONLYDIR, NULL, &g) == GLOB_NOSPACE) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
+	cfg.addr = site.redis[0] ? site.redis : NULL;
+	cfg.password_file = site.password_file[0] ? site.password_file : NULL;
+	cfg.timeout_ms = site.timeout_ms;
+	f.r = qd_redis_new(&cfg, err, sizeof(err));
+	if (!f.r)
+		goto fail;
+	f.half_life_s = qd_site_half_life(policy);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		struct qd_spool_stats st;
+		const char *dir = spool ? spool : g.gl_pathv[i];
+
+		qd_spool_replay(dir, send_record, &f, report, &f, &st);
+		add(&sum, &st);
+	}
+	print_summary(&sum);
+	rv = f.failed ? 1 : 0;
+	goto done;
+fail:
+	fprintf(stderr, "qosdeny: flush: %s\n", err);
+done:
+	if (!spool)
+		globfree(&g);
+	qd_redis_free(f.r);
+	qd_policy_free(policy);
+	return rv;
+}
+
+int qd_cmd_flush(int argc, char **argv)
+{
+	const char *spool = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		bool missing;
+		const char *v =
+		    qd_option_value(argc, argv, &i, "--spool", &missing);
+
+		if (v && *v) {
+			spool = v;
+			continue;
+		}
+		if (v || missing)
+			return qd_usage_error("flush: --spool needs a "
+					      "directory");
+		if (argv[i][0] == '-')
+			return qd_usage_error("flush: unknown option '%s'",
+					      argv[i]);
+		return qd_usage_error("flush: unexpected argument '%s'",
+				      argv[i]);
+	}
+	return flush(spool);
+}

@@ -1,0 +1,91 @@
+/*
+ * qosdeny: the administrator's tool (contract section 8). Each command is
+ * in its own cmd_*.c; exit statuses are described in tool.h.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tool.h"
+
+static const char usage[] =
+    "Usage: qosdeny COMMAND [ARGS]\n"
+    "\n"
+    "Commands:\n"
+    "  share [-P] [--cluster NAME] [--redis HOST:PORT|unix:PATH]\n"
+    "                 print GPU fair share in sshare's layout\n"
+    "                 (-P: '|'-separated, header first)\n"
+    "  flush [--spool DIR]\n"
+    "                 send this node's spooled GPU usage records to Redis "
+    "now\n"
+    "  check FILE     parse a qosdeny.conf and report the first error with "
+    "its\n"
+    "                 line number\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help     print this help and exit\n"
+    "  -V, --version  print the version and exit\n"
+    "\n"
+    "share and flush take the Redis address and password from the\n"
+    "spank_qosdeny.so line in plugstack.conf next to slurm.conf (SLURM_CONF),\n"
+    "unless --redis is given.\n"
+    "\n"
+    "Exit status: 0 success, 1 error (such as an invalid file, Redis not\n"
+    "reachable, records left unsent), 2 usage error.\n";
+
+int qd_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("qosdeny: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'qosdeny --help' for more information.\n", stderr);
+	return EXIT_USAGE;
+}
+
+const char *qd_option_value(int argc, char **argv, int *i, const char *name,
+			    bool *missing)
+{
+	const char *arg = argv[*i];
+	size_t len = strlen(name);
+
+	*missing = false;
+	if (strncmp(arg, name, len))
+		return NULL;
+	if (arg[len] == '=')
+		return arg + len + 1;
+	if (arg[len])
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = true;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	if (!cmd)
+		return qd_usage_error("missing command");
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+		puts("qosdeny " QD_VERSION);
+		return 0;
+	}
+	if (!strcmp(cmd, "check"))
+		return qd_cmd_check(argc - 1, argv + 1);
+	if (!strcmp(cmd, "share"))
+		return qd_cmd_share(argc - 1, argv + 1);
+	if (!strcmp(cmd, "flush"))
+		return qd_cmd_flush(argc - 1, argv + 1);
+	if (cmd[0] == '-')
+		return qd_usage_error("unknown option '%s'", cmd);
+	return qd_usage_error("unknown command '%s'", cmd);
+}

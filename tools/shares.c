@@ -1,0 +1,104 @@
+/*
+ * Fair-share shares: from the Slurm association tree when slurmdbd answers,
+ * else from qosdeny.conf. This file is the tool's only use of libslurm, and
+ * only of its public slurmdb API.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include <slurm/slurmdb.h>
+
+#include "tool.h"
+
+/* One association into the table; root's own rows are left out. */
+static int add_assoc(struct qd_fs_table *t, const slurmdb_assoc_rec_t *a)
+{
+	const char *parent = a->parent_acct;
+	struct qd_fs_row *r;
+
+	if (!a->acct || !strcmp(a->acct, "root"))
+		return 0;
+	if (parent && !strcmp(parent, "root"))
+		parent = NULL;
+	/* A user with one association per partition: the first one's. */
+	if (qd_fs_find(t, a->acct, a->user))
+		return 0;
+	r = qd_fs_add(t, a->acct, a->user, a->user ? NULL : parent);
+	if (!r)
+		return -1;
+	r->raw_shares = a->shares_raw == SLURMDB_FS_USE_PARENT
+			    ? QD_FS_USE_PARENT
+			    : a->shares_raw;
+	return 0;
+}
+
+int qd_shares_from_slurmdb(const struct qd_site *s, const char *cluster,
+			   struct qd_fs_table *t)
+{
+	slurmdb_assoc_cond_t cond;
+	slurmdb_assoc_rec_t *a;
+	List clusters = NULL, assocs = NULL;
+	ListIterator it = NULL;
+	void *db = NULL;
+	char *name = NULL;
+	int rv = -1;
+
+	/* Without slurm.conf libslurm would exit the process (fatal). */
+	if (!s->have_slurm_conf)
+		return -1;
+	slurm_init(s->slurm_conf);
+	errno = 0;
+	db = slurmdb_connection_get(NULL);
+	if (!db || errno == ESLURM_DB_CONNECTION)
+		goto fail;
+	name = strdup(cluster);
+	if (!name)
+		goto fail;
+	clusters = slurm_list_create(free);
+	slurm_list_append(clusters, name);
+	memset(&cond, 0, sizeof(cond));
+	cond.cluster_list = clusters;
+	assocs = slurmdb_associations_get(db, &cond);
+	if (!assocs)
+		goto fail;
+	it = slurm_list_iterator_create(assocs);
+	/* Account rows first, so that a user row never creates its account's
+	 * row without the account's parent. */
+	while ((a = slurm_list_next(it)))
+		if (!a->user && add_assoc(t, a))
+			goto fail;
+	slurm_list_iterator_reset(it);
+	while ((a = slurm_list_next(it)))
+		if (a->user && add_assoc(t, a))
+			goto fail;
+	rv = 0;
+fail:
+	if (it)
+		slurm_list_iterator_destroy(it);
+	if (assocs)
+		slurm_list_destroy(assocs);
+	if (clusters)
+		slurm_list_destroy(clusters);
+	else
+		free(name);
+	if (db)
+		slurmdb_connection_close(&db);
+	slurm_fini();
+	return rv;
+}
+
+int qd_shares_from_policy(const struct qd_policy *p, struct qd_fs_table *t)
+{
+	for (size_t i = 0; p && i < p->n_shares; i++) {
+		const struct qd_share_rule *sr = &p->shares[i];
+		struct qd_fs_row *r = qd_fs_add(t, sr->account, sr->user, NULL);
+
+		if (!r)
+			return -1;
+		r->raw_shares = sr->shares;
+	}
+	return 0;
+}

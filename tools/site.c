@@ -1,0 +1,268 @@
+/*
+ * slurm.conf and plugstack.conf, read only for the few settings the tool
+ * needs. Syntax as Slurm reads them: '#' starts a comment, blanks separate
+ * Key=Value pairs, slurm.conf keys are case-insensitive; a plugstack.conf
+ * line is "required|optional PLUGIN [ARGS...]" or "include GLOB".
+ */
+#include <errno.h>
+#include <glob.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "site.h"
+
+#define DEFAULT_HALF_LIFE_S (7 * 86400)
+#define INCLUDE_DEPTH_MAX   8
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Cuts a line at '#' and the newline. */
+static void strip_comment(char *line)
+{
+	line[strcspn(line, "#\n")] = '\0';
+}
+
+static void copy(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src);
+}
+
+/* dir of path + "/" + name, for the files that live next to slurm.conf. */
+static void beside(char *out, size_t len, const char *path, const char *name)
+{
+	char tmp[PATH_MAX];
+
+	copy(tmp, sizeof(tmp), path);
+	snprintf(out, len, "%s/%s", dirname(tmp), name);
+}
+
+static void slurm_conf_pair(struct qd_site *s, const char *key, const char *val)
+{
+	if (!strcasecmp(key, "ClusterName"))
+		copy(s->cluster_name, sizeof(s->cluster_name), val);
+	else if (!strcasecmp(key, "SlurmdSpoolDir"))
+		copy(s->slurmd_spool_dir, sizeof(s->slurmd_spool_dir), val);
+	else if (!strcasecmp(key, "PlugStackConfig"))
+		copy(s->plugstack, sizeof(s->plugstack), val);
+}
+
+static int read_slurm_conf(struct qd_site *s, FILE *f)
+{
+	char *line = NULL;
+	size_t cap = 0;
+
+	while (getline(&line, &cap, f) >= 0) {
+		char *save = NULL, *tok;
+
+		strip_comment(line);
+		for (tok = strtok_r(line, " \t\r", &save); tok;
+		     tok = strtok_r(NULL, " \t\r", &save)) {
+			char *eq = strchr(tok, '=');
+
+			if (!eq)
+				continue;
+			*eq = '\0';
+			slurm_conf_pair(s, tok, eq + 1);
+		}
+	}
+	free(line);
+	return ferror(f) ? -1 : 0;
+}
+
+/* One argument of the spank_qosdeny.so line. The plugin itself rejects
+ * unknown options; here only the ones the tool uses are picked out. */
+static int spank_arg(struct qd_site *s, const char *arg, const char *path,
+		     int lineno, char *err, size_t errlen)
+{
+	static const struct {
+		const char *key;
+		size_t off, len;
+	} keys[] = {
+	    {"redis=", offsetof(struct qd_site, redis), PATH_MAX},
+	    {"redis_password_file=", offsetof(struct qd_site, password_file),
+	     PATH_MAX},
+	    {"cluster=", offsetof(struct qd_site, cluster), QD_NAME_MAX},
+	    {"spool=", offsetof(struct qd_site, spool), PATH_MAX},
+	};
+	char *end;
+	long ms;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		size_t klen = strlen(keys[i].key);
+
+		if (!strncmp(arg, keys[i].key, klen)) {
+			copy((char *)s + keys[i].off, keys[i].len, arg + klen);
+			return 0;
+		}
+	}
+	if (strncmp(arg, "timeout_ms=", 11))
+		return 0;
+	errno = 0;
+	ms = strtol(arg + 11, &end, 10);
+	if (arg[11] < '0' || arg[11] > '9' || *end || errno || ms <= 0 ||
+	    ms > 600000)
+		return fail(err, errlen, "%s:%d: invalid timeout_ms '%s'", path,
+			    lineno, arg + 11);
+	s->timeout_ms = (int)ms;
+	return 0;
+}
+
+static bool is_qosdeny_plugin(const char *plugin)
+{
+	const char *base = strrchr(plugin, '/');
+
+	return !strcmp(base ? base + 1 : plugin, "spank_qosdeny.so");
+}
+
+static int read_plugstack(struct qd_site *s, const char *path, int depth,
+			  char *err, size_t errlen);
+
+static int include(struct qd_site *s, const char *from, const char *pattern,
+		   int depth, char *err, size_t errlen)
+{
+	char full[PATH_MAX];
+	glob_t g;
+	int rv = 0;
+
+	if (pattern[0] == '/')
+		copy(full, sizeof(full), pattern);
+	else
+		beside(full, sizeof(full), from, pattern);
+	if (glob(full, 0, NULL, &g))
+		return 0; /* nothing matches: nothing to include */
+	for (size_t i = 0; i < g.gl_pathc && !rv; i++)
+		rv = read_plugstack(s, g.gl_pathv[i], depth + 1, err, errlen);
+	globfree(&g);
+	return rv;
+}
+
+static int plugstack_line(struct qd_site *s, char *line, const char *path,
+			  int lineno, int depth, char *err, size_t errlen)
+{
+	char *save = NULL, *kind, *plugin, *arg;
+
+	strip_comment(line);
+	kind = strtok_r(line, " \t\r", &save);
+	if (!kind)
+		return 0;
+	if (!strcmp(kind, "include")) {
+		arg = strtok_r(NULL, " \t\r", &save);
+		return arg ? include(s, path, arg, depth, err, errlen) : 0;
+	}
+	if (strcmp(kind, "required") && strcmp(kind, "optional"))
+		return 0;
+	plugin = strtok_r(NULL, " \t\r", &save);
+	if (!plugin || !is_qosdeny_plugin(plugin))
+		return 0;
+	s->have_spank_line = true;
+	while ((arg = strtok_r(NULL, " \t\r", &save)))
+		if (spank_arg(s, arg, path, lineno, err, errlen))
+			return -1;
+	return 0;
+}
+
+static int read_plugstack(struct qd_site *s, const char *path, int depth,
+			  char *err, size_t errlen)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int lineno = 0, rv = -1;
+	FILE *f;
+
+	if (depth > INCLUDE_DEPTH_MAX)
+		return fail(err, errlen, "%s: includes nested too deep", path);
+	f = fopen(path, "re");
+	if (!f) {
+		/* No plugstack.conf: no SPANK plugin, defaults apply. */
+		if (errno == ENOENT && !depth)
+			return 0;
+		return fail(err, errlen, "%s: %s", path, strerror(errno));
+	}
+	while (getline(&line, &cap, f) >= 0) {
+		if (plugstack_line(s, line, path, ++lineno, depth, err, errlen))
+			goto fail;
+	}
+	if (ferror(f)) {
+		fail(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	rv = 0;
+fail:
+	free(line);
+	fclose(f);
+	return rv;
+}
+
+int qd_site_load(struct qd_site *s, char *err, size_t errlen)
+{
+	const char *env = getenv("SLURM_CONF");
+	FILE *f;
+
+	memset(s, 0, sizeof(*s));
+	copy(s->slurm_conf, sizeof(s->slurm_conf),
+	     env && *env ? env : QD_DEFAULT_SLURM_CONF);
+	f = fopen(s->slurm_conf, "re");
+	if (f) {
+		s->have_slurm_conf = true;
+		if (read_slurm_conf(s, f)) {
+			fclose(f);
+			return fail(err, errlen, "%s: %s", s->slurm_conf,
+				    strerror(errno));
+		}
+		fclose(f);
+	} else if (errno != ENOENT || (env && *env)) {
+		return fail(err, errlen, "%s: %s", s->slurm_conf,
+			    strerror(errno));
+	}
+	if (!s->plugstack[0])
+		beside(s->plugstack, sizeof(s->plugstack), s->slurm_conf,
+		       "plugstack.conf");
+	beside(s->qosdeny_conf, sizeof(s->qosdeny_conf), s->slurm_conf,
+	       "qosdeny.conf");
+	if (!s->slurmd_spool_dir[0])
+		copy(s->slurmd_spool_dir, sizeof(s->slurmd_spool_dir),
+		     QD_DEFAULT_SPOOL_DIR);
+	return read_plugstack(s, s->plugstack, 0, err, errlen);
+}
+
+const char *qd_site_cluster(const struct qd_site *s)
+{
+	if (s->cluster[0])
+		return s->cluster;
+	return s->cluster_name[0] ? s->cluster_name : NULL;
+}
+
+int qd_site_policy(const struct qd_site *s, struct qd_policy **p, char *err,
+		   size_t errlen)
+{
+	FILE *f = fopen(s->qosdeny_conf, "re");
+
+	*p = NULL;
+	if (!f && errno == ENOENT)
+		return 0;
+	if (f)
+		fclose(f);
+	*p = qd_policy_load(s->qosdeny_conf, err, errlen);
+	return *p ? 0 : -1;
+}
+
+uint64_t qd_site_half_life(const struct qd_policy *p)
+{
+	return p ? p->usage_half_life_s : DEFAULT_HALF_LIFE_S;
+}

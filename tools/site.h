@@ -1,0 +1,61 @@
+/*
+ * Where `share` and `flush` find their settings, as Slurm's own tools do:
+ * slurm.conf from SLURM_CONF (else /etc/slurm/slurm.conf), and next to it
+ * plugstack.conf (or slurm.conf's PlugStackConfig) with the
+ * spank_qosdeny.so line, and qosdeny.conf.
+ */
+#ifndef QD_SITE_H
+#define QD_SITE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policy.h"
+
+#define QD_DEFAULT_SLURM_CONF "/etc/slurm/slurm.conf"
+#define QD_DEFAULT_SPOOL_DIR  "/var/spool/slurmd" /* Slurm's SlurmdSpoolDir */
+#define QD_SITE_ERR_MAX	      (PATH_MAX + 256)
+
+struct qd_site {
+	char slurm_conf[PATH_MAX];
+	bool have_slurm_conf; /* read; false: none at the default path */
+	char cluster_name[QD_NAME_MAX]; /* ClusterName, "" when not set */
+	char slurmd_spool_dir[PATH_MAX];
+	char plugstack[PATH_MAX];
+	char qosdeny_conf[PATH_MAX];
+
+	/* The options of the spank_qosdeny.so line; "" (0) when not given. */
+	bool have_spank_line;
+	char redis[PATH_MAX];
+	char password_file[PATH_MAX];
+	char cluster[QD_NAME_MAX];
+	char spool[PATH_MAX];
+	int timeout_ms;
+};
+
+/*
+ * Reads slurm.conf and plugstack.conf (following its include lines). A
+ * slurm.conf named by SLURM_CONF must be readable; at the default path it
+ * may be missing, and everything keeps its default. A missing plugstack.conf
+ * or one without a spank_qosdeny.so line leaves the options at their
+ * defaults. Returns 0, or -1 with err.
+ */
+int qd_site_load(struct qd_site *s, char *err, size_t errlen);
+
+/* The cluster: the line's cluster=, else ClusterName; NULL when neither. */
+const char *qd_site_cluster(const struct qd_site *s);
+
+/*
+ * qosdeny.conf, next to slurm.conf: *p is the parsed policy, or NULL when
+ * the file does not exist (then UsageHalfLife is 7 days and there are no
+ * share records). Returns 0, or -1 with err when the file is unreadable or
+ * invalid: usage is never decayed with a half-life other than the site's.
+ */
+int qd_site_policy(const struct qd_site *s, struct qd_policy **p, char *err,
+		   size_t errlen);
+
+/* UsageHalfLife of a policy from qd_site_policy (NULL: the default). */
+uint64_t qd_site_half_life(const struct qd_policy *p);
+
+#endif
