@@ -25,6 +25,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "errmsg.h"
 #include "request.h"
 
 #define CAP (QD_UNLIMITED - 1)
@@ -72,20 +73,6 @@ struct item {
 	size_t type_len;
 	uint64_t cnt;
 };
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
@@ -289,14 +276,14 @@ static int parse_string(struct job *j, const char *s, enum field f, char *err,
 		if (it.name_len != 3 || memcmp(it.name, "gpu", 3))
 			continue;
 		if (!(r = find_rec(j, &it))) {
-			set_err(err, errlen, "more than %d GPU types requested",
+			qd_errf(err, errlen, "more than %d GPU types requested",
 				GRES_REC_MAX);
 			return -1;
 		}
 		apply(j, r, f, it.cnt);
 	}
 	if (rc < 0)
-		set_err(err, errlen, "invalid GRES request '%.*s'",
+		qd_errf(err, errlen, "invalid GRES request '%.*s'",
 			(int)(it.text_len > 64 ? 64 : it.text_len), it.text);
 	return rc;
 }
@@ -316,7 +303,7 @@ static int ntasks_per_gpu(struct job *j, char *err, size_t errlen)
 		return 0;
 	}
 	if (!j->num_tasks) {
-		set_err(err, errlen,
+		qd_errf(err, errlen,
 			"--ntasks-per-gpu without GPUs or a task count");
 		return -1;
 	}
@@ -326,7 +313,7 @@ static int ntasks_per_gpu(struct job *j, char *err, size_t errlen)
 		struct gres_rec *r = find_rec(j, &it);
 
 		if (!r) {
-			set_err(err, errlen, "more than %d GPU types requested",
+			qd_errf(err, errlen, "more than %d GPU types requested",
 				GRES_REC_MAX);
 			return -1;
 		}
@@ -450,19 +437,19 @@ static int count_gres(struct job *j, const struct qd_job_request *req,
 	if (!j->nrec)
 		return 0;
 	if (req->mem_per_tres && !j->requested_gpu) {
-		set_err(err, errlen, "--mem-per-gpu without a GPU request");
+		qd_errf(err, errlen, "--mem-per-gpu without a GPU request");
 		return -1;
 	}
 	for (size_t i = 0; i < j->nrec; i++) {
 		if (!test_gres_cnt(j, &j->rec[i])) {
-			set_err(err, errlen,
+			qd_errf(err, errlen,
 				"GPU request inconsistent with "
 				"the job's nodes, tasks or sockets");
 			return -1;
 		}
 	}
 	if (!merge_untyped(j)) {
-		set_err(err, errlen, "typed and untyped GPU counts mixed");
+		qd_errf(err, errlen, "typed and untyped GPU counts mixed");
 		return -1;
 	}
 	return 0;
@@ -560,7 +547,7 @@ int qd_request_count(const struct qd_job_request *req, struct qd_tres *out,
 
 	qd_tres_init(out);
 	if (!req) {
-		set_err(err, errlen, "no request");
+		qd_errf(err, errlen, "no request");
 		return -1;
 	}
 	j = (struct job){

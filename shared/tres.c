@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "errmsg.h"
 #include "tres.h"
 
 #define GPU_KEY "gres/gpu"
@@ -110,18 +111,6 @@ uint64_t qd_tres_get_typed(const struct qd_tres *t, const char *type,
 	return found ? t->typed[i].value : dflt;
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* Digits only: strtoull would accept blanks, signs and wrap silently. */
 static int parse_count(const char *s, size_t len, uint64_t *out)
 {
@@ -219,26 +208,26 @@ static int parse_typed(const char *item, const char *key, size_t klen,
 	uint64_t n;
 
 	if (!valid_type(key + off, klen - off)) {
-		set_err(err, errlen, "invalid GPU type '%s'", item);
+		qd_errf(err, errlen, "invalid GPU type '%s'", item);
 		return -1;
 	}
 	if (klen - off >= QD_TYPE_NAME_MAX) {
-		set_err(err, errlen, "GPU type name too long '%s'", item);
+		qd_errf(err, errlen, "GPU type name too long '%s'", item);
 		return -1;
 	}
 	memcpy(type, key + off, klen - off);
 	type[klen - off] = '\0';
 	if (qd_tres_get_typed(seen, type, 0) != 0) {
-		set_err(err, errlen, "TRES 'gres/gpu:%s' given twice", type);
+		qd_errf(err, errlen, "TRES 'gres/gpu:%s' given twice", type);
 		return -1;
 	}
 	if (parse_value(QD_TRES_GPU, val, vlen, &n)) {
-		set_err(err, errlen, "invalid TRES count '%s'", item);
+		qd_errf(err, errlen, "invalid TRES count '%s'", item);
 		return -1;
 	}
 	/* seen holds 1 per type so a count of 0 still marks it given. */
 	if (qd_tres_set_typed(seen, type, 1)) {
-		set_err(err, errlen, "too many GPU types '%s'", item);
+		qd_errf(err, errlen, "too many GPU types '%s'", item);
 		return -1;
 	}
 	return qd_tres_set_typed(seen + 1, type, n);
@@ -255,22 +244,22 @@ static int parse_item(const char *item, struct qd_tres seen[2], char *err,
 	uint64_t n;
 
 	if (id < 0) {
-		set_err(err, errlen, "unknown TRES '%s'", item);
+		qd_errf(err, errlen, "unknown TRES '%s'", item);
 		return -1;
 	}
 	if (!eq) {
-		set_err(err, errlen, "missing TRES count '%s'", item);
+		qd_errf(err, errlen, "missing TRES count '%s'", item);
 		return -1;
 	}
 	if (id == QD_TRES_FIXED)
 		return parse_typed(item, item, klen, eq + 1, vlen, seen, err,
 				   errlen);
 	if (seen[0].set[id]) {
-		set_err(err, errlen, "TRES '%s' given twice", names[id]);
+		qd_errf(err, errlen, "TRES '%s' given twice", names[id]);
 		return -1;
 	}
 	if (parse_value(id, eq + 1, vlen, &n)) {
-		set_err(err, errlen, "invalid TRES count '%s'", item);
+		qd_errf(err, errlen, "invalid TRES count '%s'", item);
 		return -1;
 	}
 	qd_tres_set(&seen[0], id, 1);
@@ -306,11 +295,11 @@ int qd_tres_parse(const char *text, struct qd_tres *out, char *err,
 		size_t len = strcspn(p, ",");
 
 		if (len == 0) {
-			set_err(err, errlen, "empty TRES item in '%s'", text);
+			qd_errf(err, errlen, "empty TRES item in '%s'", text);
 			return -1;
 		}
 		if (len >= sizeof(item)) {
-			set_err(err, errlen, "TRES item too long '%.*s'",
+			qd_errf(err, errlen, "TRES item too long '%.*s'",
 				(int)len, p);
 			return -1;
 		}
@@ -323,7 +312,7 @@ int qd_tres_parse(const char *text, struct qd_tres *out, char *err,
 			break;
 	}
 	if (merge(out, &seen[1])) {
-		set_err(err, errlen, "too many GPU types in '%s'", text);
+		qd_errf(err, errlen, "too many GPU types in '%s'", text);
 		return -1;
 	}
 	return 0;

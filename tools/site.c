@@ -14,23 +14,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "errmsg.h"
 #include "site.h"
 
 #define DEFAULT_HALF_LIFE_S (7 * 86400)
 #define INCLUDE_DEPTH_MAX   8
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* Cuts a line at '#' and the newline. */
 static void strip_comment(char *line)
@@ -117,8 +105,8 @@ static int spank_arg(struct qd_site *s, const char *arg, const char *path,
 	ms = strtol(arg + 11, &end, 10);
 	if (arg[11] < '0' || arg[11] > '9' || *end || errno || ms <= 0 ||
 	    ms > 600000)
-		return fail(err, errlen, "%s:%d: invalid timeout_ms '%s'", path,
-			    lineno, arg + 11);
+		return qd_errf(err, errlen, "%s:%d: invalid timeout_ms '%s'",
+			       path, lineno, arg + 11);
 	s->timeout_ms = (int)ms;
 	return 0;
 }
@@ -186,20 +174,21 @@ static int read_plugstack(struct qd_site *s, const char *path, int depth,
 	FILE *f;
 
 	if (depth > INCLUDE_DEPTH_MAX)
-		return fail(err, errlen, "%s: includes nested too deep", path);
+		return qd_errf(err, errlen, "%s: includes nested too deep",
+			       path);
 	f = fopen(path, "re");
 	if (!f) {
 		/* No plugstack.conf: no SPANK plugin, defaults apply. */
 		if (errno == ENOENT && !depth)
 			return 0;
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
+		return qd_errf(err, errlen, "%s: %s", path, strerror(errno));
 	}
 	while (getline(&line, &cap, f) >= 0) {
 		if (plugstack_line(s, line, path, ++lineno, depth, err, errlen))
 			goto fail;
 	}
 	if (ferror(f)) {
-		fail(err, errlen, "%s: %s", path, strerror(errno));
+		qd_errf(err, errlen, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
 	rv = 0;
@@ -222,13 +211,13 @@ int qd_site_load(struct qd_site *s, char *err, size_t errlen)
 		s->have_slurm_conf = true;
 		if (read_slurm_conf(s, f)) {
 			fclose(f);
-			return fail(err, errlen, "%s: %s", s->slurm_conf,
-				    strerror(errno));
+			return qd_errf(err, errlen, "%s: %s", s->slurm_conf,
+				       strerror(errno));
 		}
 		fclose(f);
 	} else if (errno != ENOENT || (env && *env)) {
-		return fail(err, errlen, "%s: %s", s->slurm_conf,
-			    strerror(errno));
+		return qd_errf(err, errlen, "%s: %s", s->slurm_conf,
+			       strerror(errno));
 	}
 	if (!s->plugstack[0])
 		beside(s->plugstack, sizeof(s->plugstack), s->slurm_conf,

@@ -15,6 +15,13 @@ assert_eq "a malformed file exits 1" 1 "$?"
 assert_contains "the error names file, line and text" \
 	"qosdeny: $tmp/bad.conf:2: GrpTRES: invalid TRES count 'gres/gpu=x'" "$OUT"
 
+printf 'Enforce=maybe\nQOS=a Flags=DenyOnGrp\nQOS=b Flags=Nope\n' >"$tmp/two.conf"
+OUT=$("$QD" check "$tmp/two.conf" 2>&1)
+assert_eq "a file with two errors exits 1" 1 "$?"
+assert_contains "the first is reported" \
+	"qosdeny: $tmp/two.conf:1: Enforce must be yes or no 'Enforce=maybe'" "$OUT"
+assert_contains "and the second" "qosdeny: $tmp/two.conf:3: unknown flag 'Nope'" "$OUT"
+
 OUT=$("$QD" check "$tmp/missing.conf" 2>&1)
 assert_eq "a missing file exits 1" 1 "$?"
 assert_contains "and says why" "missing.conf: No such file or directory" "$OUT"
