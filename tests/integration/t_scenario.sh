@@ -33,7 +33,11 @@ as bob sbatch --test-only -q interactive --gpus=5 --wrap true
 check "--test-only over the cap exits non-zero" [ "$RC" -ne 0 ]
 assert_contains "--test-only prints the qosdeny line" "$MSG" "$OUT"
 
-assert_eq "denied jobs are not queued" "" "$(squeue -h -u bob -o %i)"
+as bob sbatch --test-only -q interactive --gpus=1 --wrap true
+assert_eq "--test-only within the caps is answered" 0 "$RC"
+assert_contains "with Slurm's own estimate" "to start at" "$OUT"
+
+assert_eq "denied and test-only jobs are not queued" "" "$(squeue -h -u bob -o %i)"
 # Accounting lags: once an accepted job submitted after the denials shows up
 # in sacct, the denied ones would have too.
 as bob sbatch --parsable -q research --gpus=1 -J qd-accepted --wrap true
