@@ -53,6 +53,7 @@ BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCH_BIN := $(B)/tests/bench_decision
 
 include spank/spank.mk
+include tests/fuzz/fuzz.mk
 
 .PHONY: all check unit unit-asan integration demo bench install deps format \
         format-check clean
@@ -130,6 +131,7 @@ check: deps
 	$(MAKE) all
 	$(MAKE) unit || true
 	$(MAKE) unit-asan || true
+	$(MAKE) fuzz-smoke || true
 	$(MAKE) integration || true
 	sh tests/summary.sh $(B)/results
 
@@ -162,5 +164,5 @@ format-check:
 
 clean:
 	rm -rf $(B)/shared $(B)/job_submit $(B)/tools $(B)/tests $(B)/*.so \
-		$(ASAN_B) \
+		$(ASAN_B) $(B)/fuzz \
 		$(B)/*.a $(B)/qosdeny $(B)/results

@@ -9,9 +9,12 @@
 # install is stopped again, by pid.
 set -eu
 
+# clang and libclang-rt-14-dev: the fuzz targets (tests/fuzz); the latter,
+# which holds libFuzzer and the sanitizer runtimes, is only a Recommends of
+# clang-14 and so is not pulled in with --no-install-recommends.
 PKGS="slurmctld slurmd slurmdbd slurm-client libslurm-dev munge mariadb-server
 mariadb-client redis-server libcriterion-dev libhiredis-dev dpkg-dev pkg-config
-clang-format gcc make"
+clang-format gcc make clang libclang-rt-14-dev"
 USERS="alice bob charlie"
 
 missing=""

@@ -1,0 +1,84 @@
+# libFuzzer targets for the parsers that see user or admin input
+# (tests/fuzz/README.md). Included by the main Makefile, which defines B and
+# CORE_SRC; for a tree whose Makefile does not include it yet:
+#     make -f Makefile -f tests/fuzz/fuzz.mk fuzz
+#
+#   make fuzz        build, then run each target FUZZ_SECONDS (default 60)
+#   make fuzz-smoke  each target FUZZ_SMOKE_SECONDS (default 5); one
+#                    "fuzz <target> <passed> <failed>" line per target in
+#                    $(B)/results/counts for tests/summary.sh
+#   make fuzz-build  only build
+#
+# The targets are built with clang from the shared/*.c sources themselves,
+# not from the gcc-built library: libFuzzer needs clang's coverage
+# instrumentation in the code under test.
+
+# Read once even when named both by -f and by the Makefile's include.
+ifndef QD_FUZZ_MK
+QD_FUZZ_MK := $(lastword $(MAKEFILE_LIST))
+
+# The main Makefile's, should this be included before they are defined.
+B             ?= build
+CORE_SRC      ?= $(wildcard shared/*.c)
+
+FUZZ_CC       ?= clang
+FUZZ_SECONDS  ?= 60
+FUZZ_SMOKE_SECONDS ?= 5
+FUZZ_B        := $(B)/fuzz
+FUZZ_TARGETS  := fuzz_tres fuzz_policy fuzz_slurm_time fuzz_request fuzz_check
+FUZZ_BIN      := $(addprefix $(FUZZ_B)/,$(FUZZ_TARGETS))
+# Any sanitizer report or failed invariant stops the run as a crash.
+FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
+                 -fno-omit-frame-pointer
+FUZZ_CFLAGS   := -g -O1 -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -Ishared \
+                 $(FUZZ_SAN)
+FUZZ_CORE_OBJ := $(CORE_SRC:%.c=$(FUZZ_B)/%.o)
+# An archive, as for the unit tests: a target links only the objects it
+# uses, so core files with their own libraries (hiredis) stay out.
+FUZZ_CORE_LIB := $(FUZZ_B)/libqosdeny_core.a
+
+# Run from the make that is already running: the top Makefile, plus this
+# file when the top one does not include it.
+FUZZ_SUBMAKE  = $(MAKE) -s --no-print-directory -f $(firstword $(MAKEFILE_LIST)) \
+                -f $(QD_FUZZ_MK) B=$(B)
+
+.PHONY: fuzz fuzz-smoke fuzz-build
+
+fuzz-build: $(FUZZ_BIN)
+
+# The core only gets coverage counters (fuzzer-no-link); libFuzzer's main
+# is linked into each target.
+$(FUZZ_B)/shared/%.o: shared/%.c $(wildcard shared/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_CORE_LIB): $(FUZZ_CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h \
+		$(wildcard shared/*.h) $(FUZZ_CORE_LIB)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CORE_LIB)
+
+# Every target runs even when an earlier one crashed; the run fails after.
+fuzz: fuzz-build
+	@rc=0; for t in $(FUZZ_TARGETS); do \
+		B=$(B) sh tests/fuzz/run.sh $$t $(FUZZ_SECONDS) || rc=1; \
+	done; exit $$rc
+
+# Built target by target, so that one that does not build is counted as
+# failed and the others still run.
+fuzz-smoke:
+	@mkdir -p $(B)/results
+	@rc=0; for t in $(FUZZ_TARGETS); do \
+		if $(FUZZ_SUBMAKE) $(FUZZ_B)/$$t; then \
+			B=$(B) QD_RESULTS=$(B)/results \
+				sh tests/fuzz/run.sh $$t $(FUZZ_SMOKE_SECONDS) \
+				|| rc=1; \
+		else \
+			echo "fuzz $$t 0 1" >>$(B)/results/counts; rc=1; \
+		fi; \
+	done; exit $$rc
+
+endif

@@ -1,0 +1,344 @@
+/*
+ * qd_limits_merge, qd_check and qd_verdict_format: the decision itself, on
+ * limits from the database and qosdeny.conf, usage from the running jobs and
+ * the job's counted request, any of which can hold extreme values (unlimited,
+ * saturated counts, 16 GPU types).
+ *
+ * Input (binary, read front to back; a short input reads as zeros): the
+ * rule (absent, flags, name), the database's three limit vectors, the
+ * rule's three, the user's and everyone's usage, the request, then an
+ * output buffer length and a second, arbitrary verdict for the formatter.
+ * A vector is a byte of which fixed TRES are set, their values, a type
+ * count and (type, value) pairs; type names come from a small pool with
+ * case variants, so that limits, usage and request name the same types.
+ *
+ * Checks, beyond the sanitizers:
+ *   - the merge gives each TRES the rule's value where the rule sets it and
+ *     the database's otherwise, and keeps as many types as fit;
+ *   - the verdict is the one a plain reading of check.h gives: the first
+ *     failing check in contract order, with the request, usage and limit of
+ *     the TRES it names, requested > 0, limit not unlimited and
+ *     in_use + requested > limit with the sum saturating; none at all when
+ *     there is no rule; a verdict that is not a denial is zeroed;
+ *   - the message is exactly the documented line, cut to any buffer length
+ *     and always terminated, and snprintf's length is returned; an arbitrary
+ *     verdict formats without overrunning either.
+ */
+#include <strings.h>
+
+#include "check.h"
+#include "fuzz_util.h"
+
+#define CAP (QD_UNLIMITED - 1)
+
+static const char *const type_pool[] = {
+    "a100",
+    "A100",
+    "v100",
+    "h100",
+    "t4",
+    "l40s",
+    "mi250",
+    "x",
+    "a",
+    "b",
+    "c",
+    "d",
+    "e",
+    "f",
+    "g",
+    "h",
+    "i",
+    "j",
+    "k",
+    "a100x",
+    "A.1_",
+    "H100",
+    "",
+    "abcdefghijklmnopqrstuvwxyz01234", /* longest that fits */
+    "abcdefghijklmnopqrstuvwxyz012345" /* one too long */
+};
+#define POOL (sizeof(type_pool) / sizeof(type_pool[0]))
+
+static void read_tres(struct fuzz_in *in, struct qd_tres *t)
+{
+	uint8_t mask = fuzz_u8(in);
+	size_t n;
+
+	qd_tres_init(t);
+	for (int id = 0; id < QD_TRES_FIXED; id++)
+		if (mask & (1 << id))
+			qd_tres_set(t, id, fuzz_u64(in));
+	n = fuzz_u8(in) % 20;
+	for (size_t i = 0; i < n; i++) {
+		const char *type = type_pool[fuzz_u8(in) % POOL];
+
+		/* Fails when full or too long, as for a real vector. */
+		qd_tres_set_typed(t, type, fuzz_u64(in));
+	}
+	fuzz_check_typed(t);
+}
+
+static bool has_type(const struct qd_tres *t, const char *type)
+{
+	for (size_t i = 0; i < t->ntyped; i++)
+		if (!strcasecmp(t->typed[i].type, type))
+			return true;
+	return false;
+}
+
+static uint64_t typed_or_0(const struct qd_tres *t, const char *type)
+{
+	for (size_t i = 0; i < t->ntyped; i++)
+		if (!strcasecmp(t->typed[i].type, type))
+			return t->typed[i].value;
+	return 0;
+}
+
+static void check_merge_one(const struct qd_tres *m, const struct qd_tres *db,
+			    const struct qd_tres *rule)
+{
+	size_t all = rule ? rule->ntyped : 0;
+
+	fuzz_check_typed(m);
+	for (int id = 0; id < QD_TRES_FIXED; id++) {
+		const struct qd_tres *src = rule && rule->set[id] ? rule : db;
+
+		FUZZ_ASSERT(m->set[id] == src->set[id], "merged set[%d]", id);
+		FUZZ_ASSERT(!m->set[id] || m->v[id] == src->v[id],
+			    "merged v[%d]", id);
+	}
+	for (size_t i = 0; rule && i < rule->ntyped; i++)
+		FUZZ_ASSERT(has_type(m, rule->typed[i].type) &&
+				typed_or_0(m, rule->typed[i].type) ==
+				    rule->typed[i].value,
+			    "rule's %s lost", rule->typed[i].type);
+	for (size_t i = 0; i < db->ntyped; i++) {
+		const char *ty = db->typed[i].type;
+
+		if (rule && has_type(rule, ty))
+			continue;
+		all++;
+		FUZZ_ASSERT(!has_type(m, ty) ||
+				typed_or_0(m, ty) == db->typed[i].value,
+			    "database's %s changed", ty);
+	}
+	FUZZ_ASSERT(m->ntyped == (all < QD_TYPES_MAX ? all : QD_TYPES_MAX),
+		    "%zu of %zu types kept", m->ntyped, all);
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > CAP - b || b > CAP ? CAP : a + b;
+}
+
+static bool ref_over(uint64_t lim, uint64_t req, uint64_t used)
+{
+	return lim != QD_UNLIMITED && req && sat_add(used, req) > lim;
+}
+
+/* check.h read plainly: flags in order, fixed TRES then the limit's types. */
+static bool reference(const struct qd_qos_rule *rule,
+		      const struct qd_limits *lim, const struct qd_usage *used,
+		      const struct qd_tres *req, struct qd_verdict *v)
+{
+	const struct {
+		enum qd_flag flag;
+		const struct qd_tres *limit, *used;
+	} order[] = {
+	    {QD_DENY_ON_MAX_PER_JOB, &lim->max_per_job, NULL},
+	    {QD_DENY_ON_MAX_PER_USER, &lim->max_per_user, &used->user},
+	    {QD_DENY_ON_GRP, &lim->grp, &used->all},
+	};
+
+	memset(v, 0, sizeof(*v));
+	if (!rule)
+		return false;
+	for (size_t k = 0; k < 3; k++) {
+		const struct qd_tres *l = order[k].limit, *u = order[k].used;
+
+		if (!(rule->flags & order[k].flag))
+			continue;
+		v->flag = order[k].flag;
+		snprintf(v->qos, sizeof(v->qos), "%s", rule->name);
+		for (int id = 0; id < QD_TRES_FIXED; id++) {
+			v->requested = req->set[id] ? req->v[id] : 0;
+			v->in_use = u && u->set[id] ? u->v[id] : 0;
+			v->limit = l->v[id];
+			v->is_mem = id == QD_TRES_MEM;
+			snprintf(v->tres, sizeof(v->tres), "%s",
+				 qd_tres_name(id));
+			if (l->set[id] &&
+			    ref_over(v->limit, v->requested, v->in_use))
+				return v->denied = true;
+		}
+		for (size_t i = 0; i < l->ntyped; i++) {
+			const char *ty = l->typed[i].type;
+
+			v->requested = typed_or_0(req, ty);
+			v->in_use = u ? typed_or_0(u, ty) : 0;
+			v->limit = l->typed[i].value;
+			v->is_mem = false;
+			snprintf(v->tres, sizeof(v->tres), "gres/gpu:%s", ty);
+			if (ref_over(v->limit, v->requested, v->in_use))
+				return v->denied = true;
+		}
+	}
+	memset(v, 0, sizeof(*v));
+	return false;
+}
+
+static void check_verdict(const struct qd_verdict *got,
+			  const struct qd_verdict *want)
+{
+	FUZZ_ASSERT(got->denied == want->denied, "denied %d, expected %d",
+		    got->denied, want->denied);
+	FUZZ_ASSERT(got->flag == want->flag, "flag %d, expected %d", got->flag,
+		    want->flag);
+	FUZZ_ASSERT(!strcmp(got->tres, want->tres), "tres '%s', expected '%s'",
+		    got->tres, want->tres);
+	FUZZ_ASSERT(!strcmp(got->qos, want->qos), "qos '%s', expected '%s'",
+		    got->qos, want->qos);
+	FUZZ_ASSERT(
+	    got->requested == want->requested && got->in_use == want->in_use &&
+		got->limit == want->limit && got->is_mem == want->is_mem,
+	    "%s: %" PRIu64 "+%" PRIu64 "/%" PRIu64 ", expected %" PRIu64
+	    "+%" PRIu64 "/%" PRIu64,
+	    got->tres, got->requested, got->in_use, got->limit, want->requested,
+	    want->in_use, want->limit);
+	if (got->denied) {
+		FUZZ_ASSERT(got->requested > 0 && got->limit != QD_UNLIMITED &&
+				sat_add(got->in_use, got->requested) >
+				    got->limit,
+			    "denial within the limit");
+		FUZZ_ASSERT(got->flag != QD_DENY_ON_MAX_PER_JOB ||
+				got->in_use == 0,
+			    "usage on a per-job denial");
+	}
+}
+
+static void value(const struct qd_verdict *v, uint64_t x, char *buf)
+{
+	if (x == QD_UNLIMITED)
+		strcpy(buf, "unlimited");
+	else
+		sprintf(buf, "%" PRIu64 "%s", x, v->is_mem ? "M" : "");
+}
+
+/* check.h's line, built here from its description. */
+static int expected_line(const struct qd_verdict *v, char *buf, size_t len)
+{
+	static const char *const limit_names[] = {"MaxTRESPerJob",
+						  "MaxTRESPerUser", "GrpTRES"};
+	char req[32], used[32], lim[32];
+	int k = v->flag == QD_DENY_ON_MAX_PER_JOB    ? 0
+		: v->flag == QD_DENY_ON_MAX_PER_USER ? 1
+		: v->flag == QD_DENY_ON_GRP	     ? 2
+						     : -1;
+
+	if (!v->denied)
+		return snprintf(buf, len, "%s", "");
+	value(v, v->requested, req);
+	value(v, v->in_use, used);
+	value(v, v->limit, lim);
+	if (k == 0)
+		return snprintf(buf, len,
+				"qosdeny: %s: QOS %s: %s requested %s, %s "
+				"limit %s",
+				qd_flag_name(v->flag), v->qos, v->tres, req,
+				limit_names[k], lim);
+	return snprintf(buf, len,
+			"qosdeny: %s: QOS %s: %s requested %s, in use %s, %s "
+			"limit %s",
+			qd_flag_name(v->flag), v->qos, v->tres, req, used,
+			k < 0 ? "unknown" : limit_names[k], lim);
+}
+
+static void check_format(const struct qd_verdict *v, size_t len)
+{
+	char want[512];
+	char *buf = len ? malloc(len) : NULL;
+	int wn = expected_line(v, want, sizeof(want));
+	int n = qd_verdict_format(v, buf, len);
+
+	FUZZ_ASSERT(wn >= 0 && (size_t)wn < sizeof(want), "line too long");
+	FUZZ_ASSERT(n == wn, "returned %d, expected %d", n, wn);
+	if (len) {
+		size_t keep = (size_t)wn < len ? (size_t)wn : len - 1;
+
+		FUZZ_ASSERT(!memcmp(buf, want, keep) && buf[keep] == '\0',
+			    "'%.*s' instead of '%.*s'", (int)keep, buf,
+			    (int)keep, want);
+	}
+	if (v->denied)
+		FUZZ_ASSERT(strlen(qd_flag_name(v->flag)) > 0, "no flag name");
+	free(buf);
+}
+
+/* Any bit pattern, but with its strings terminated, as a caller's are. */
+static void read_raw_verdict(struct fuzz_in *in, struct qd_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->denied = fuzz_u8(in) & 1;
+	v->flag = (enum qd_flag)(fuzz_u8(in) % 9);
+	v->is_mem = fuzz_u8(in) & 1;
+	v->requested = fuzz_u64(in);
+	v->in_use = fuzz_u64(in);
+	v->limit = fuzz_u64(in);
+	for (size_t i = 0; i < sizeof(v->qos) - 1 && in->n; i++)
+		if (!(v->qos[i] = (char)fuzz_u8(in)))
+			break;
+	for (size_t i = 0; i < sizeof(v->tres) - 1 && in->n; i++)
+		if (!(v->tres[i] = (char)fuzz_u8(in)))
+			break;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fuzz_in in = {data, size};
+	struct qd_qos_rule rule = {0};
+	struct qd_limits db, lim;
+	struct qd_usage used;
+	struct qd_tres req;
+	struct qd_verdict v, want, raw;
+	uint8_t rb = fuzz_u8(&in);
+	const struct qd_qos_rule *rp = rb & 0x80 ? NULL : &rule;
+	size_t name_len = fuzz_u8(&in) % QD_NAME_MAX;
+	bool denied;
+
+	/* Unknown flag bits must be ignored. */
+	rule.flags = rb & 0x7f;
+	for (size_t i = 0; i < name_len; i++) {
+		uint8_t c = fuzz_u8(&in);
+
+		rule.name[i] = c ? (char)c : '_'; /* a name has no NUL inside */
+	}
+	read_tres(&in, &db.max_per_job);
+	read_tres(&in, &db.max_per_user);
+	read_tres(&in, &db.grp);
+	read_tres(&in, &rule.max_per_job);
+	read_tres(&in, &rule.max_per_user);
+	read_tres(&in, &rule.grp);
+	read_tres(&in, &used.user);
+	read_tres(&in, &used.all);
+	read_tres(&in, &req);
+
+	qd_limits_merge(&lim, &db, rp);
+	check_merge_one(&lim.max_per_job, &db.max_per_job,
+			rp ? &rule.max_per_job : NULL);
+	check_merge_one(&lim.max_per_user, &db.max_per_user,
+			rp ? &rule.max_per_user : NULL);
+	check_merge_one(&lim.grp, &db.grp, rp ? &rule.grp : NULL);
+
+	memset(&v, 0xa5, sizeof(v)); /* must be filled by the call */
+	denied = qd_check(rp, &lim, &used, &req, &v);
+	FUZZ_ASSERT(denied == v.denied, "returned %d, verdict %d", denied,
+		    v.denied);
+	reference(rp, &lim, &used, &req, &want);
+	check_verdict(&v, &want);
+	check_format(&v, fuzz_u8(&in) % 200);
+
+	read_raw_verdict(&in, &raw);
+	check_format(&raw, fuzz_u8(&in) % 200);
+	return 0;
+}
