@@ -5,6 +5,8 @@
 #ifndef QD_SPANK_PRIV_H
 #define QD_SPANK_PRIV_H
 
+#include <stdbool.h>
+
 #include <slurm/spank.h>
 
 #include "options.h"
@@ -24,5 +26,9 @@ void qd_remote_exit(void);
 
 /* slurmd: leftovers of steps whose slurmstepd died. */
 void qd_slurmd_init(const struct qd_spank_opts *o);
+
+/* Job script context (job prolog and epilog): GPU usage reporting. Always
+ * returns 0: reporting never fails the job. */
+int qd_job_script(int ac, char **av, bool epilog);
 
 #endif

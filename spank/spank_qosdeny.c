@@ -28,6 +28,22 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 }
 
 /*
+ * In `slurmstepd spank prolog|epilog`, started by slurmd once per job per
+ * node, as root, at the job's start and end there: GPU usage reporting.
+ */
+int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
+{
+	(void)sp;
+	return qd_job_script(ac, av, false);
+}
+
+int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
+{
+	(void)sp;
+	return qd_job_script(ac, av, true);
+}
+
+/*
  * In slurmstepd, as root, once per task: the task is forked, in Slurm's
  * cgroups and waiting to exec the user's program, which it does only if
  * every plugin succeeds here.

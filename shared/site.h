@@ -1,8 +1,9 @@
 /*
- * Where `share` and `flush` find their settings, as Slurm's own tools do:
- * slurm.conf from SLURM_CONF (else /etc/slurm/slurm.conf), and next to it
- * plugstack.conf (or slurm.conf's PlugStackConfig) with the
- * spank_qosdeny.so line, and qosdeny.conf.
+ * Where `share` and `flush`, and the SPANK plugin's job prolog and epilog,
+ * find their settings, as Slurm's own tools do: slurm.conf from SLURM_CONF
+ * (else /etc/slurm/slurm.conf), and next to it plugstack.conf (or
+ * slurm.conf's PlugStackConfig) with the spank_qosdeny.so line, and
+ * qosdeny.conf.
  */
 #ifndef QD_SITE_H
 #define QD_SITE_H

@@ -1,0 +1,77 @@
+/*
+ * Job script context: slurmd runs `slurmstepd spank prolog|epilog` once per
+ * job per node, as root, whenever a plugin has these hooks, with or without
+ * a Prolog=/Epilog= script. Its environment is the one slurmd builds for
+ * prolog scripts; slurm_spank_init is not called there, so the options are
+ * parsed here.
+ *
+ * Reporting never fails the job: a negative return would drain the node
+ * (the plugin is `required`), which costs the site more than a record kept
+ * in the spool. Everything that goes wrong goes to slurmd's log as an
+ * error, with the record.
+ */
+#include <stdlib.h>
+#include <time.h>
+
+#include "spank_priv.h"
+#include "usage_report.h"
+
+static const char *process_env(const char *name, void *arg)
+{
+	(void)arg;
+	return getenv(name);
+}
+
+static void to_slurm_log(enum qd_log_level level, const char *msg, void *arg)
+{
+	(void)arg;
+	if (level == QD_LOG_ERROR)
+		slurm_error("%s", msg);
+	else if (level == QD_LOG_INFO)
+		slurm_info("%s", msg);
+	else
+		slurm_verbose("%s", msg);
+}
+
+int qd_job_script(int ac, char **av, bool epilog)
+{
+	const char *hook = epilog ? "epilog" : "prolog";
+	char err[QD_REPORT_ERR_MAX];
+	struct qd_spank_opts opts;
+	struct qd_usage_record job;
+	struct qd_reporter *rp = NULL;
+	uint32_t restarts;
+
+	qd_spank_opts_init(&opts);
+	if (qd_spank_opts_parse(&opts, ac, av, err, sizeof(err))) {
+		slurm_error("%s; GPU usage not reported", err);
+		return 0;
+	}
+	if (qd_job_record(process_env, NULL, opts.cluster, &job, &restarts, err,
+			  sizeof(err))) {
+		/* Quiet for jobs without GPUs here: nothing to count. */
+		if (job.gpus ||
+		    (getenv("SLURM_JOB_GPUS") && *getenv("SLURM_JOB_GPUS")))
+			slurm_error("qosdeny: job %s: GPU usage not reported: "
+				    "%s",
+				    hook, err);
+		else
+			slurm_verbose("qosdeny: job %s: %s", hook, err);
+		return 0;
+	}
+	/* struct qd_site is large: not on the stack of a hook. */
+	rp = malloc(sizeof(*rp));
+	if (!rp || qd_reporter_init(rp, &opts, job.node, to_slurm_log, NULL,
+				    err, sizeof(err))) {
+		slurm_error("qosdeny: job %u %s: GPU usage not reported: %s",
+			    job.job_id, hook, rp ? err : "out of memory");
+		goto out;
+	}
+	if (epilog)
+		qd_report_epilog(rp, &job, time(NULL));
+	else
+		qd_report_prolog(rp, &job, restarts, time(NULL));
+out:
+	free(rp);
+	return 0;
+}

@@ -1,0 +1,143 @@
+/*
+ * The job's usage record from its prolog/epilog environment. slurmd builds
+ * that environment itself (prep_script_slurmd.c _build_env) from the job's
+ * credential: the job's own id (array tasks and het components each have
+ * theirs, and their own prolog and epilog), user, account, partition, and
+ * from the GRES plugin the node's GPU indices. Variables a user sets
+ * through SPANK arrive renamed SPANK_*, so none of these can be forged.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errmsg.h"
+#include "usage_report.h"
+
+/* A decimal without sign, in [0, max]. */
+static int parse_u32(const char *s, uint32_t max, uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int qd_gpu_count(const char *list, uint32_t *n)
+{
+	const char *p = list;
+	uint32_t count = 0;
+
+	*n = 0;
+	if (!list || !*list)
+		return 0;
+	for (;;) {
+		char item[24], *dash;
+		size_t len = strcspn(p, ",");
+		uint32_t lo, hi;
+
+		if (!len || len >= sizeof(item))
+			return -1;
+		memcpy(item, p, len);
+		item[len] = '\0';
+		dash = strchr(item, '-');
+		if (dash)
+			*dash = '\0';
+		if (parse_u32(item, UINT32_MAX, &lo) ||
+		    parse_u32(dash ? dash + 1 : item, UINT32_MAX, &hi) ||
+		    hi < lo || hi - lo >= UINT32_MAX - count)
+			return -1;
+		count += hi - lo + 1;
+		p += len;
+		if (!*p)
+			break;
+		p++;
+	}
+	*n = count;
+	return 0;
+}
+
+/* A required name field from the environment. */
+static int name_from(qd_env_fn env, void *arg, const char *var, char *dst,
+		     char *err, size_t errlen)
+{
+	const char *v = env(var, arg);
+
+	if (!v || !*v)
+		return qd_errf(err, errlen, "%s is not set", var);
+	if (!qd_usage_name_ok(v))
+		return qd_errf(err, errlen,
+			       "%s '%.64s' is not a name a usage record can "
+			       "hold",
+			       var, v);
+	snprintf(dst, QD_NAME_MAX, "%s", v);
+	return 0;
+}
+
+/* An optional one: unset or empty is "". */
+static int optional_from(qd_env_fn env, void *arg, const char *var, char *dst,
+			 char *err, size_t errlen)
+{
+	const char *v = env(var, arg);
+
+	dst[0] = '\0';
+	if (!v || !*v)
+		return 0;
+	return name_from(env, arg, var, dst, err, errlen);
+}
+
+int qd_job_record(qd_env_fn env, void *env_arg, const char *cluster,
+		  struct qd_usage_record *r, uint32_t *restarts, char *err,
+		  size_t errlen)
+{
+	const char *v;
+
+	memset(r, 0, sizeof(*r));
+	*restarts = 0;
+	/* First, so that a caller can tell a GPU job from the others even
+	 * when something else is missing. */
+	v = env("SLURM_JOB_GPUS", env_arg);
+	if (qd_gpu_count(v, &r->gpus))
+		return qd_errf(err, errlen,
+			       "SLURM_JOB_GPUS '%.64s' is not a list of GPU "
+			       "indices",
+			       v);
+	v = env("SLURM_JOB_ID", env_arg);
+	if (parse_u32(v, UINT32_MAX, &r->job_id) || !r->job_id)
+		return qd_errf(err, errlen,
+			       "SLURM_JOB_ID '%.32s' is not a job id",
+			       v ? v : "");
+	if (cluster && *cluster) {
+		if (!qd_usage_name_ok(cluster))
+			return qd_errf(err, errlen,
+				       "cluster '%.64s' is not a name a usage "
+				       "record can hold",
+				       cluster);
+		snprintf(r->cluster, sizeof(r->cluster), "%s", cluster);
+	} else if (name_from(env, env_arg, "SLURM_CLUSTER_NAME", r->cluster,
+			     err, errlen)) {
+		return -1;
+	}
+	if (name_from(env, env_arg, "SLURMD_NODENAME", r->node, err, errlen) ||
+	    name_from(env, env_arg, "SLURM_JOB_USER", r->user, err, errlen) ||
+	    name_from(env, env_arg, "SLURM_JOB_ACCOUNT", r->account, err,
+		      errlen) ||
+	    optional_from(env, env_arg, "SLURM_JOB_QOS", r->qos, err, errlen) ||
+	    optional_from(env, env_arg, "SLURM_JOB_PARTITION", r->partition,
+			  err, errlen))
+		return -1;
+	v = env("SLURM_JOB_RESTART_COUNT", env_arg);
+	if (v && parse_u32(v, UINT32_MAX, restarts))
+		return qd_errf(err, errlen,
+			       "SLURM_JOB_RESTART_COUNT '%.32s' is not a count",
+			       v);
+	return 0;
+}

@@ -1,0 +1,366 @@
+/*
+ * The job prolog's and epilog's work on the node's spool and Redis. Order
+ * matters for "nothing lost, nothing twice": a record is on disk (fsync'd,
+ * renamed into place) before anything is sent, and leaves the spool only
+ * once Redis has confirmed it, so a crash at any point leaves a record that
+ * is sent again and counted once.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spool.h"
+#include "usage_report.h"
+
+/* The Redis side of a replay: connected and the half-life read only when
+ * a closed record is there to send. */
+struct sender {
+	const struct qd_reporter *rp;
+	struct qd_redis *redis;
+	uint64_t half_life_s;
+	bool ready;
+	const struct qd_usage_record *watch; /* the hook's own record */
+	bool watch_sent;		     /* Redis has it now */
+};
+
+static void say(const struct qd_reporter *rp, enum qd_log_level level,
+		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void say(const struct qd_reporter *rp, enum qd_log_level level,
+		const char *fmt, ...)
+{
+	char msg[QD_REPORT_ERR_MAX + QD_RECORD_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	rp->log(level, msg, rp->log_arg);
+}
+
+/* The record as text without its newline, for a log line an administrator
+ * can rebuild a lost record from. */
+static const char *text_of(const struct qd_usage_record *r, char *buf,
+			   size_t len)
+{
+	char err[QD_RECORD_ERR_MAX];
+	int n = qd_usage_record_encode(r, buf, len, err, sizeof(err));
+
+	if (n <= 0)
+		snprintf(buf, len, "(%s)", err);
+	else
+		buf[n - 1] = '\0';
+	return buf;
+}
+
+static int sender_ready(struct sender *s, char *err, size_t errlen)
+{
+	struct qd_redis_config cfg = {0};
+	struct qd_policy *policy = NULL;
+
+	if (s->ready)
+		return 0;
+	/* The site's half-life or none: usage decayed with another one
+	 * would be wrong for good, a record kept in the spool is not. */
+	if (qd_site_policy(&s->rp->site, &policy, err, errlen))
+		return -1;
+	s->half_life_s = qd_site_half_life(policy);
+	qd_policy_free(policy);
+	cfg.addr = s->rp->redis_addr;
+	cfg.password_file =
+	    s->rp->password_file[0] ? s->rp->password_file : NULL;
+	cfg.timeout_ms = s->rp->timeout_ms;
+	s->redis = qd_redis_new(&cfg, err, errlen);
+	if (!s->redis)
+		return -1;
+	s->ready = true;
+	return 0;
+}
+
+static bool same_id(const struct qd_usage_record *a,
+		    const struct qd_usage_record *b)
+{
+	return a->job_id == b->job_id && a->start == b->start &&
+	       !strcmp(a->cluster, b->cluster) && !strcmp(a->node, b->node);
+}
+
+static int send_record(const struct qd_usage_record *r, void *arg, char *err,
+		       size_t errlen)
+{
+	struct sender *s = arg;
+	int k;
+
+	if (sender_ready(s, err, errlen))
+		return -1;
+	k = qd_redis_apply(s->redis, r, s->half_life_s, err, errlen);
+	if (k >= 0 && s->watch && same_id(r, s->watch))
+		s->watch_sent = true;
+	return k;
+}
+
+static void report_problem(const char *msg, void *arg)
+{
+	say(arg, QD_LOG_ERROR, "qosdeny: %s", msg);
+}
+
+/* Sends every closed record in the spool. Returns whether watch (may be
+ * NULL) is in Redis now. */
+static bool replay(const struct qd_reporter *rp,
+		   const struct qd_usage_record *watch)
+{
+	struct sender s = {.rp = rp, .watch = watch};
+	struct qd_spool_stats st;
+
+	qd_spool_replay(rp->spool, send_record, &s, report_problem, (void *)rp,
+			&st);
+	qd_redis_free(s.redis);
+	if (st.sent || st.already)
+		say(rp, QD_LOG_VERBOSE,
+		    "qosdeny: spool %s: %zu usage record(s) sent to %s, %zu "
+		    "counted before",
+		    rp->spool, st.sent, rp->redis_addr, st.already);
+	if (st.left)
+		say(rp, QD_LOG_ERROR,
+		    "qosdeny: spool %s: %zu usage record(s) not sent, kept "
+		    "for the next job start or end here or `qosdeny flush`",
+		    rp->spool, st.left);
+	return s.watch_sent;
+}
+
+/* What looking through the spool for one job's records found. */
+struct found {
+	struct qd_usage_record open; /* the newest open one */
+	bool have_open;
+	bool have_closed;
+};
+
+/* Whether a spool file name is one of this job's on this node. */
+static bool is_jobs(const char *name, const struct qd_usage_record *job)
+{
+	char prefix[3 * QD_NAME_MAX + 16];
+
+	snprintf(prefix, sizeof(prefix), "%s:%" PRIu32 ":%s:", job->cluster,
+		 job->job_id, job->node);
+	return !strncmp(name, prefix, strlen(prefix));
+}
+
+/* The start in a spool file name ("C:J:N:START.rec"), so that a large
+ * backlog of records is not read by every hook; 0 when not a number. */
+static int64_t start_in_name(const char *name)
+{
+	const char *colon = strrchr(name, ':');
+
+	return colon ? strtoll(colon + 1, NULL, 10) : 0;
+}
+
+/* Closes an open record of a job the node's reboot ended, at boot_time. */
+static void close_orphan(const struct qd_reporter *rp,
+			 struct qd_usage_record *r, int64_t boot_time)
+{
+	char err[QD_SPOOL_ERR_MAX], text[QD_RECORD_MAX];
+
+	if (qd_usage_record_close(r, boot_time)) {
+		say(rp, QD_LOG_ERROR,
+		    "qosdeny: job %" PRIu32 ": cannot close its usage record "
+		    "at this node's boot: %s",
+		    r->job_id, text_of(r, text, sizeof(text)));
+		return;
+	}
+	if (qd_spool_write(rp->spool, r, err, sizeof(err))) {
+		say(rp, QD_LOG_ERROR, "qosdeny: job %" PRIu32 ": %s", r->job_id,
+		    err);
+		return;
+	}
+	say(rp, QD_LOG_INFO,
+	    "qosdeny: job %" PRIu32 " was cut off by this node's reboot: its "
+	    "usage record is closed at the boot time: %s",
+	    r->job_id, text_of(r, text, sizeof(text)));
+}
+
+/*
+ * Walks the spool's records: notes job's own (when job is set), and closes
+ * those opened before boot_time (when set), job's own too unless keep_job.
+ */
+static void scan(const struct qd_reporter *rp,
+		 const struct qd_usage_record *job, int64_t boot_time,
+		 bool keep_job, struct found *f)
+{
+	char err[QD_SPOOL_ERR_MAX];
+	struct qd_spool_list l;
+
+	memset(f, 0, sizeof(*f));
+	if (qd_spool_list(rp->spool, &l, err, sizeof(err))) {
+		say(rp, QD_LOG_ERROR, "qosdeny: %s", err);
+		return;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		struct qd_usage_record r;
+		bool mine = job && is_jobs(l.names[i], job);
+		bool orphan = boot_time && !(mine && keep_job) &&
+			      start_in_name(l.names[i]) < boot_time;
+
+		if (!mine && !orphan)
+			continue;
+		/* Unreadable ones are reported and quarantined by the
+		 * replay that follows. */
+		if (qd_spool_read(rp->spool, l.names[i], &r, err, sizeof(err)))
+			continue;
+		if (!qd_usage_record_is_open(&r)) {
+			f->have_closed |= mine;
+		} else if (orphan) {
+			close_orphan(rp, &r, boot_time);
+			f->have_closed |= mine;
+		} else if (!f->have_open || r.start > f->open.start) {
+			f->open = r;
+			f->have_open = true;
+		}
+	}
+	qd_spool_list_free(&l);
+}
+
+/* The open record of a requeued job's earlier run here, whose epilog never
+ * ran: closed at its start, since how long it lasted is unknown. */
+static void close_earlier_run(const struct qd_reporter *rp,
+			      struct qd_usage_record *r, uint32_t restarts)
+{
+	char err[QD_SPOOL_ERR_MAX], text[QD_RECORD_MAX];
+
+	if (qd_usage_record_close(r, r->start) ||
+	    qd_spool_write(rp->spool, r, err, sizeof(err))) {
+		say(rp, QD_LOG_ERROR,
+		    "qosdeny: job %" PRIu32 ": cannot close the usage record "
+		    "of its earlier run: %s",
+		    r->job_id, text_of(r, text, sizeof(text)));
+		return;
+	}
+	say(rp, QD_LOG_ERROR,
+	    "qosdeny: job %" PRIu32 " was requeued (restart %" PRIu32
+	    ") without the epilog of its earlier run on %s: that run's GPU "
+	    "time here is unknown and counted as 0: %s",
+	    r->job_id, restarts, r->node, text_of(r, text, sizeof(text)));
+}
+
+enum qd_report_result qd_report_prolog(const struct qd_reporter *rp,
+				       const struct qd_usage_record *job,
+				       uint32_t restarts, int64_t now)
+{
+	enum qd_report_result rv = QD_REPORT_NONE;
+	char err[QD_SPOOL_ERR_MAX], text[QD_RECORD_MAX];
+	struct qd_usage_record r = *job;
+	struct found f;
+
+	scan(rp, job->gpus ? job : NULL, rp->boot_time, false, &f);
+	if (!job->gpus)
+		goto replay;
+	if (f.have_open && !restarts) {
+		say(rp, QD_LOG_INFO,
+		    "qosdeny: job %" PRIu32
+		    ": the prolog ran again on %s; keeping the usage record "
+		    "opened at %" PRId64,
+		    job->job_id, job->node, f.open.start);
+		rv = QD_REPORT_DONE;
+		goto replay;
+	}
+	if (f.have_open)
+		close_earlier_run(rp, &f.open, restarts);
+	r.start = now;
+	r.end = 0;
+	r.gpu_seconds = 0;
+	if (qd_spool_write(rp->spool, &r, err, sizeof(err))) {
+		/* The epilog will find no start and say so again. */
+		say(rp, QD_LOG_ERROR,
+		    "qosdeny: job %" PRIu32
+		    ": GPU usage on %s will not be counted: %s (record: %s)",
+		    job->job_id, job->node, err,
+		    text_of(&r, text, sizeof(text)));
+		rv = QD_REPORT_FAILED;
+		goto replay;
+	}
+	rv = QD_REPORT_DONE;
+replay:
+	replay(rp, NULL);
+	return rv;
+}
+
+/* The closed record could not be spooled: Redis is its only way out. */
+static enum qd_report_result send_unspooled(const struct qd_reporter *rp,
+					    const struct qd_usage_record *r,
+					    const char *why)
+{
+	char err[QD_REPORT_ERR_MAX], text[QD_RECORD_MAX];
+	struct sender s = {.rp = rp};
+	int k = send_record(r, &s, err, sizeof(err));
+
+	qd_redis_free(s.redis);
+	if (k < 0) {
+		say(rp, QD_LOG_ERROR,
+		    "qosdeny: job %" PRIu32
+		    ": GPU usage on %s LOST: not spooled (%s) and not sent "
+		    "(%s); record: %s",
+		    r->job_id, r->node, why, err,
+		    text_of(r, text, sizeof(text)));
+		return QD_REPORT_FAILED;
+	}
+	/* Counted: the open record must not be closed again later. */
+	if (qd_spool_remove(rp->spool, r, err, sizeof(err)))
+		say(rp, QD_LOG_ERROR, "qosdeny: %s", err);
+	say(rp, QD_LOG_ERROR,
+	    "qosdeny: job %" PRIu32
+	    ": usage record could not be spooled (%s), sent directly",
+	    r->job_id, why);
+	return QD_REPORT_DONE;
+}
+
+enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
+				       const struct qd_usage_record *job,
+				       int64_t now)
+{
+	char err[QD_SPOOL_ERR_MAX], text[QD_RECORD_MAX];
+	enum qd_report_result rv;
+	struct qd_usage_record r;
+	struct found f;
+
+	/* A job whose epilog does run after a reboot held its GPUs until
+	 * now, as slurmctld accounts it, not until the boot. */
+	scan(rp, job, rp->boot_time, true, &f);
+	if (!f.have_open) {
+		rv = job->gpus && !f.have_closed ? QD_REPORT_FAILED
+						 : QD_REPORT_NONE;
+		if (rv == QD_REPORT_FAILED)
+			say(rp, QD_LOG_ERROR,
+			    "qosdeny: job %" PRIu32 ": no usage record of "
+			    "its %" PRIu32 " GPU(s) on %s was opened, so "
+			    "none is counted here: its prolog did not run on "
+			    "this node (with PrologFlags=Alloc it runs at "
+			    "allocation on every node), or its spool file "
+			    "was lost",
+			    job->job_id, job->gpus, job->node);
+		replay(rp, NULL);
+		return rv;
+	}
+	r = f.open;
+	if (qd_usage_record_close(&r, now)) {
+		say(rp, QD_LOG_ERROR,
+		    "qosdeny: job %" PRIu32 ": cannot close its usage "
+		    "record at %" PRId64 ": %s",
+		    r.job_id, now, text_of(&r, text, sizeof(text)));
+		replay(rp, NULL);
+		return QD_REPORT_FAILED;
+	}
+	if (qd_spool_write(rp->spool, &r, err, sizeof(err))) {
+		rv = send_unspooled(rp, &r, err);
+		replay(rp, NULL);
+		return rv;
+	}
+	if (replay(rp, &r))
+		return QD_REPORT_DONE;
+	say(rp, QD_LOG_ERROR,
+	    "qosdeny: job %" PRIu32 ": usage on %s (%" PRIu64
+	    " GPU-seconds) not sent to %s; kept in spool %s for the next "
+	    "job start or end here or `qosdeny flush`",
+	    r.job_id, r.node, r.gpu_seconds, rp->redis_addr, rp->spool);
+	return QD_REPORT_SPOOLED;
+}

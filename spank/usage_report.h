@@ -1,0 +1,123 @@
+/*
+ * GPU usage reporting from a compute node (contract section 7), for the
+ * SPANK plugin's job prolog and epilog, which slurmd runs once per job per
+ * node, as root. No SPANK types here, so the tests drive it without slurmd.
+ *
+ * The prolog writes an open record (the job's start on this node) to the
+ * node's spool; the epilog closes it at the job's end and writes the closed
+ * form over it. Both then send every closed record in the spool to Redis,
+ * removing those Redis confirmed, so a record refused or lost earlier goes
+ * at the next job start or end on the node (or with `qosdeny flush`), and
+ * the Redis script counts a record sent twice once. A Redis that is down or
+ * slow costs one timeout_ms per hook; nothing here fails the job, and
+ * everything that goes wrong is logged as an error.
+ */
+#ifndef QD_USAGE_REPORT_H
+#define QD_USAGE_REPORT_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "options.h"
+#include "redis_usage.h"
+#include "site.h"
+#include "usage_record.h"
+
+#define QD_REPORT_ERR_MAX 1024
+
+enum qd_log_level { QD_LOG_ERROR, QD_LOG_INFO, QD_LOG_VERBOSE };
+
+/* One line, no newline. */
+typedef void (*qd_report_log_fn)(enum qd_log_level level, const char *msg,
+				 void *arg);
+
+/* A variable of the job's prolog/epilog environment; NULL when unset. */
+typedef const char *(*qd_env_fn)(const char *name, void *arg);
+
+struct qd_reporter {
+	struct qd_site site; /* qosdeny.conf's path, for UsageHalfLife */
+	char spool[PATH_MAX];
+	char redis_addr[PATH_MAX + 8];
+	char password_file[PATH_MAX]; /* "": no AUTH */
+	int timeout_ms;
+	int64_t boot_time; /* this boot's start; 0: unknown */
+	qd_report_log_fn log;
+	void *log_arg;
+};
+
+/*
+ * Fills a reporter from the plugstack.conf options and the site's
+ * slurm.conf (SLURM_CONF): the spool is spool=, else qosdeny under
+ * SlurmdSpoolDir, with Slurm's %n (node) and %h (host) expanded as slurmd
+ * expands them, since several slurmd may share a host; boot_time from
+ * qd_boot_time(). Returns 0, or -1 with err.
+ */
+int qd_reporter_init(struct qd_reporter *rp, const struct qd_spank_opts *o,
+		     const char *node, qd_report_log_fn log, void *log_arg,
+		     char *err, size_t errlen);
+
+/* path with %n, %h and %% expanded. Returns 0, or -1 when it does not fit. */
+int qd_expand_node_path(const char *path, const char *node, const char *host,
+			char *out, size_t len);
+
+/*
+ * The job's record on this node from the prolog/epilog environment slurmd
+ * builds (src/plugins/prep/script/prep_script_slurmd.c), every variable set
+ * by slurmd itself (what users pass through SPANK arrives prefixed SPANK_):
+ * SLURM_JOB_ID (the job's own id: an array task's or a het component's),
+ * SLURMD_NODENAME, SLURM_JOB_USER, SLURM_JOB_ACCOUNT, SLURM_JOB_PARTITION,
+ * SLURM_JOB_GPUS (this node's GPU indices), cluster from the option, else
+ * SLURM_CLUSTER_NAME. Slurm 22.05 passes no QoS: qos is SLURM_JOB_QOS when
+ * a later Slurm sets it, else "". start and end stay 0. *restarts is
+ * SLURM_JOB_RESTART_COUNT, how many times the job was requeued (0 when
+ * unset). Returns 0, or -1 with err naming the variable; r->gpus is set
+ * even then, unless SLURM_JOB_GPUS itself is the problem.
+ */
+int qd_job_record(qd_env_fn env, void *env_arg, const char *cluster,
+		  struct qd_usage_record *r, uint32_t *restarts, char *err,
+		  size_t errlen);
+
+/* The number of GPUs in SLURM_JOB_GPUS ("0,2,3"; ranges "0-3" too; NULL or
+ * "" is none). Returns 0, or -1 when malformed. */
+int qd_gpu_count(const char *list, uint32_t *n);
+
+enum qd_report_result {
+	QD_REPORT_DONE,	   /* prolog: start spooled; epilog: Redis has it */
+	QD_REPORT_NONE,	   /* no GPUs here: nothing to count */
+	QD_REPORT_SPOOLED, /* epilog: closed and spooled, Redis failed */
+	QD_REPORT_FAILED,  /* not recorded (logged with the record) */
+};
+
+/*
+ * Open records from before the node's boot are of jobs that the reboot
+ * ended here and whose epilog never ran (slurmctld sends a down node no
+ * job end): both hooks first close each at boot_time, the latest the job
+ * can have run here, so it is counted rather than kept open forever.
+ *
+ * Job prolog: writes the job's open record, starting now, then replays the
+ * spool. job and restarts come from qd_job_record. When this boot already
+ * has an open record of the job: a job never requeued (restarts 0) is in
+ * the same run, and slurmd ran the prolog again (it lost its state), so
+ * that record is kept; a requeued job's is its earlier run's, whose epilog
+ * never ran here (slurmd died before the job's launch, and slurmctld
+ * requeued it): that run's time here is unknown and closed as 0 seconds,
+ * loudly, rather than charging the time the job then pended.
+ */
+enum qd_report_result qd_report_prolog(const struct qd_reporter *rp,
+				       const struct qd_usage_record *job,
+				       uint32_t restarts, int64_t now);
+
+/*
+ * Job epilog: closes the job's open record at now (GPU-seconds = its GPUs
+ * times the seconds since its start), writes it to the spool, then replays
+ * the spool, which sends it with the rest.
+ */
+enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
+				       const struct qd_usage_record *job,
+				       int64_t now);
+
+/* The kernel's boot time (/proc/stat btime), or 0 when unknown. */
+int64_t qd_boot_time(void);
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * Where the node's reporting goes: the spool directory, Redis, and the
+ * qosdeny.conf that gives UsageHalfLife, from the plugstack.conf options and
+ * slurm.conf. The job prolog and epilog run in a slurmstepd of their own
+ * that has no slurmd configuration to ask, so slurm.conf is read here, as
+ * `qosdeny flush` reads it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "errmsg.h"
+#include "usage_report.h"
+
+int qd_expand_node_path(const char *path, const char *node, const char *host,
+			char *out, size_t len)
+{
+	size_t n = 0;
+
+	for (const char *p = path; *p; p++) {
+		const char *sub = NULL;
+		char c[2] = {*p, '\0'};
+
+		if (*p == '%' && p[1] == 'n')
+			sub = node;
+		else if (*p == '%' && p[1] == 'h')
+			sub = host;
+		else if (*p == '%' && p[1] == '%')
+			sub = "%";
+		if (sub)
+			p++;
+		else
+			sub = c;
+		if (n + strlen(sub) >= len)
+			return -1;
+		memcpy(out + n, sub, strlen(sub));
+		n += strlen(sub);
+	}
+	if (n >= len)
+		return -1;
+	out[n] = '\0';
+	return 0;
+}
+
+/* As slurmd's %h: the short host name. */
+static void short_host(char *buf, size_t len)
+{
+	if (gethostname(buf, len))
+		snprintf(buf, len, "localhost");
+	buf[len - 1] = '\0';
+	buf[strcspn(buf, ".")] = '\0';
+}
+
+static int redis_addr(struct qd_reporter *rp, const struct qd_spank_opts *o)
+{
+	size_t len = sizeof(rp->redis_addr);
+	int n;
+
+	if (o->redis_unix[0])
+		n = snprintf(rp->redis_addr, len, "unix:%s", o->redis_unix);
+	else if (strchr(o->redis_host, ':'))
+		n = snprintf(rp->redis_addr, len, "[%s]:%u", o->redis_host,
+			     o->redis_port);
+	else
+		n = snprintf(rp->redis_addr, len, "%s:%u", o->redis_host,
+			     o->redis_port);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int64_t qd_boot_time(void)
+{
+	char line[256];
+	long long t = 0;
+	FILE *f = fopen("/proc/stat", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "btime %lld", &t) == 1)
+			break;
+	fclose(f);
+	return t > 0 ? t : 0;
+}
+
+int qd_reporter_init(struct qd_reporter *rp, const struct qd_spank_opts *o,
+		     const char *node, qd_report_log_fn log, void *log_arg,
+		     char *err, size_t errlen)
+{
+	char path[PATH_MAX + 16], host[256];
+
+	memset(rp, 0, sizeof(*rp));
+	rp->log = log;
+	rp->log_arg = log_arg;
+	if (qd_site_load(&rp->site, err, errlen))
+		return -1;
+	if (o->spool[0])
+		snprintf(path, sizeof(path), "%s", o->spool);
+	else
+		snprintf(path, sizeof(path), "%s/qosdeny",
+			 rp->site.slurmd_spool_dir);
+	short_host(host, sizeof(host));
+	if (qd_expand_node_path(path, node, host, rp->spool, sizeof(rp->spool)))
+		return qd_errf(err, errlen, "spool path too long: %s", path);
+	if (redis_addr(rp, o))
+		return qd_errf(err, errlen, "redis address too long");
+	snprintf(rp->password_file, sizeof(rp->password_file), "%s",
+		 o->redis_password_file);
+	rp->timeout_ms = (int)o->timeout_ms;
+	rp->boot_time = qd_boot_time();
+	return 0;
+}

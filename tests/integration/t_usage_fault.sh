@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# GPU usage reporting with Redis down: jobs that end meanwhile leave their
+# closed records in their nodes' spools, `qosdeny flush` sends them once
+# Redis is back, usage grows by exactly what the jobs used, and a record
+# sent again (its reply lost) by a flush or the next epilog counts once.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/example-policy.sh"
+source "$(dirname "$0")/usage-lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+redis_clear
+check "reporting on (plugstack.conf, slurmd restarted)" reporting_on
+
+# Redis is down for the whole of the jobs: their prologs need it not (they
+# only spool the start), their epilogs cannot reach it.
+bash "$CLUSTER" redis-stop >/dev/null
+check "Redis stopped" test -z "$(rcli ping 2>/dev/null)"
+as alice sbatch --parsable -N1 --gres=gpu:2 --wrap 'sleep 3'
+a=${OUT%%;*}
+as bob srun -N2 --gpus-per-node=1 sleep 3 &
+srun_pid=$!
+three_open() { [ "$(spool_records | grep -c " end=0 ")" -eq 3 ]; }
+check "while they run, their prologs' 1 + 2 open records are spooled" \
+	wait_for "open records" 20 three_open
+b=$(squeue -h -u bob -o %i)
+wait "$srun_pid"
+check "the jobs ended, epilogs included" wait_for "jobs to end" 60 queue_empty
+
+recs=$(spool_records)
+assert_eq "3 closed records wait in the spools" 3 \
+	"$(echo "$recs" | grep -c " end=[1-9]")"
+assert_contains "slurmd logged that alice's record was not sent" \
+	"qosdeny: job $a: usage on " "$(cat "$QD_LOG_DIR"/slurmd-n*.log)"
+assert_contains "and where it waits" \
+	"not sent to $QD_REDIS_ADDR; kept in spool $QD_SPOOL_DIR/" \
+	"$(cat "$QD_LOG_DIR"/slurmd-n*.log)"
+spooled() { # USER: the GPU-seconds of the user's spooled records
+	echo "$recs" | grep " user=$1 " | sed 's/.* gpu_seconds=//' |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+rec_a=$(echo "$recs" | grep " job=$a ")
+s=$(($(field "$rec_a" end) - $(field "$rec_a" start)))
+check "alice's job lasted ${s}s, 3 s within 2 s" test "$s" -ge 1 -a "$s" -le 5
+assert_eq "alice's record: 2 GPUs x ${s}s" "$((2 * s))" "$(spooled alice)"
+for n in n1 n2; do
+	rec=$(echo "$recs" | grep " job=$b node=$n ")
+	s=$(($(field "$rec" end) - $(field "$rec" start)))
+	check "bob's job on $n lasted ${s}s, 3 s within 2 s" \
+		test "$s" -ge 1 -a "$s" -le 5
+done
+node_a=$(field "$rec_a" node)
+file_a=$QD_SPOOL_DIR/$node_a/qosdeny/$QD_CLUSTER_NAME:$a:$node_a:$(field "$rec_a" start).rec
+cp "$file_a" "$tmp/alice.rec"
+
+bash "$CLUSTER" redis-start >/dev/null
+check "Redis is back" test "$(rcli ping)" == PONG
+OUT=$("$QD" flush 2>&1)
+assert_eq "qosdeny flush exits 0" 0 "$?"
+assert_eq "it sends the 3 records" \
+	"qosdeny: flush: 3 sent, 0 already counted, 0 left" "$OUT"
+check "alice's usage is what her job used, to the second" \
+	near "$(stored_usage alice)" "$(spooled alice)" 0.01
+check "bob's usage is what his allocation used on both nodes" \
+	near "$(stored_usage bob)" "$(spooled bob)" 0.01
+assert_eq "the spools are empty" "" "$(spool_records)"
+
+OUT=$("$QD" flush 2>&1)
+assert_eq "a second flush has nothing to send" \
+	"qosdeny: flush: 0 sent, 0 already counted, 0 left" "$OUT"
+
+# Sent, but the reply was lost: the record is still in the spool.
+restore() { install -m 0600 "$tmp/alice.rec" "$file_a"; }
+restore
+OUT=$("$QD" flush 2>&1)
+assert_eq "a record sent again by flush counts once" \
+	"qosdeny: flush: 0 sent, 1 already counted, 0 left" "$OUT"
+check "alice's usage did not grow" \
+	near "$(stored_usage alice)" "$(spooled alice)" 0.01
+
+restore
+rcli script flush >/dev/null # as after a Redis restart: the script is gone
+as charlie sbatch --parsable -N1 -w "$node_a" --gres=gpu:1 --wrap 'sleep 1'
+c=${OUT%%;*}
+check "charlie's job ran" wait_for "jobs to end" 30 queue_empty
+rec_c=$(redis_record "$c" "$node_a")
+check "the next epilog on the node sent charlie's record" test -n "$rec_c"
+check "and counted alice's again-sent record once" \
+	near "$(stored_usage alice)" "$(spooled alice)" 0.01
+check "charlie's usage is only his own job's" \
+	near "$(stored_usage charlie)" "$(field "$rec_c" gpu_seconds)" 0.01
+assert_eq "the spools are empty" "" "$(spool_records)"
+
+# slurmd killed while a job runs, and started again: the job's slurmstepd
+# runs on, its end still reaches slurmd's epilog, and it counts once.
+as alice sbatch --parsable -N1 -w n1 --gres=gpu:1 \
+	--wrap 'touch "started-$SLURM_JOB_ID"; sleep 4'
+k=${OUT%%;*}
+# Killed once the job runs: killed between the prolog and the job's
+# launch, slurmctld would requeue the job, minutes later.
+check "job $k runs" wait_for "job $k to start" 20 \
+	test -e "$QD_CLUSTER_DIR/users/alice/started-$k"
+assert_contains "its prolog spooled its start" " job=$k node=n1 " \
+	"$(spool_records | grep " end=0 ")"
+kill -KILL "$(cat "$QD_CLUSTER_DIR/run/slurmd-n1.pid")"
+check "slurmd n1 killed and started again" \
+	bash "$CLUSTER" restart-slurmd n1 >/dev/null
+check "the job ended" wait_for "jobs to end" 60 queue_empty
+assert_eq "Redis has one record of it" 1 \
+	"$(rcli --scan --pattern "qosdeny:{$QD_CLUSTER_NAME}:rec:$k:*" | wc -l)"
+rec_k=$(redis_record "$k" n1)
+s=$(($(field "$rec_k" end) - $(field "$rec_k" start)))
+check "it lasted ${s}s, 4 s within 2 s" test "$s" -ge 2 -a "$s" -le 6
+assert_eq "the spools are empty" "" "$(spool_records)"
+
+reporting_off
+redis_clear
+finish

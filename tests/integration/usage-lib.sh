@@ -1,0 +1,100 @@
+# Helpers for the GPU usage reporting tests (bash, sourced after lib.sh and
+# example-policy.sh): the plugin's job prolog/epilog on, Redis and the
+# spools looked at directly, Slurm's view of each job.
+QD=$QD_ROOT/build/qosdeny
+CLUSTER=$QD_ROOT/tests/cluster/cluster.sh
+PLUGSTACK=$QD_SLURM_ETC/plugstack.conf
+# Decay over the seconds a test takes stays below the 6 decimals compared.
+HALF_LIFE=365-0
+
+rcli() { redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" "$@"; }
+
+# Every usage key of the test cluster, gone.
+redis_clear() {
+	rcli --scan --pattern "qosdeny:{$QD_CLUSTER_NAME}:*" |
+		xargs -r redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" del >/dev/null
+}
+
+# reporting_on / reporting_off: slurmd looks for a plugin's job prolog and
+# epilog only when it starts, so both restart the slurmd.
+reporting_on() {
+	write_policy "$EXAMPLE_POLICY
+UsageHalfLife=$HALF_LIFE"
+	echo "required spank_qosdeny.so redis=$QD_REDIS_ADDR" >"$PLUGSTACK"
+	bash "$CLUSTER" restart-slurmd >/dev/null
+}
+reporting_off() {
+	: >"$PLUGSTACK"
+	bash "$CLUSTER" restart-slurmd >/dev/null
+}
+
+# job_ids ID: the job's own ids (each task of an array has its own).
+job_ids() {
+	scontrol -o show job "$1" | sed -n 's/^JobId=\([0-9]*\) .*/\1/p'
+}
+
+# job_nodes ID: the nodes the job ran on, one a line (an array's first
+# task has the array's id, which scontrol shows with all its tasks).
+job_nodes() {
+	scontrol show hostnames "$(scontrol -o show job "$1" |
+		sed -n "s/^JobId=$1 .* NodeList=\([^ ]*\).*/\1/p")"
+}
+
+# job_elapsed ID: the seconds from the job's start to its end, as
+# slurmctld has them.
+job_elapsed() {
+	local line start end
+	line=$(scontrol -o show job "$1" | grep "^JobId=$1 ")
+	start=$(echo "$line" | sed -n 's/.* StartTime=\([^ ]*\).*/\1/p')
+	end=$(echo "$line" | sed -n 's/.* EndTime=\([^ ]*\).*/\1/p')
+	echo $(($(date -d "$end" +%s) - $(date -d "$start" +%s)))
+}
+
+# redis_record JOB NODE: the record Redis applied for the job on the node.
+redis_record() {
+	local key
+	key=$(rcli --scan --pattern "qosdeny:{$QD_CLUSTER_NAME}:rec:$1:$2:*")
+	[ -n "$key" ] && rcli get "$key"
+}
+
+# field RECORD KEY: one field of a record's text.
+field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# stored_usage USER: the user's usage in Redis, as stored (undecayed).
+stored_usage() {
+	local v
+	v=$(rcli hget "qosdeny:{$QD_CLUSTER_NAME}:user:$1" v)
+	echo "${v:-0}"
+}
+
+# spool_records: the text of every record in the nodes' spools.
+spool_records() {
+	cat "$QD_SPOOL_DIR"/*/qosdeny/*.rec 2>/dev/null
+}
+
+# check_record WHAT JOB NODE GPUS SECONDS: Redis has the job's record on
+# the node with its GPUs, lasting SECONDS within 2 s (and what slurmctld
+# has from the job's start to its end, within 2 s), and gpu_seconds their
+# product. Adds the record's gpu_seconds to USED[its user].
+declare -A USED
+check_record() {
+	local what=$1 job=$2 node=$3 gpus=$4 secs=$5 rec s e
+	rec=$(redis_record "$job" "$node")
+	if [ -z "$rec" ]; then
+		fail "$what: no record of job $job on $node in Redis"
+		return
+	fi
+	s=$(($(field "$rec" end) - $(field "$rec" start)))
+	e=$(job_elapsed "$job")
+	assert_eq "$what: job $job on $node, GPUs" "$gpus" "$(field "$rec" gpus)"
+	check "$what: job $job on $node lasted ${s}s, ${secs}s within 2 s" \
+		test "$s" -ge $((secs - 2)) -a "$s" -le $((secs + 2))
+	check "$what: job $job on $node, slurmctld's ${e}s within 2 s" \
+		test "$s" -ge $((e - 2)) -a "$s" -le $((e + 2))
+	assert_eq "$what: job $job on $node, gpu_seconds = GPUs x seconds" \
+		"$((gpus * s))" "$(field "$rec" gpu_seconds)"
+	USED[$(field "$rec" user)]=$((${USED[$(field "$rec" user)]:-0} + gpus * s))
+}
+
+# near A B TOLERANCE: |A - B| <= TOLERANCE.
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { exit !((a - b) ^ 2 <= t * t) }'; }

@@ -1,0 +1,333 @@
+/*
+ * What the job prolog and epilog take from their environment and from the
+ * site's configuration (spank/usage_job.c, spank/usage_site.c): the job's
+ * record, its GPU count, the spool directory and Redis address.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "usage_report.h"
+
+/* ---- a prolog environment ---- */
+
+static const char *env_vars[16];
+
+static const char *lookup(const char *name, void *arg)
+{
+	size_t n = strlen(name);
+
+	(void)arg;
+	for (size_t i = 0; i < 16 && env_vars[i]; i++)
+		if (!strncmp(env_vars[i], name, n) && env_vars[i][n] == '=')
+			return env_vars[i] + n + 1;
+	return NULL;
+}
+
+/* As slurmd builds it for job 1234 on n2 (22.05: no QoS). */
+static void prolog_env(void)
+{
+	static const char *const vars[] = {"SLURMD_NODENAME=n2",
+					   "SLURM_CLUSTER_NAME=qdtest",
+					   "SLURM_JOB_ID=1234",
+					   "SLURM_JOB_USER=alice",
+					   "SLURM_JOB_UID=1001",
+					   "SLURM_JOB_ACCOUNT=research",
+					   "SLURM_JOB_PARTITION=gpu",
+					   "SLURM_JOB_GPUS=0,1",
+					   NULL};
+
+	memset(env_vars, 0, sizeof(env_vars));
+	memcpy(env_vars, vars, sizeof(vars));
+}
+
+/* Replaces or (value NULL) removes a variable. */
+static void set_var(const char *name, const char *text)
+{
+	size_t i, n = strlen(name);
+
+	for (i = 0; env_vars[i]; i++)
+		if (!strncmp(env_vars[i], name, n) && env_vars[i][n] == '=')
+			break;
+	if (!text) {
+		for (; env_vars[i]; i++)
+			env_vars[i] = env_vars[i + 1];
+		return;
+	}
+	cr_assert_lt(i, 15);
+	env_vars[i] = text;
+}
+
+static char err[QD_REPORT_ERR_MAX];
+static uint32_t restarts;
+
+Test(job_record, from_the_prolog_environment)
+{
+	struct qd_usage_record r;
+
+	prolog_env();
+	cr_assert_eq(
+	    qd_job_record(lookup, NULL, "", &r, &restarts, err, sizeof(err)), 0,
+	    "%s", err);
+	cr_expect_str_eq(r.cluster, "qdtest");
+	cr_expect_eq(r.job_id, 1234);
+	cr_expect_str_eq(r.node, "n2");
+	cr_expect_str_eq(r.user, "alice");
+	cr_expect_str_eq(r.account, "research");
+	cr_expect_str_eq(r.qos, "", "Slurm 22.05 passes no QoS");
+	cr_expect_str_eq(r.partition, "gpu");
+	cr_expect_eq(r.gpus, 2);
+	cr_expect_eq(r.start, 0);
+	cr_expect_eq(r.end, 0);
+	cr_expect_eq(restarts, 0);
+}
+
+Test(job_record, restart_count)
+{
+	struct qd_usage_record r;
+
+	prolog_env();
+	set_var("SLURM_JOB_RESTART_COUNT", "SLURM_JOB_RESTART_COUNT=2");
+	cr_assert_eq(
+	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
+	    0, "%s", err);
+	cr_expect_eq(restarts, 2);
+	set_var("SLURM_JOB_RESTART_COUNT", NULL);
+	cr_assert_eq(
+	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
+	    0, "%s", err);
+	cr_expect_eq(restarts, 0, "unset is never requeued");
+}
+
+Test(job_record, cluster_option_and_qos_when_slurm_gives_it)
+{
+	struct qd_usage_record r;
+
+	prolog_env();
+	set_var("SLURM_JOB_QOS", "SLURM_JOB_QOS=normal");
+	cr_assert_eq(qd_job_record(lookup, NULL, "site-a", &r, &restarts, err,
+				   sizeof(err)),
+		     0, "%s", err);
+	cr_expect_str_eq(r.cluster, "site-a");
+	cr_expect_str_eq(r.qos, "normal");
+}
+
+Test(job_record, no_gpus_is_zero)
+{
+	struct qd_usage_record r;
+
+	prolog_env();
+	set_var("SLURM_JOB_GPUS", NULL);
+	cr_assert_eq(
+	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
+	    0);
+	cr_expect_eq(r.gpus, 0);
+	set_var("SLURM_JOB_PARTITION", NULL);
+	cr_assert_eq(
+	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
+	    0);
+	cr_expect_str_eq(r.partition, "");
+}
+
+static void expect_error(const char *var, const char *text, const char *want)
+{
+	struct qd_usage_record r;
+
+	prolog_env();
+	set_var(var, text);
+	cr_expect_eq(
+	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
+	    -1, "%s", var);
+	cr_expect_str_eq(err, want);
+}
+
+Test(job_record, errors_name_the_variable)
+{
+	expect_error("SLURM_JOB_ACCOUNT", NULL, "SLURM_JOB_ACCOUNT is not set");
+	expect_error("SLURM_JOB_USER", "SLURM_JOB_USER=",
+		     "SLURM_JOB_USER is "
+		     "not set");
+	expect_error("SLURMD_NODENAME", NULL, "SLURMD_NODENAME is not set");
+	expect_error("SLURM_CLUSTER_NAME", NULL,
+		     "SLURM_CLUSTER_NAME is not set");
+	expect_error("SLURM_JOB_ID", "SLURM_JOB_ID=12a",
+		     "SLURM_JOB_ID '12a' is not a job id");
+	expect_error("SLURM_JOB_ID", "SLURM_JOB_ID=0",
+		     "SLURM_JOB_ID '0' is not a job id");
+	expect_error("SLURM_JOB_ID", NULL, "SLURM_JOB_ID '' is not a job id");
+	expect_error("SLURM_JOB_ACCOUNT", "SLURM_JOB_ACCOUNT=a:b",
+		     "SLURM_JOB_ACCOUNT 'a:b' is not a name a usage record "
+		     "can hold");
+	expect_error("SLURM_JOB_GPUS", "SLURM_JOB_GPUS=0,x",
+		     "SLURM_JOB_GPUS '0,x' is not a list of GPU indices");
+	expect_error("SLURM_JOB_RESTART_COUNT", "SLURM_JOB_RESTART_COUNT=-1",
+		     "SLURM_JOB_RESTART_COUNT '-1' is not a count");
+}
+
+/* A caller tells a GPU job from the others even when something is wrong. */
+Test(job_record, gpus_known_even_on_error)
+{
+	struct qd_usage_record r;
+
+	prolog_env();
+	set_var("SLURM_JOB_ACCOUNT", NULL);
+	cr_expect_eq(
+	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
+	    -1);
+	cr_expect_eq(r.gpus, 2);
+}
+
+static uint32_t count(const char *list)
+{
+	uint32_t n = 12345;
+
+	cr_assert_eq(qd_gpu_count(list, &n), 0, "'%s'", list ? list : "NULL");
+	return n;
+}
+
+Test(gpu_count, lists_and_ranges)
+{
+	cr_expect_eq(count(NULL), 0);
+	cr_expect_eq(count(""), 0);
+	cr_expect_eq(count("0"), 1);
+	cr_expect_eq(count("3"), 1);
+	cr_expect_eq(count("0,1,3"), 3);
+	cr_expect_eq(count("0-3"), 4);
+	cr_expect_eq(count("0-1,4,6-7"), 5);
+}
+
+Test(gpu_count, malformed)
+{
+	static const char *const bad[] = {
+	    "a",    "1,", ",1", "1,,2", "3-1",	       "-1", "1-",
+	    "1--2", " 1", "1 ", "+1",	"99999999999", "0x1"};
+	uint32_t n;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		cr_expect_eq(qd_gpu_count(bad[i], &n), -1, "'%s'", bad[i]);
+		cr_expect_eq(n, 0);
+	}
+}
+
+/* ---- the spool path and Redis address ---- */
+
+static const char *expand(const char *path)
+{
+	static char out[64];
+
+	if (qd_expand_node_path(path, "n1", "host", out, sizeof(out)))
+		return "(too long)";
+	return out;
+}
+
+Test(node_path, expands_like_slurmd)
+{
+	cr_expect_str_eq(expand("/var/spool/slurmd"), "/var/spool/slurmd");
+	cr_expect_str_eq(expand("/var/spool/%n/qosdeny"),
+			 "/var/spool/n1/qosdeny");
+	cr_expect_str_eq(expand("/s/%h-%n"), "/s/host-n1");
+	cr_expect_str_eq(expand("/s/100%%/%x%"), "/s/100%/%x%");
+	cr_expect_str_eq(
+	    expand("/a/path/of/sixty-three/bytes/once/the/node/"
+		   "name/is/in/it/.../%n"),
+	    "/a/path/of/sixty-three/bytes/once/the/node/name/is/in/"
+	    "it/.../n1");
+	cr_expect_str_eq(expand("/a/path/of/sixty-four/bytes/once/the/node/"
+				"name/is/in/it/...../%n"),
+			 "(too long)");
+}
+
+static char dir[] = "/tmp/qd-report-site.XXXXXX";
+
+static void site_setup(void)
+{
+	char path[sizeof(dir) + 32];
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/slurm.conf", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "ClusterName=qdtest\nSlurmdSpoolDir=%s/spool/%%n\n", dir);
+	fclose(f);
+	setenv("SLURM_CONF", path, 1);
+}
+
+static void site_teardown(void)
+{
+	char cmd[sizeof(dir) + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+static struct qd_reporter rp;
+
+static void init_with(int argc, const char **argv)
+{
+	struct qd_spank_opts o;
+
+	qd_spank_opts_init(&o);
+	cr_assert_eq(qd_spank_opts_parse(&o, argc, (char *const *)argv, err,
+					 sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(
+	    qd_reporter_init(&rp, &o, "n2", NULL, NULL, err, sizeof(err)), 0,
+	    "%s", err);
+}
+
+TestSuite(reporter, .init = site_setup, .fini = site_teardown);
+
+Test(reporter, defaults)
+{
+	char want[sizeof(dir) + 64];
+
+	init_with(0, NULL);
+	snprintf(want, sizeof(want), "%s/spool/n2/qosdeny", dir);
+	cr_expect_str_eq(rp.spool, want,
+			 "qosdeny under this slurmd's own "
+			 "SlurmdSpoolDir");
+	snprintf(want, sizeof(want), "%s/qosdeny.conf", dir);
+	cr_expect_str_eq(rp.site.qosdeny_conf, want);
+	cr_expect_str_eq(rp.redis_addr, "127.0.0.1:6379");
+	cr_expect_str_eq(rp.password_file, "");
+	cr_expect_eq(rp.timeout_ms, 500);
+	cr_expect_gt(rp.boot_time, 0);
+	cr_expect_leq(rp.boot_time, time(NULL));
+}
+
+Test(reporter, options)
+{
+	const char *argv[] = {"redis=unix:/run/redis.sock",
+			      "redis_password_file=/etc/slurm/pw",
+			      "spool=/var/qd/%n", "timeout_ms=250"};
+
+	init_with(4, argv);
+	cr_expect_str_eq(rp.spool, "/var/qd/n2");
+	cr_expect_str_eq(rp.redis_addr, "unix:/run/redis.sock");
+	cr_expect_str_eq(rp.password_file, "/etc/slurm/pw");
+	cr_expect_eq(rp.timeout_ms, 250);
+}
+
+Test(reporter, ipv6_address_keeps_its_brackets)
+{
+	const char *argv[] = {"redis=[::1]:6380"};
+
+	init_with(1, argv);
+	cr_expect_str_eq(rp.redis_addr, "[::1]:6380");
+}
+
+Test(reporter, unreadable_slurm_conf)
+{
+	struct qd_spank_opts o;
+
+	qd_spank_opts_init(&o);
+	setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
+	cr_expect_eq(
+	    qd_reporter_init(&rp, &o, "n2", NULL, NULL, err, sizeof(err)), -1);
+	cr_expect_str_eq(err,
+			 "/nonexistent/slurm.conf: No such file or directory");
+}
