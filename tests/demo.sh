@@ -69,3 +69,21 @@ show alice srun -N 1 --gres=gpu:1 \
 	"$here/integration/gpu-probe.sh" "$QD_DEV_DIR"
 show alice srun -N 2 --gpus-per-node=2 \
 	"$here/integration/gpu-probe.sh" "$QD_DEV_DIR"
+
+echo
+echo "== GPU usage to Redis and GPU fair share"
+sacctmgr -i modify account research set fairshare=500 >/dev/null
+sacctmgr -i modify account batch set fairshare=100 >/dev/null
+echo "required spank_qosdeny.so redis=$QD_REDIS_ADDR" |
+	tee "$QD_SLURM_ETC/plugstack.conf"
+# slurmd looks for a plugin's job prolog/epilog only when it starts.
+bash "$here/cluster/cluster.sh" restart-slurmd >/dev/null
+show alice srun -q research --gres=gpu:2 sleep 2
+show bob srun -q research --gres=gpu:1 sleep 2
+show charlie srun -q interactive -A batch --gres=gpu:1 sleep 1
+# The epilog reports after srun returns; the job completes after it.
+no_completing() { [ -z "$(squeue -h -t CG -o %i)" ]; }
+wait_for "epilogs" 30 no_completing
+show root "$QD_ROOT/build/qosdeny" share
+show root "$QD_ROOT/build/qosdeny" share -P
+: >"$QD_SLURM_ETC/plugstack.conf"
