@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,23 @@ static redisContext *admin(const struct server *s)
 		freeReplyObject(r);
 	}
 	return c;
+}
+
+/* One command on the server as its admin, outside the code under test. */
+__attribute__((unused)) static redisReply *admin_cmd(const struct server *s,
+						     const char *fmt, ...)
+{
+	redisContext *c = admin(s);
+	redisReply *r;
+	va_list ap;
+
+	cr_assert(c && !c->err);
+	va_start(ap, fmt);
+	r = redisvCommand(c, fmt, ap);
+	va_end(ap);
+	redisFree(c);
+	cr_assert_not_null(r);
+	return r;
 }
 
 static bool ready(const struct server *s)

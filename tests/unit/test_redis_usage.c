@@ -91,20 +91,7 @@ static int apply(const struct qd_usage_record *r)
 	return k;
 }
 
-static redisReply *cmd(const char *fmt, ...)
-{
-	redisContext *c = admin(&srv);
-	redisReply *r;
-	va_list ap;
-
-	cr_assert(c && !c->err);
-	va_start(ap, fmt);
-	r = redisvCommand(c, fmt, ap);
-	va_end(ap);
-	redisFree(c);
-	cr_assert_not_null(r);
-	return r;
-}
+#define cmd(...) admin_cmd(&srv, __VA_ARGS__)
 
 /* A usage hash's v, as stored (not decayed to now). */
 static double stored(const char *key)

@@ -97,20 +97,7 @@ static struct qd_usage_record job(uint32_t id, const char *user, uint32_t gpus)
 	return r;
 }
 
-static redisReply *cmd(const char *fmt, ...)
-{
-	redisContext *c = admin(&srv);
-	redisReply *r;
-	va_list ap;
-
-	cr_assert(c && !c->err);
-	va_start(ap, fmt);
-	r = redisvCommand(c, fmt, ap);
-	va_end(ap);
-	redisFree(c);
-	cr_assert_not_null(r);
-	return r;
-}
+#define cmd(...) admin_cmd(&srv, __VA_ARGS__)
 
 /* A usage hash's stored v, -1 when missing. */
 static double usage(const char *kind, const char *name)
