@@ -87,7 +87,7 @@ $(B)/tools/%.o: tools/%.c $(wildcard tools/*.h shared/*.h)
 $(TOOL): $(TOOL_OBJ) $(CORE_LIB)
 	$(CC) -o $@ $(TOOL_OBJ) $(CORE_LIB) -lslurm -lhiredis -lm
 
-$(B)/tests/test_%: tests/unit/test_%.c $(CORE_LIB)
+$(B)/tests/test_%: tests/unit/test_%.c $(CORE_LIB) $(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) -lcriterion \
 		-lhiredis -lm
@@ -100,7 +100,8 @@ $(ASAN_CORE_LIB): $(ASAN_CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(ASAN_B)/tests/test_%: tests/unit/test_%.c $(ASAN_CORE_LIB)
+$(ASAN_B)/tests/test_%: tests/unit/test_%.c $(ASAN_CORE_LIB) \
+		$(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(CORE_CFLAGS) -o $@ $< $(ASAN_CORE_LIB) \
 		-lcriterion -lhiredis -lm
