@@ -11,12 +11,7 @@
 
 #include "check.h"
 
-#define CAP (QD_UNLIMITED - 1)
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > CAP - b || b > CAP ? CAP : a + b;
-}
+#define CAP QD_COUNT_MAX
 
 struct probe {
 	enum qd_flag flag;
@@ -28,7 +23,7 @@ struct probe {
 static bool over(const struct probe *p, uint64_t lim, uint64_t req,
 		 uint64_t used, bool is_mem, struct qd_verdict *v)
 {
-	if (lim == QD_UNLIMITED || req == 0 || sat_add(used, req) <= lim)
+	if (lim == QD_UNLIMITED || req == 0 || qd_sat_add(used, req) <= lim)
 		return false;
 	v->denied = true;
 	v->flag = p->flag;

@@ -8,11 +8,6 @@ void qd_het_sum_reset(struct qd_het_sum *h)
 	h->n = 0;
 }
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > QD_UNLIMITED - 1 - b ? QD_UNLIMITED - 1 : a + b;
-}
-
 /* Adds every TRES of src into dst; a type dst has no room for is dropped,
  * which can only under-count toward a typed limit, never wrap. */
 static void tres_add(struct qd_tres *dst, const struct qd_tres *src)
@@ -21,7 +16,7 @@ static void tres_add(struct qd_tres *dst, const struct qd_tres *src)
 		if (!src->set[id])
 			continue;
 		qd_tres_set(dst, id,
-			    sat_add(qd_tres_get(dst, id, 0), src->v[id]));
+			    qd_sat_add(qd_tres_get(dst, id, 0), src->v[id]));
 	}
 	for (size_t i = 0; i < src->ntyped; i++)
 		qd_tres_add_typed(dst, src->typed[i].type, src->typed[i].value);

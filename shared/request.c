@@ -28,7 +28,7 @@
 #include "errmsg.h"
 #include "request.h"
 
-#define CAP (QD_UNLIMITED - 1)
+#define CAP QD_COUNT_MAX
 
 /* More GPU records than this in one job means more distinct GPU types than
  * any partition has: slurmctld rejects such a job when it tests it against
@@ -73,11 +73,6 @@ struct item {
 	size_t type_len;
 	uint64_t cnt;
 };
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > CAP - b || b > CAP ? CAP : a + b;
-}
 
 static uint64_t sat_mul(uint64_t a, uint64_t b)
 {
@@ -298,7 +293,7 @@ static int ntasks_per_gpu(struct job *j, char *err, size_t errlen)
 		return 0;
 	if (j->requested_gpu) {
 		for (size_t i = 0; i < j->nrec; i++)
-			gpus = sat_add(gpus, j->rec[i].total);
+			gpus = qd_sat_add(gpus, j->rec[i].total);
 		j->num_tasks = sat_mul(gpus, j->ntasks_per_tres);
 		return 0;
 	}
@@ -472,7 +467,7 @@ static void set_gpu_tres(const struct job *j, struct qd_tres *out)
 
 		if (r->merged)
 			continue;
-		gpus = sat_add(gpus, r->total);
+		gpus = qd_sat_add(gpus, r->total);
 		if (!r->type || r->type_len >= sizeof(type))
 			continue;
 		memcpy(type, r->type, r->type_len);
@@ -494,10 +489,10 @@ static uint64_t count_mem(const struct job *j, const struct qd_job_request *req)
 		if (r->merged || !r->mem_per_gres)
 			continue;
 		mem_per_gres = max64(mem_per_gres, r->mem_per_gres);
-		pj = sat_add(pj, r->per_job);
-		pn = sat_add(pn, r->per_node);
-		ps = sat_add(ps, r->per_socket);
-		pt = sat_add(pt, r->per_task);
+		pj = qd_sat_add(pj, r->per_job);
+		pn = qd_sat_add(pn, r->per_node);
+		ps = qd_sat_add(ps, r->per_socket);
+		pt = qd_sat_add(pt, r->per_task);
 	}
 	if (mem_per_gres) {
 		if (pj)

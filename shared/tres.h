@@ -39,6 +39,15 @@ struct qd_tres {
 	struct qd_tres_typed typed[QD_TYPES_MAX];
 };
 
+/* Counts saturate here, just below QD_UNLIMITED: a sum never wraps and
+ * never reads as "no limit". */
+#define QD_COUNT_MAX (QD_UNLIMITED - 1)
+
+static inline uint64_t qd_sat_add(uint64_t a, uint64_t b)
+{
+	return a > QD_COUNT_MAX - b || b > QD_COUNT_MAX ? QD_COUNT_MAX : a + b;
+}
+
 /* An empty vector: nothing set. */
 void qd_tres_init(struct qd_tres *t);
 
