@@ -2,7 +2,15 @@
 # example policy, for the integration tests and `make demo` (bash, sourced
 # after lib.sh and example-policy.sh).
 
-export QD_CLUSTER_DIR=${QD_CLUSTER_DIR:-$QD_ROOT/build/cluster}
+# Unix socket paths (munged's) hold 107 bytes: a checkout deep in the
+# filesystem gets its cluster under /tmp instead, one per checkout.
+if [ -z "${QD_CLUSTER_DIR:-}" ]; then
+	QD_CLUSTER_DIR=$QD_ROOT/build/cluster
+	if [ ${#QD_CLUSTER_DIR} -gt 60 ]; then
+		QD_CLUSTER_DIR=/tmp/qdc-$(printf '%s' "$QD_ROOT" | md5sum | cut -c1-8)
+	fi
+fi
+export QD_CLUSTER_DIR
 export QD_RESULTS=${QD_RESULTS:-$QD_ROOT/build/results}
 export QD_JOBSUBMIT=qosdeny
 # Every Slurm RPC on loopback otherwise waits ~40 ms for a delayed ACK;
