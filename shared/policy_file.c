@@ -7,56 +7,19 @@
 #include <unistd.h>
 
 #include "policy.h"
-
-/* The whole of fd, NUL-terminated; *len excludes the NUL. */
-static char *read_all(int fd, size_t *len)
-{
-	size_t cap = 4096;
-	char *buf = malloc(cap), *bigger;
-	ssize_t n;
-
-	*len = 0;
-	while (buf) {
-		if (*len + 1 == cap) {
-			bigger = realloc(buf, cap *= 2);
-			if (!bigger)
-				break;
-			buf = bigger;
-		}
-		n = read(fd, buf + *len, cap - *len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		if (n == 0) {
-			buf[*len] = '\0';
-			return buf;
-		}
-		*len += n;
-	}
-	free(buf);
-	return NULL;
-}
+#include "textfile.h"
 
 char *qd_policy_read(const char *path, char *err, size_t errlen)
 {
-	char *text = NULL;
 	size_t len;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *text = qd_read_file(path, &len, err, errlen);
 
-	if (fd < 0 || !(text = read_all(fd, &len))) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		goto fail;
-	}
 	/* The parser would silently stop at a NUL and miss what follows. */
-	if (memchr(text, '\0', len)) {
+	if (text && memchr(text, '\0', len)) {
 		snprintf(err, errlen, "%s: not a text file (NUL byte)", path);
 		free(text);
 		text = NULL;
 	}
-fail:
-	if (fd >= 0)
-		close(fd);
 	return text;
 }
 

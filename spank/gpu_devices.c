@@ -15,31 +15,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "errmsg.h"
 #include "gpu_devices.h"
+#include "textfile.h"
 
 /* No list may stand for more names: a typo like [0-99999999] is an error. */
 #define MAX_NAMES 65536
 #define MAX_NAME  4096
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int add(struct qd_paths *out, const char *name, char *err, size_t errlen)
 {
 	if (out->n >= MAX_NAMES)
-		return fail(err, errlen, "more than %d names", MAX_NAMES);
+		return qd_errf(err, errlen, "more than %d names", MAX_NAMES);
 	if (qd_paths_add(out, name))
-		return fail(err, errlen, "out of memory");
+		return qd_errf(err, errlen, "out of memory");
 	return 0;
 }
 
@@ -78,20 +67,20 @@ static int expand_name(const char *name, size_t len, struct qd_paths *out,
 
 	if (!open) {
 		if (memchr(name, ']', len))
-			return fail(err, errlen, "unbalanced ']' in '%.*s'",
-				    (int)len, name);
+			return qd_errf(err, errlen, "unbalanced ']' in '%.*s'",
+				       (int)len, name);
 		if (len >= MAX_NAME)
-			return fail(err, errlen, "name too long: '%.40s...'",
-				    name);
+			return qd_errf(err, errlen, "name too long: '%.40s...'",
+				       name);
 		if (!len)
-			return fail(err, errlen, "empty name in the list");
+			return qd_errf(err, errlen, "empty name in the list");
 		snprintf(buf, sizeof(buf), "%.*s", (int)len, name);
 		return add(out, buf, err, errlen);
 	}
 	close = memchr(open, ']', len - (size_t)(open - name));
 	if (!close)
-		return fail(err, errlen, "unbalanced '[' in '%.*s'", (int)len,
-			    name);
+		return qd_errf(err, errlen, "unbalanced '[' in '%.*s'",
+			       (int)len, name);
 	if (close == open + 1)
 		goto bad;
 	pre = (size_t)(open - name);
@@ -111,22 +100,22 @@ static int expand_name(const char *name, size_t len, struct qd_paths *out,
 		if ((p != close && *p != ',') || p + 1 == close)
 			goto bad;
 		if (hi - lo >= MAX_NAMES)
-			return fail(err, errlen, "range [%lu-%lu] too large",
-				    lo, hi);
+			return qd_errf(err, errlen, "range [%lu-%lu] too large",
+				       lo, hi);
 		for (v = lo; v <= hi; v++) {
 			n = snprintf(buf, sizeof(buf), "%.*s%0*lu%.*s",
 				     (int)pre, name, width, v, (int)restlen,
 				     rest);
 			if (n < 0 || (size_t)n >= sizeof(buf))
-				return fail(err, errlen, "name too long");
+				return qd_errf(err, errlen, "name too long");
 			if (expand_name(buf, (size_t)n, out, err, errlen))
 				return -1;
 		}
 	}
 	return 0;
 bad:
-	return fail(err, errlen, "bad range '%.*s' in '%.*s'",
-		    (int)(close - open + 1), open, (int)len, name);
+	return qd_errf(err, errlen, "bad range '%.*s' in '%.*s'",
+		       (int)(close - open + 1), open, (int)len, name);
 }
 
 /* Length of the entry at s: up to a comma outside brackets, or the end. */
@@ -195,8 +184,9 @@ static int parse_record(char *text, struct gres_record *r, const char *path,
 	     tok = strtok_r(NULL, " \t\r", &save), first = false) {
 		eq = strchr(tok, '=');
 		if (!eq)
-			return fail(err, errlen, "%s:%d: not Key=Value: '%s'",
-				    path, r->line, tok);
+			return qd_errf(err, errlen,
+				       "%s:%d: not Key=Value: '%s'", path,
+				       r->line, tok);
 		*eq = '\0';
 		v = eq + 1;
 		if (*v == '"' && strlen(v) >= 2 && v[strlen(v) - 1] == '"') {
@@ -212,11 +202,11 @@ static int parse_record(char *text, struct gres_record *r, const char *path,
 				 * Include and the like: GPUs we cannot see
 				 * would be left usable by every task.
 				 */
-				return fail(err, errlen,
-					    "%s:%d: cannot read a record "
-					    "starting with '%s'; set "
-					    "gpu_devices= in plugstack.conf",
-					    path, r->line, tok);
+				return qd_errf(err, errlen,
+					       "%s:%d: cannot read a record "
+					       "starting with '%s'; set "
+					       "gpu_devices= in plugstack.conf",
+					       path, r->line, tok);
 		}
 		if (!strcasecmp(tok, "NodeName"))
 			r->nodes = v;
@@ -247,7 +237,7 @@ static int each_record(const char *path, const char *text,
 	struct gres_record r;
 
 	if (!buf)
-		return fail(err, errlen, "%s: out of memory", path);
+		return qd_errf(err, errlen, "%s: out of memory", path);
 	while (*s) {
 		nl = strchr(s, '\n');
 		len = nl ? (size_t)(nl - s) : strlen(s);
@@ -302,21 +292,22 @@ static int take_record(struct gres_record *r, void *arg)
 	if (r->nodes) {
 		has = qd_nodelist_has(r->nodes, p->node, why, sizeof(why));
 		if (has < 0)
-			return fail(p->err, p->errlen, "%s:%d: NodeName=%s: %s",
-				    p->path, r->line, r->nodes, why);
+			return qd_errf(p->err, p->errlen,
+				       "%s:%d: NodeName=%s: %s", p->path,
+				       r->line, r->nodes, why);
 		if (!has)
 			return 0;
 	}
 	if (r->multiple_files)
-		return fail(p->err, p->errlen,
-			    "%s:%d: MultipleFiles= is not supported; set "
-			    "gpu_devices= in plugstack.conf",
-			    p->path, r->line);
+		return qd_errf(p->err, p->errlen,
+			       "%s:%d: MultipleFiles= is not supported; set "
+			       "gpu_devices= in plugstack.conf",
+			       p->path, r->line);
 	if (!r->files)
 		return 0; /* AutoDetect fills it in: the fallback applies */
 	if (qd_expand_list(r->files, p->out, why, sizeof(why)))
-		return fail(p->err, p->errlen, "%s:%d: File=%s: %s", p->path,
-			    r->line, r->files, why);
+		return qd_errf(p->err, p->errlen, "%s:%d: File=%s: %s", p->path,
+			       r->line, r->files, why);
 	return 0;
 }
 
@@ -332,42 +323,6 @@ int qd_gres_conf_parse(const char *path, const char *text, const char *node,
 	return each_record(path, text, take_record, &p, err, errlen);
 }
 
-static char *read_file(const char *path, char *err, size_t errlen)
-{
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap), *bigger;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 || !buf)
-		goto fail;
-	for (;;) {
-		if (len + 1 == cap) {
-			bigger = realloc(buf, cap *= 2);
-			if (!bigger)
-				goto fail;
-			buf = bigger;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			goto fail;
-		if (!n)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	close(fd);
-	return buf;
-fail:
-	fail(err, errlen, "%s: %s", path, strerror(errno));
-	free(buf);
-	if (fd >= 0)
-		close(fd);
-	return NULL;
-}
-
 int qd_gres_conf_load(const char *path, const char *node, struct qd_paths *out,
 		      char *err, size_t errlen)
 {
@@ -376,7 +331,7 @@ int qd_gres_conf_load(const char *path, const char *node, struct qd_paths *out,
 
 	if (access(path, F_OK) && errno == ENOENT)
 		return 0;
-	text = read_file(path, err, errlen);
+	text = qd_read_file(path, NULL, err, errlen);
 	if (!text)
 		return -1;
 	rv = qd_gres_conf_parse(path, text, node, out, err, errlen);
@@ -412,11 +367,11 @@ static int glob_devices(const char *pattern, struct qd_paths *out, char *err,
 	if (r == GLOB_NOMATCH)
 		return 0;
 	if (r)
-		return fail(err, errlen, "%s: cannot expand (glob error %d)",
-			    pattern, r);
+		return qd_errf(err, errlen, "%s: cannot expand (glob error %d)",
+			       pattern, r);
 	f = calloc(g.gl_pathc, sizeof(*f));
 	if (!f) {
-		fail(err, errlen, "out of memory");
+		qd_errf(err, errlen, "out of memory");
 		goto fail;
 	}
 	for (i = 0; i < g.gl_pathc; i++)
@@ -444,7 +399,7 @@ static char *subst_node(const char *pattern, const char *node, char *err,
 	char *out = malloc(cap);
 
 	if (!out) {
-		fail(err, errlen, "out of memory");
+		qd_errf(err, errlen, "out of memory");
 		return NULL;
 	}
 	for (const char *s = pattern; *s; s++) {
@@ -456,8 +411,8 @@ static char *subst_node(const char *pattern, const char *node, char *err,
 			out[j++] = '%';
 			s++;
 		} else if (s[0] == '%') {
-			fail(err, errlen, "'%s': only %%n is replaced",
-			     pattern);
+			qd_errf(err, errlen, "'%s': only %%n is replaced",
+				pattern);
 			free(out);
 			return NULL;
 		} else {
@@ -481,7 +436,7 @@ int qd_gpu_pattern(const char *pattern, const char *node, struct qd_paths *out,
 		len = entry_len(s);
 		entry = strndup(s, len);
 		if (!entry) {
-			fail(err, errlen, "out of memory");
+			qd_errf(err, errlen, "out of memory");
 			goto fail;
 		}
 		if (strpbrk(entry, "*?")
@@ -509,8 +464,8 @@ int qd_node_gpus(const char *option, const char *gres_conf, const char *node,
 	if (option) {
 		*source = "gpu_devices=";
 		if (qd_gpu_pattern(option, node, out, why, sizeof(why)))
-			return fail(err, errlen, "gpu_devices=%s: %s", option,
-				    why);
+			return qd_errf(err, errlen, "gpu_devices=%s: %s",
+				       option, why);
 		return 0;
 	}
 	*source = gres_conf;
@@ -534,10 +489,10 @@ int qd_gpu_select(const struct qd_paths *node_gpus, const char *indices,
 	for (;;) {
 		start = s;
 		if (number(&s, &v, &width) || (*s && *s != ','))
-			return fail(err, errlen, "'%.*s' is not a GPU index",
-				    (int)strcspn(start, ","), start);
+			return qd_errf(err, errlen, "'%.*s' is not a GPU index",
+				       (int)strcspn(start, ","), start);
 		if (v >= node_gpus->n)
-			return fail(
+			return qd_errf(
 			    err, errlen,
 			    "GPU index %lu, but this node has %zu GPU%s", v,
 			    node_gpus->n, node_gpus->n == 1 ? "" : "s");
