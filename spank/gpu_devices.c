@@ -231,7 +231,7 @@ static int each_record(const char *path, const char *text,
 		       char *err, size_t errlen)
 {
 	int rv = -1, line = 0, start = 0;
-	char *buf = malloc(strlen(text) + 1), *d = buf, *hash;
+	char *buf = malloc(strlen(text) + 1), *d = buf, *hash, *from;
 	const char *s = text, *nl;
 	size_t len;
 	struct gres_record r;
@@ -244,6 +244,7 @@ static int each_record(const char *path, const char *text,
 		line++;
 		if (d == buf)
 			start = line;
+		from = d;
 		memcpy(d, s, len);
 		d[len] = '\0';
 		hash = strchr(d, '#');
@@ -251,7 +252,10 @@ static int each_record(const char *path, const char *text,
 			*hash = '\0';
 		d += strlen(d);
 		s += len + (nl ? 1 : 0);
-		if (d > buf && d[-1] == '\\') {
+		/* Only this line's own last character joins the next line to
+		 * it: after an empty one, a '\\' left from the line before
+		 * is text. */
+		if (d > from && d[-1] == '\\') {
 			*--d = '\0';
 			if (*s)
 				continue;

@@ -225,6 +225,20 @@ Test(gres_conf, syntax_as_slurm_reads_it)
 	EXPECT("/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia2", "/dev/nvidia3");
 }
 
+/*
+ * Found by fuzz_gres: of a line ending in two backslashes one joined the
+ * next line and the other stayed at the end of the record, where it joined
+ * the line after an empty or comment-only one too, so that adding a comment
+ * line changed the files.
+ */
+Test(gres_conf, only_a_lines_own_backslash_joins_the_next)
+{
+	gres_ok("Name=gpu File=/dev/a\\\\\n# x\nName=gpu File=/dev/b\n", "n1");
+	EXPECT("/dev/a\\", "/dev/b");
+	gres_ok("Name=gpu File=/dev/a\\\\\n\nName=gpu File=/dev/b\n", "n1");
+	EXPECT("/dev/a\\", "/dev/b");
+}
+
 Test(gres_conf, records_without_files_are_left_to_autodetect)
 {
 	static const char conf[] = "AutoDetect=nvml\n"
