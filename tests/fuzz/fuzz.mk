@@ -25,17 +25,24 @@ FUZZ_CC       ?= clang
 FUZZ_SECONDS  ?= 60
 FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_B        := $(B)/fuzz
-FUZZ_TARGETS  := fuzz_tres fuzz_policy fuzz_slurm_time fuzz_request fuzz_check
+FUZZ_TARGETS  := fuzz_tres fuzz_policy fuzz_slurm_time fuzz_request \
+                 fuzz_check fuzz_usage_record fuzz_options fuzz_gres
 FUZZ_BIN      := $(addprefix $(FUZZ_B)/,$(FUZZ_TARGETS))
 # Any sanitizer report or failed invariant stops the run as a crash.
 FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
                  -fno-omit-frame-pointer
 FUZZ_CFLAGS   := -g -O1 -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -Ishared \
-                 $(FUZZ_SAN)
+                 -Ispank $(FUZZ_SAN)
 FUZZ_CORE_OBJ := $(CORE_SRC:%.c=$(FUZZ_B)/%.o)
-# An archive, as for the unit tests: a target links only the objects it
+# Archives, as for the unit tests: a target links only the objects it
 # uses, so core files with their own libraries (hiredis) stay out.
 FUZZ_CORE_LIB := $(FUZZ_B)/libqosdeny_core.a
+# The SPANK plugin's parsers (plugstack options, gres.conf), with the
+# cgroup files options.c reaches for the mode names.
+FUZZ_SPANK_SRC := spank/options.c spank/gpu_devices.c spank/paths.c \
+                  spank/cgroup.c spank/cgroup_v1.c spank/cgroup_v2.c
+FUZZ_SPANK_OBJ := $(FUZZ_SPANK_SRC:%.c=$(FUZZ_B)/%.o)
+FUZZ_SPANK_LIB := $(FUZZ_B)/libqosdeny_spank.a
 
 # Run from the make that is already running: the top Makefile, plus this
 # file when the top one does not include it.
@@ -52,14 +59,24 @@ $(FUZZ_B)/shared/%.o: shared/%.c $(wildcard shared/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
+$(FUZZ_B)/spank/%.o: spank/%.c $(wildcard spank/*.h shared/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
 $(FUZZ_CORE_LIB): $(FUZZ_CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(FUZZ_SPANK_LIB): $(FUZZ_SPANK_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
 $(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h \
-		$(wildcard shared/*.h) $(FUZZ_CORE_LIB)
+		$(wildcard shared/*.h spank/*.h) $(FUZZ_SPANK_LIB) \
+		$(FUZZ_CORE_LIB)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CORE_LIB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+		$(FUZZ_SPANK_LIB) $(FUZZ_CORE_LIB)
 
 # Every target runs even when an earlier one crashed; the run fails after.
 fuzz: fuzz-build
