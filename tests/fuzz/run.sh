@@ -22,8 +22,8 @@ case $t in
 fuzz_slurm_time) max_len=64 ;;
 fuzz_tres) max_len=1024 ;;
 fuzz_check | fuzz_usage_record) max_len=2048 ;;
-fuzz_policy | fuzz_request | fuzz_gres) max_len=4096 ;;
-fuzz_options) max_len=8400 ;; # two words of PATH_MAX
+fuzz_policy | fuzz_request) max_len=4096 ;;
+fuzz_options | fuzz_gres) max_len=8400 ;; # names of PATH_MAX and more
 *) max_len=4096 ;;
 esac
 
