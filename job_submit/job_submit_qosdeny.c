@@ -16,6 +16,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "dbd_state.h"
 #include "decide.h"
 #include "slurm_fields.h"
 
@@ -148,7 +149,10 @@ static int decide_and_report(const struct qd_tres *req,
 
 	if (!denied)
 		return SLURM_SUCCESS;
-	info("%s (user=%s account=%s%s)", msg, who.user, who.account,
+	info("%s (user=%s account=%s%s%s)", msg, who.user, who.account,
+	     qd_dbd_unreachable() ? "; slurmdbd unreachable, decided from "
+				    "slurmctld's cached limits"
+				  : "",
 	     enforce ? "" : "; Enforce=no, accepted");
 	if (!enforce)
 		return SLURM_SUCCESS;

@@ -11,6 +11,7 @@
 #   cluster.sh write-conf      rewrite slurm.conf from QD_JOBSUBMIT and
 #                              QD_SLURM_CONF_EXTRA, same ports
 #   cluster.sh redis-stop | redis-start
+#   cluster.sh dbd-stop | dbd-start   stop / start slurmdbd only (fault drills)
 #   cluster.sh env             print QD_CLUSTER_DIR/env (source it)
 #
 # Must run as root.  Daemons run as root, users alice/bob/charlie submit
@@ -758,6 +759,28 @@ do_reconfigure() {
 		{ show_log "$LOG/slurmctld.log"; exit 1; }
 }
 
+# dbd-stop / dbd-start: slurmdbd alone goes away and comes back (same port,
+# same database); slurmctld reconnects by itself at its next message to it.
+do_dbd_stop() {
+	need_root
+	load_ports
+	stop_daemon slurmdbd 15
+	rm -f "$RUN/slurmdbd.pid"
+}
+
+do_dbd_start() {
+	need_root
+	load_ports
+	slurm_env
+	daemon_pid slurmdbd >/dev/null && return 0
+	dstart slurmdbd >>"$LOG/slurmdbd.out" 2>&1 &&
+		WATCH_PIDFILE=$RUN/slurmdbd.pid wait_for "slurmdbd" \
+			sacctmgr -n show cluster || {
+		show_log "$LOG/slurmdbd.out" "$LOG/slurmdbd.log"
+		exit 1
+	}
+}
+
 case "${1:-}" in
 start) do_start ;;
 stop) need_root; do_stop ;;
@@ -768,9 +791,11 @@ reconfigure) do_reconfigure ;;
 write-conf) need_root; load_ports; write_slurm_conf ;;
 redis-stop) need_root; stop_daemon redis 10 ;;
 redis-start) need_root; load_ports; start_redis ;;
+dbd-stop) do_dbd_stop ;;
+dbd-start) do_dbd_start ;;
 env) load_ports; cat "$D/env" ;;
 *)
-	sed -n '2,17s/^# \{0,1\}//p' "$0" >&2
+	sed -n '2,18s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 	;;
 esac

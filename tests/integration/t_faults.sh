@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Fault drills: slurmctld restarted while jobs run, slurmdbd down at submit.
+# The caps hold through both, with the same messages. (Redis down and
+# slurmd killed mid-job: t_usage_fault; a broken qosdeny.conf: t_reload.)
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/example-policy.sh"
+CLUSTER="$QD_ROOT/tests/cluster/cluster.sh"
+NOTE="slurmdbd unreachable, decided from slurmctld's cached limits"
+GRP='qosdeny: DenyOnGrp: QOS interactive: gres/gpu requested 1, in use 4, GrpTRES limit 4'
+DENY5='qosdeny: DenyOnMaxPerJob: QOS interactive: gres/gpu requested 5, MaxTRESPerJob limit 4'
+PER_USER='qosdeny: DenyOnMaxPerUser: QOS interactive: gres/gpu requested 1, in use 2, MaxTRESPerUser limit 2'
+
+ctld_pid() { cat "$QD_CLUSTER_DIR/run/slurmctld.pid" 2>/dev/null; }
+ctld_alive() { scontrol ping 2>&1 | grep -q 'is UP'; }
+
+# --- slurmctld restarted with jobs running -------------------------------
+A=$(submit_running alice -q interactive --gres=gpu:2)
+B=$(submit_running bob -q interactive --gres=gpu:2)
+check "alice and bob run 2 GPUs each in interactive, its group cap full" \
+	test -n "$A" -a -n "$B"
+as charlie sbatch -q interactive -A batch --gres=gpu:1 --wrap true
+assert_contains "before the restart: the group cap denies" "$GRP" "$OUT"
+assert_contains "logged with user and account, slurmdbd up: no note" \
+	"$GRP (user=charlie account=batch)" "$(ctld_log)"
+
+old=$(ctld_pid)
+bash "$CLUSTER" restart-ctld >"$QD_CLUSTER_DIR/restart-ctld.out" 2>&1 &
+restart=$!
+new_ctld() { [ -n "$(ctld_pid)" ] && [ "$(ctld_pid)" != "$old" ] && ctld_alive; }
+check "a new slurmctld answers" wait_for "the new slurmctld" 60 new_ctld
+# At once, before the nodes have re-registered.
+as charlie sbatch -q interactive -A batch --gres=gpu:1 --wrap true
+assert_contains "right after the restart: the group cap still denies" "$GRP" "$OUT"
+as alice sbatch -q interactive --gres=gpu:1 --wrap true
+assert_contains "and alice's per-user cap" "$PER_USER" "$OUT"
+as charlie sbatch --parsable --hold -q batch-lowprio -n 8 --wrap true
+assert_eq "a job within its caps is accepted" 0 "$RC"
+wait "$restart"
+assert_eq "restart-ctld finished" 0 "$?"
+both_run() { job_running "$A" && job_running "$B"; }
+check "both jobs still run" both_run
+assert_contains "slurmctld counts their 4 GPUs in the group, as before" \
+	"gres/gpu=4(4)" "$(scontrol show assoc_mgr flags=qos qos=interactive)"
+scancel "$B"
+check "bob's job ended" wait_for "job $B to end" 30 \
+	sh -c "[ -z \"\$(squeue -h -j $B -t R,CG -o %i)\" ]"
+as charlie sbatch --parsable --hold -q interactive -A batch --gres=gpu:1 --wrap true
+assert_eq "its 2 GPUs are free again: charlie's 1 is accepted (counted once)" 0 "$RC"
+as alice sbatch -q interactive --gres=gpu:1 --wrap true
+assert_contains "alice's own 2 still count" "$PER_USER" "$OUT"
+scancel -u charlie
+
+# --- slurmdbd down at submit ---------------------------------------------
+check "slurmdbd stopped" bash "$CLUSTER" dbd-stop
+check "slurmdbd is down" sh -c '! sacctmgr -n show cluster >/dev/null 2>&1'
+as bob sbatch --parsable --hold -q interactive --gres=gpu:1 --wrap true
+assert_eq "without slurmdbd a job within the caps is accepted" 0 "$RC"
+HELD=$OUT
+# slurmctld learns that slurmdbd is gone when it next writes to it (the job
+# just accepted is such a write): until then a decision has no note.
+last_bob_line() { ctld_log | grep -F "$DENY5 (user=bob " | tail -n 1; }
+deny5() { as bob sbatch -q interactive --gpus=5 --wrap true; }
+noted() {
+	deny5
+	last_bob_line | grep -qF "$DENY5 (user=bob account=research; $NOTE)"
+}
+check "denials then say slurmdbd is unreachable" \
+	wait_for "slurmctld to notice" 30 noted
+assert_contains "bob is told the same as ever" "$DENY5" "$OUT"
+as alice sbatch -q interactive --gres=gpu:1 --wrap true
+assert_contains "the per-user cap still denies, with the same message" \
+	"$PER_USER" "$OUT"
+assert_contains "the log says it was decided from the cached limits" \
+	"$PER_USER (user=alice account=research; $NOTE)" "$(ctld_log)"
+as charlie sbatch -q batch-lowprio -n 40 --wrap true
+assert_contains "a cap from the database (cpu) still denies" \
+	'qosdeny: DenyOnMaxPerUser: QOS batch-lowprio: cpu requested 40, in use 0, MaxTRESPerUser limit 32' "$OUT"
+check "slurmctld still answers" ctld_alive
+
+# slurmctld started while slurmdbd is down runs on the associations it
+# saved in its state: from its first decision on.
+check "slurmctld restarted without slurmdbd" bash "$CLUSTER" restart-ctld
+deny5
+assert_contains "its first denial says so" "$DENY5 (user=bob account=research; $NOTE)" \
+	"$(last_bob_line)"
+as alice sbatch -q interactive --gres=gpu:1 --wrap true
+assert_contains "alice's running job still counts" "$PER_USER" "$OUT"
+
+check "slurmdbd started again" bash "$CLUSTER" dbd-start
+not_noted() {
+	deny5
+	last_bob_line | grep -qF "$DENY5 (user=bob account=research)"
+}
+check "once slurmctld reconnected, the note is gone" \
+	wait_for "slurmctld to reconnect" 60 not_noted
+in_sacct() { sacct -n -X -j "$HELD" -o JobID 2>/dev/null | grep -q "$HELD"; }
+check "the job accepted meanwhile reaches accounting" \
+	wait_for "sacct" 60 in_sacct
+
+cancel_all
+finish
