@@ -22,6 +22,10 @@
 /* No list may stand for more names: a typo like [0-99999999] is an error. */
 #define MAX_NAMES 65536
 #define MAX_NAME  4096
+/* Each [ranges] is one level of recursion with a MAX_NAME buffer: bounded
+ * so that a hostile list cannot exhaust a small thread stack. Slurm's own
+ * host lists need far fewer. */
+#define MAX_BRACKETS 16
 
 static int add(struct qd_paths *out, const char *name, char *err, size_t errlen)
 {
@@ -52,10 +56,11 @@ static int number(const char **p, unsigned long *v, int *width)
 /*
  * Appends what name (not NUL-terminated, len bytes, no top-level comma)
  * stands for: its first [ranges] expanded, and the rest of the name after it
- * expanded in turn, so several brackets multiply.
+ * expanded in turn, so several brackets multiply. depth: brackets
+ * expanded so far.
  */
-static int expand_name(const char *name, size_t len, struct qd_paths *out,
-		       char *err, size_t errlen)
+static int expand_name(const char *name, size_t len, int depth,
+		       struct qd_paths *out, char *err, size_t errlen)
 {
 	const char *open = memchr(name, '[', len), *close, *p;
 	const char *rest;
@@ -77,6 +82,9 @@ static int expand_name(const char *name, size_t len, struct qd_paths *out,
 		snprintf(buf, sizeof(buf), "%.*s", (int)len, name);
 		return add(out, buf, err, errlen);
 	}
+	if (depth == MAX_BRACKETS)
+		return qd_errf(err, errlen, "more than %d [ranges] in one name",
+			       MAX_BRACKETS);
 	close = memchr(open, ']', len - (size_t)(open - name));
 	if (!close)
 		return qd_errf(err, errlen, "unbalanced '[' in '%.*s'",
@@ -108,7 +116,8 @@ static int expand_name(const char *name, size_t len, struct qd_paths *out,
 				     rest);
 			if (n < 0 || (size_t)n >= sizeof(buf))
 				return qd_errf(err, errlen, "name too long");
-			if (expand_name(buf, (size_t)n, out, err, errlen))
+			if (expand_name(buf, (size_t)n, depth + 1, out, err,
+					errlen))
 				return -1;
 		}
 	}
@@ -142,7 +151,7 @@ int qd_expand_list(const char *spec, struct qd_paths *out, char *err,
 
 	for (const char *s = spec;; s += len + 1) {
 		len = entry_len(s);
-		if (expand_name(s, len, out, err, errlen))
+		if (expand_name(s, len, 0, out, err, errlen))
 			return -1;
 		if (!s[len])
 			return 0;

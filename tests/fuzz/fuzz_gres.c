@@ -10,7 +10,8 @@
  *   - qd_expand_list succeeds exactly when a second, plain reading of the
  *     list grammar (gpu_devices.h) does, and gives the same names in the
  *     same order: ranges in brackets multiplied out left to right, the
- *     first number's zero padding kept, at most 65536 names, none empty or
+ *     first number's zero padding kept, at most 16 brackets per name and
+ *     65536 names, none empty or
  *     of 4096 characters or more; qd_nodelist_has agrees with it;
  *   - qd_gpu_pattern is that list after %n is replaced by the node (%% a
  *     '%', any other '%' an error);
@@ -25,9 +26,10 @@
 #include "fuzz_util.h"
 #include "gpu_devices.h"
 
-#define PATH	  "fuzz.conf"
-#define MAX_NAMES 65536
-#define MAX_NAME  4096
+#define PATH	     "fuzz.conf"
+#define MAX_NAMES    65536
+#define MAX_NAME     4096
+#define MAX_BRACKETS 16
 
 struct item {
 	unsigned long lo, hi;
@@ -153,6 +155,8 @@ static bool model_entry(const char *s, size_t len, struct names *l)
 		lit = i + 1;
 		b[nb - 1].rest = lit;
 	}
+	if (nb > MAX_BRACKETS)
+		goto out;
 	if (!nb) {
 		if (!len || len >= MAX_NAME || l->n + 1 > MAX_NAMES)
 			goto out;

@@ -115,6 +115,18 @@ Test(expand, malformed_lists_are_errors)
 	expand_bad("n[0-9999999999]", "bad range");
 }
 
+Test(expand, brackets_per_name_are_bounded)
+{
+	char name[3 * 17 + 2] = "n";
+
+	for (int i = 0; i < 16; i++)
+		strcat(name, "[0]");
+	expand_ok(name);
+	EXPECT("n0000000000000000");
+	strcat(name, "[0]");
+	expand_bad(name, "more than 16 [ranges] in one name");
+}
+
 Test(expand, node_lists)
 {
 	cr_assert_eq(qd_nodelist_has("n[1-2]", "n1", err, sizeof(err)), 1);
