@@ -117,7 +117,4 @@ enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 				       const struct qd_usage_record *job,
 				       int64_t now);
 
-/* The kernel's boot time (/proc/stat btime), or 0 when unknown. */
-int64_t qd_boot_time(void);
-
 #endif
