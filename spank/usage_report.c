@@ -287,6 +287,7 @@ enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 		return rv;
 	}
 	r = f.open;
+	memcpy(r.qos, job->qos, sizeof(r.qos));
 	if (qd_usage_record_close(&r, now)) {
 		say(rp, QD_LOG_ERROR,
 		    "qosdeny: job %" PRIu32 ": cannot close its usage "
