@@ -11,11 +11,12 @@
  * submission and QoS update with the QoS Slurm gives the job. That makes
  * it slurmctld's word in the epilog (whose SPANK environment is the job
  * record's) and in a prolog slurmctld starts (PrologFlags=Alloc, batch
- * jobs); a prolog started by an srun step's launch gets srun's, which its
- * user sets (SLURM_SPANK_QOSDENY_QOS), hence the epilog's QoS replaces the
- * prolog's (usage_report.c). Without job_submit/qosdeny it is the user's
- * word throughout. Either way it only labels the record, for the per-QoS
- * usage: user, account and fair share never depend on it.
+ * jobs); a prolog started by a step's launch gets the launch request's,
+ * which the user's client sets (libslurm's slurm_step_launch takes any;
+ * 22.05's srun drops its SLURM_SPANK_* variables), hence the epilog's QoS
+ * replaces the prolog's (usage_report.c). Without job_submit/qosdeny it is
+ * the user's word throughout. Either way it only labels the record, for
+ * the per-QoS usage: user, account and fair share never depend on it.
  */
 #include <errno.h>
 #include <inttypes.h>

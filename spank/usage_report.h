@@ -113,8 +113,9 @@ enum qd_report_result qd_report_prolog(const struct qd_reporter *rp,
 /*
  * Job epilog: closes the job's open record at now (GPU-seconds = its GPUs
  * times the seconds since its start) with job's QoS (the epilog's comes
- * from slurmctld's job record, the prolog's may not), writes it to the
- * spool, then replays the spool, which sends it with the rest.
+ * from slurmctld's job record; a prolog started by a step launch has the
+ * client's), writes it to the spool, then replays the spool, which sends
+ * it with the rest.
  */
 enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 				       const struct qd_usage_record *job,

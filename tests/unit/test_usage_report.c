@@ -209,7 +209,7 @@ Test(usage_report, epilog_sends_gpus_times_seconds)
 }
 
 /* The record's QoS is the epilog's, from slurmctld's job record: a prolog
- * that srun started has srun's, which its user sets. */
+ * that a step launch started has the client's, which its user sets. */
 Test(usage_report, the_epilogs_qos_labels_the_record)
 {
 	int64_t now = time(NULL);
