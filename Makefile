@@ -49,6 +49,10 @@ ASAN_CORE_OBJ := $(CORE_SRC:%.c=$(ASAN_B)/%.o)
 ASAN_CORE_LIB := $(ASAN_B)/libqosdeny_core.a
 ASAN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(ASAN_B)/tests/%)
 
+# The integration tests' programs: a Redis proxy that loses replies, a
+# client that submits with a forged SPANK environment.
+HELPER_BIN := $(B)/tests/redis_drop_proxy $(B)/tests/forge_submit
+
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCH_BIN := $(B)/tests/bench_decision
 
@@ -57,7 +61,7 @@ include tests/fuzz/fuzz.mk
 
 .PHONY: all check unit unit-asan integration demo bench install deps format \
         format-check clean
-all: $(CORE_LIB) $(JS_SO) $(SPANK_SO) $(TOOL) $(UNIT_BIN)
+all: $(CORE_LIB) $(JS_SO) $(SPANK_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
 
 $(B)/shared/%.o: shared/%.c $(wildcard shared/*.h)
 	@mkdir -p $(@D)
@@ -105,6 +109,11 @@ $(ASAN_B)/tests/test_%: tests/unit/test_%.c $(ASAN_CORE_LIB) \
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(CORE_CFLAGS) -o $@ $< $(ASAN_CORE_LIB) \
 		-lcriterion -lhiredis -lm
+
+$(B)/tests/forge_submit: HELPER_LIBS := -lslurm
+$(B)/tests/%: tests/helpers/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(HELPER_LIBS)
 
 $(BENCH_BIN): $(BENCH_SRC) $(CORE_LIB)
 	@mkdir -p $(@D)
@@ -157,6 +166,7 @@ install: $(JS_SO) $(SPANK_SO) $(TOOL)
 
 FORMAT_FILES := $(wildcard shared/*.[ch] job_submit/*.[ch] spank/*.[ch] \
                  tools/*.[ch] tests/unit/*.[ch] tests/bench/*.[ch] \
+                 tests/helpers/*.[ch] \
                  tests/fuzz/*.[ch])
 format:
 	clang-format -i $(FORMAT_FILES)

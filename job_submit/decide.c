@@ -70,21 +70,40 @@ static void count_het_component(const struct qd_job_view *job,
 		qd_het_sum_add(job->het, p->qos_ptr->name, req);
 }
 
-bool qd_decide(const struct qd_policy *pol, const struct qd_tres *req,
-	       const struct qd_job_view *job, struct qd_who *who, char *msg,
-	       size_t len)
+slurmdb_qos_rec_t *qd_job_qos(const struct qd_job_view *job, struct qd_who *who,
+			      slurmdb_assoc_rec_t **assoc)
 {
 	part_record_t *part = qd_first_partition(job->partition);
-	slurmdb_assoc_rec_t *assoc = qd_find_assoc(
-	    job->uid, job->account, part ? part->name : NULL, who);
-	slurmdb_qos_rec_t *qos;
+
+	*assoc = qd_find_assoc(job->uid, job->account, part ? part->name : NULL,
+			       who);
+	if (!job->qos && job->cur_qos)
+		return job->cur_qos;
+	return qd_find_job_qos(job->qos && *job->qos ? job->qos : NULL, *assoc);
+}
+
+bool qd_qos_allowed(const slurmdb_qos_rec_t *qos,
+		    const slurmdb_assoc_rec_t *assoc, bool operator,
+		    const char * resv)
+{
+	if (!qos)
+		return false;
+	if ((accounting_enforce & ACCOUNTING_ENFORCE_QOS) && assoc &&
+	    !operator&&(!assoc->usage->valid_qos ||
+			!bit_test(assoc->usage->valid_qos, qos->id)))
+		return false;
+	return !(qos->flags & QOS_FLAG_REQ_RESV) || (resv && *resv);
+}
+
+bool qd_decide(const struct qd_policy *pol, const struct qd_tres *req,
+	       const struct qd_job_view *job, slurmdb_qos_rec_t *qos,
+	       const struct qd_who *who, char *msg, size_t len)
+{
 	struct qd_verdict v;
 	bool denied;
 
 	if (qd_policy_is_exempt(pol, who->user))
 		return false;
-	qos = job->qos || !job->cur_qos ? qd_find_job_qos(job->qos, assoc)
-					: job->cur_qos;
 	denied = check_qos(pol, qos, req, job, &v) ||
 		 check_partitions(pol, qos, req, job, &v);
 	if (denied)

@@ -23,10 +23,28 @@ struct qd_job_view {
 	struct qd_het_sum *het; /* earlier components of a het job, or NULL */
 };
 
-/* Returns true when the job breaks a cap; msg then holds the user's line.
- * who is filled either way, for the log. */
+/*
+ * The QoS Slurm gives the job: the one it names ("": the association's
+ * default, as an update means it), else cur_qos, else its association's
+ * default; NULL when that QoS does not exist. Fills who, for the log, and
+ * *assoc (NULL when the job has none).
+ */
+slurmdb_qos_rec_t *qd_job_qos(const struct qd_job_view *job, struct qd_who *who,
+			      slurmdb_assoc_rec_t **assoc);
+
+/*
+ * Whether Slurm lets an update give the job qos: the checks of
+ * _determine_and_validate_qos (job_mgr.c) that job_modify can make before
+ * Slurm does. resv is the job's reservation, NULL or "" for none.
+ */
+bool qd_qos_allowed(const slurmdb_qos_rec_t *qos,
+		    const slurmdb_assoc_rec_t *assoc, bool operator,
+		    const char * resv);
+
+/* Returns true when the job, with qos from qd_job_qos, breaks a cap; msg
+ * then holds the user's line. */
 bool qd_decide(const struct qd_policy *pol, const struct qd_tres *req,
-	       const struct qd_job_view *job, struct qd_who *who, char *msg,
-	       size_t len);
+	       const struct qd_job_view *job, slurmdb_qos_rec_t *qos,
+	       const struct qd_who *who, char *msg, size_t len);
 
 #endif

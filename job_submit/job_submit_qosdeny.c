@@ -19,6 +19,7 @@
 #include "dbd_state.h"
 #include "decide.h"
 #include "slurm_fields.h"
+#include "usage_qos_env.h"
 
 const char plugin_name[] = "qosdeny: reject jobs over their QoS caps at submit";
 const char plugin_type[] = "job_submit/qosdeny";
@@ -128,23 +129,43 @@ extern int fini(void)
 	return SLURM_SUCCESS;
 }
 
-/* Decides under the locks, then logs and answers outside them. */
+/* What the job's QoS is, for its usage records (usage_qos_env.h). */
+struct qos_label {
+	char name[QD_NAME_MAX]; /* "" when the job gets none */
+	bool allowed;		/* an update: Slurm lets the job have it */
+	bool operator;		/* an update: asked by an operator */
+	const char *resv;	/* an update: the job's reservation */
+};
+
+/*
+ * Finds the job's QoS and, when req is set (a request qosdeny can count),
+ * decides, under the locks; logs and answers outside them.
+ */
 static int decide_and_report(const struct qd_tres *req,
-			     const struct qd_job_view *job, char **err_msg)
+			     const struct qd_job_view *job,
+			     struct qos_label *label, char **err_msg)
 {
 	assoc_mgr_lock_t locks = QD_ASSOC_READ_LOCKS;
 	const struct qd_policy *pol;
+	slurmdb_assoc_rec_t *assoc;
+	slurmdb_qos_rec_t *qos;
 	struct qd_who who = {0};
 	char msg[512];
 	bool denied = false, enforce = true;
 
 	slurm_mutex_lock(&policy_lock);
-	if ((pol = current_policy())) {
-		assoc_mgr_lock(&locks);
-		denied = qd_decide(pol, req, job, &who, msg, sizeof(msg));
-		assoc_mgr_unlock(&locks);
+	pol = current_policy();
+	assoc_mgr_lock(&locks);
+	qos = qd_job_qos(job, &who, &assoc);
+	snprintf(label->name, sizeof(label->name), "%s",
+		 qos && qos->name ? qos->name : "");
+	label->allowed =
+	    qd_qos_allowed(qos, assoc, label->operator, label->resv);
+	if (pol && req) {
+		denied = qd_decide(pol, req, job, qos, &who, msg, sizeof(msg));
 		enforce = pol->enforce;
 	}
+	assoc_mgr_unlock(&locks);
 	slurm_mutex_unlock(&policy_lock);
 
 	if (!denied)
@@ -174,17 +195,46 @@ static bool count(const struct qd_job_request *r, struct qd_tres *req)
 	return false;
 }
 
+/* Never NULL: Slurm's xmalloc aborts the daemon first. */
+static void *x_zalloc(size_t size)
+{
+	return xmalloc(size);
+}
+
+static void x_release(void *p)
+{
+	xfree(p);
+}
+
+/* slurmctld frees the job's SPANK environment with xfree. */
+static const struct qd_env_alloc slurm_alloc = {x_zalloc, x_release};
+
+/* Overwrites whatever the submitter put under qosdeny's name; cannot fail
+ * with x_zalloc. */
+static void set_qos_env(char ***env, uint32_t *n, const char *qos)
+{
+	(void)qd_qos_env_set(env, n, qos, &slurm_alloc);
+}
+
+/*
+ * Every submission gets its QoS in its SPANK environment, checked or not
+ * (Enforce=no, exempt users, requests left to Slurm): each component of a
+ * het job has its own description and environment, and the tasks of an
+ * array copy theirs from the array's (job_array_split).
+ */
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 		      char **err_msg)
 {
 	struct qd_job_request r;
 	struct qd_tres req;
+	struct qos_label label = {0};
 	struct qd_job_view job = {
 	    .uid = job_desc->user_id != NO_VAL ? job_desc->user_id : submit_uid,
 	    .account = job_desc->account,
 	    .qos = job_desc->qos,
 	    .partition = job_desc->partition,
 	};
+	int rc;
 
 	if (job_desc->het_job_offset != NO_VAL) {
 		if (job_desc->het_job_offset == 0)
@@ -193,20 +243,34 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	}
 	qd_request_from_desc(job_desc, &r);
 	qd_request_partition_defaults(&r, job_desc->partition);
-	if (!count(&r, &req))
-		return SLURM_SUCCESS;
-	return decide_and_report(&req, &job, err_msg);
+	rc = decide_and_report(count(&r, &req) ? &req : NULL, &job, &label,
+			       err_msg);
+	set_qos_env(&job_desc->spank_job_env, &job_desc->spank_job_env_size,
+		    label.name);
+	return rc;
 }
 
 /*
  * 22.05's job_modify has no err_msg (it came in 23.02): the user sees
  * Slurm's ESLURM_ACCOUNTING_POLICY text, the reason goes to the log.
+ *
+ * An update naming a QoS relabels the job's SPANK environment (slurmctld
+ * holds the job write lock here; the update's own spank_job_env is never
+ * applied) when Slurm will let the job have it. Slurm checks more after
+ * this (limits for non-operators, the partitions' AllowQos/DenyQos): an
+ * update it refuses for those leaves the label naming the refused QoS.
  */
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		      uint32_t submit_uid)
 {
 	struct qd_job_request r;
 	struct qd_tres req;
+	struct qos_label label = {
+	    .operator= validate_operator(submit_uid),
+	    .resv = job_desc->reservation && *job_desc->reservation
+			? job_desc->reservation
+			: job_ptr->resv_name,
+	};
 	struct qd_job_view job = {
 	    .uid = job_ptr->user_id,
 	    .account = job_desc->account ? job_desc->account : job_ptr->account,
@@ -216,8 +280,8 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		job_desc->partition ? job_desc->partition : job_ptr->partition,
 	};
 	bool size_change;
+	int rc;
 
-	(void)submit_uid;
 	if (!IS_JOB_PENDING(job_ptr) || !job_ptr->details)
 		return SLURM_SUCCESS;
 	size_change = qd_request_from_update(job_desc, job_ptr, &r);
@@ -225,7 +289,10 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	if (!size_change && !job_desc->qos && !job_desc->partition &&
 	    !job_desc->account)
 		return SLURM_SUCCESS;
-	if (!count(&r, &req))
-		return SLURM_SUCCESS;
-	return decide_and_report(&req, &job, NULL);
+	rc = decide_and_report(count(&r, &req) ? &req : NULL, &job, &label,
+			       NULL);
+	if (rc == SLURM_SUCCESS && job_desc->qos && label.allowed)
+		set_qos_env(&job_ptr->spank_job_env,
+			    &job_ptr->spank_job_env_size, label.name);
+	return rc;
 }

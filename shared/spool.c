@@ -59,6 +59,24 @@ static bool is_record_name(const char *name)
 	       !strcmp(name + len - slen, SUFFIX);
 }
 
+bool qd_spool_name_is_jobs(const char *name, const struct qd_usage_record *job)
+{
+	char prefix[NAME_LEN_MAX];
+	int n =
+	    snprintf(prefix, sizeof(prefix), "%s:%" PRIu32 ":%s:", job->cluster,
+		     job->job_id, job->node);
+
+	return n > 0 && (size_t)n < sizeof(prefix) &&
+	       !strncmp(name, prefix, (size_t)n);
+}
+
+int64_t qd_spool_name_start(const char *name)
+{
+	const char *colon = strrchr(name, ':');
+
+	return colon ? strtoll(colon + 1, NULL, 10) : 0;
+}
+
 /* Refuses a directory others could write records into. */
 static int check_dir(int dfd, const char *dir, char *err, size_t errlen)
 {

@@ -17,7 +17,9 @@
 #ifndef QD_SPOOL_H
 #define QD_SPOOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "usage_record.h"
 
@@ -57,6 +59,14 @@ int qd_spool_list(const char *dir, struct qd_spool_list *l, char *err,
 		  size_t errlen);
 
 void qd_spool_list_free(struct qd_spool_list *l);
+
+/* Whether a file name from qd_spool_list is one of job's records (same
+ * cluster, job id and node), told without reading the file. */
+bool qd_spool_name_is_jobs(const char *name, const struct qd_usage_record *job);
+
+/* The start time in a file name from qd_spool_list, so that a large backlog
+ * need not be read to find records by age; 0 when it holds none. */
+int64_t qd_spool_name_start(const char *name);
 
 /* What qd_spool_replay did. */
 struct qd_spool_stats {

@@ -334,3 +334,16 @@ int qd_usage_record_id(const struct qd_usage_record *r, char *buf, size_t len)
 
 	return n < 0 || (size_t)n >= len ? -1 : n;
 }
+
+const char *qd_usage_record_text(const struct qd_usage_record *r, char *buf,
+				 size_t len)
+{
+	char err[QD_RECORD_ERR_MAX];
+	int n = qd_usage_record_encode(r, buf, len, err, sizeof(err));
+
+	if (n <= 0)
+		snprintf(buf, len, "(%s)", err);
+	else
+		buf[n - 1] = '\0';
+	return buf;
+}

@@ -67,6 +67,14 @@ int qd_usage_record_encode(const struct qd_usage_record *r, char *buf,
 			   size_t len, char *err, size_t errlen);
 
 /*
+ * The record's text without its newline, for a log line an administrator
+ * can rebuild a lost record from; "(why not)" when it does not encode.
+ * Returns buf.
+ */
+const char *qd_usage_record_text(const struct qd_usage_record *r, char *buf,
+				 size_t len);
+
+/*
  * Decodes exactly one encoded record: len bytes, the last one the only
  * newline. Returns 0, or -1 with err: "usage record: <what>" naming the
  * field and, sanitised, the offending text. r is zeroed on failure.

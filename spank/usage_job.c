@@ -5,6 +5,18 @@
  * theirs, and their own prolog and epilog), user, account, partition, and
  * from the GRES plugin the node's GPU indices. Variables a user sets
  * through SPANK arrive renamed SPANK_*, so none of these can be forged.
+ *
+ * The QoS is the exception: Slurm 22.05 passes none, so it is the job's
+ * SPANK entry QD_QOS_ENV, which job_submit/qosdeny overwrites at every
+ * submission and QoS update with the QoS Slurm gives the job. That makes
+ * it slurmctld's word in the epilog (whose SPANK environment is the job
+ * record's) and in a prolog slurmctld starts (PrologFlags=Alloc, batch
+ * jobs); a prolog started by a step's launch gets the launch request's,
+ * which the user's client sets (libslurm's slurm_step_launch takes any;
+ * 22.05's srun drops its SLURM_SPANK_* variables), hence the epilog's QoS
+ * replaces the prolog's (usage_report.c). Without job_submit/qosdeny it is
+ * the user's word throughout. Either way it only labels the record, for
+ * the per-QoS usage: user, account and fair share never depend on it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +25,7 @@
 #include <string.h>
 
 #include "errmsg.h"
+#include "usage_qos_env.h"
 #include "usage_report.h"
 
 /* A decimal without sign, in [0, max]. */
@@ -82,6 +95,15 @@ static int name_from(qd_env_fn env, void *arg, const char *var, char *dst,
 	return 0;
 }
 
+/* A label: unset, empty or unusable is "". Not an error, which would cost
+ * the record: a user can set it where a prolog starts from srun. */
+static void label_from(qd_env_fn env, void *arg, const char *var, char *dst)
+{
+	const char *v = env(var, arg);
+
+	snprintf(dst, QD_NAME_MAX, "%s", v && qd_usage_name_ok(v) ? v : "");
+}
+
 /* An optional one: unset or empty is "". */
 static int optional_from(qd_env_fn env, void *arg, const char *var, char *dst,
 			 char *err, size_t errlen)
@@ -130,10 +152,10 @@ int qd_job_record(qd_env_fn env, void *env_arg, const char *cluster,
 	    name_from(env, env_arg, "SLURM_JOB_USER", r->user, err, errlen) ||
 	    name_from(env, env_arg, "SLURM_JOB_ACCOUNT", r->account, err,
 		      errlen) ||
-	    optional_from(env, env_arg, "SLURM_JOB_QOS", r->qos, err, errlen) ||
 	    optional_from(env, env_arg, "SLURM_JOB_PARTITION", r->partition,
 			  err, errlen))
 		return -1;
+	label_from(env, env_arg, QD_QOS_ENV, r->qos);
 	v = env("SLURM_JOB_RESTART_COUNT", env_arg);
 	if (v && parse_u32(v, UINT32_MAX, restarts))
 		return qd_errf(err, errlen,

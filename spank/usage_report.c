@@ -9,10 +9,10 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "spool.h"
+#include "spool_orphan.h"
 #include "usage_report.h"
 
 /* The Redis side of a replay: connected and the half-life read only when
@@ -39,21 +39,6 @@ static void say(const struct qd_reporter *rp, enum qd_log_level level,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	rp->log(level, msg, rp->log_arg);
-}
-
-/* The record as text without its newline, for a log line an administrator
- * can rebuild a lost record from. */
-static const char *text_of(const struct qd_usage_record *r, char *buf,
-			   size_t len)
-{
-	char err[QD_RECORD_ERR_MAX];
-	int n = qd_usage_record_encode(r, buf, len, err, sizeof(err));
-
-	if (n <= 0)
-		snprintf(buf, len, "(%s)", err);
-	else
-		buf[n - 1] = '\0';
-	return buf;
 }
 
 static int sender_ready(struct sender *s, char *err, size_t errlen)
@@ -137,82 +122,41 @@ struct found {
 	bool have_closed;
 };
 
-/* Whether a spool file name is one of this job's on this node. */
-static bool is_jobs(const char *name, const struct qd_usage_record *job)
+static void orphan_note(bool failed, const char *msg, void *arg)
 {
-	char prefix[3 * QD_NAME_MAX + 16];
-
-	snprintf(prefix, sizeof(prefix), "%s:%" PRIu32 ":%s:", job->cluster,
-		 job->job_id, job->node);
-	return !strncmp(name, prefix, strlen(prefix));
-}
-
-/* The start in a spool file name ("C:J:N:START.rec"), so that a large
- * backlog of records is not read by every hook; 0 when not a number. */
-static int64_t start_in_name(const char *name)
-{
-	const char *colon = strrchr(name, ':');
-
-	return colon ? strtoll(colon + 1, NULL, 10) : 0;
-}
-
-/* Closes an open record of a job the node's reboot ended, at boot_time. */
-static void close_orphan(const struct qd_reporter *rp,
-			 struct qd_usage_record *r, int64_t boot_time)
-{
-	char err[QD_SPOOL_ERR_MAX], text[QD_RECORD_MAX];
-
-	if (qd_usage_record_close(r, boot_time)) {
-		say(rp, QD_LOG_ERROR,
-		    "qosdeny: job %" PRIu32 ": cannot close its usage record "
-		    "at this node's boot: %s",
-		    r->job_id, text_of(r, text, sizeof(text)));
-		return;
-	}
-	if (qd_spool_write(rp->spool, r, err, sizeof(err))) {
-		say(rp, QD_LOG_ERROR, "qosdeny: job %" PRIu32 ": %s", r->job_id,
-		    err);
-		return;
-	}
-	say(rp, QD_LOG_INFO,
-	    "qosdeny: job %" PRIu32 " was cut off by this node's reboot: its "
-	    "usage record is closed at the boot time: %s",
-	    r->job_id, text_of(r, text, sizeof(text)));
+	say(arg, failed ? QD_LOG_ERROR : QD_LOG_INFO, "qosdeny: %s", msg);
 }
 
 /*
- * Walks the spool's records: notes job's own (when job is set), and closes
- * those opened before boot_time (when set), job's own too unless keep_job.
+ * Closes the records of jobs the node's reboot ended (job's own too unless
+ * keep_job), then notes job's own records, when job is set.
  */
 static void scan(const struct qd_reporter *rp,
-		 const struct qd_usage_record *job, int64_t boot_time,
-		 bool keep_job, struct found *f)
+		 const struct qd_usage_record *job, bool keep_job,
+		 struct found *f)
 {
 	char err[QD_SPOOL_ERR_MAX];
 	struct qd_spool_list l;
 
 	memset(f, 0, sizeof(*f));
+	qd_spool_close_orphans(rp->spool, rp->boot_time, keep_job ? job : NULL,
+			       orphan_note, (void *)rp);
+	if (!job)
+		return;
 	if (qd_spool_list(rp->spool, &l, err, sizeof(err))) {
 		say(rp, QD_LOG_ERROR, "qosdeny: %s", err);
 		return;
 	}
 	for (size_t i = 0; i < l.n; i++) {
 		struct qd_usage_record r;
-		bool mine = job && is_jobs(l.names[i], job);
-		bool orphan = boot_time && !(mine && keep_job) &&
-			      start_in_name(l.names[i]) < boot_time;
 
-		if (!mine && !orphan)
-			continue;
 		/* Unreadable ones are reported and quarantined by the
 		 * replay that follows. */
-		if (qd_spool_read(rp->spool, l.names[i], &r, err, sizeof(err)))
+		if (!qd_spool_name_is_jobs(l.names[i], job) ||
+		    qd_spool_read(rp->spool, l.names[i], &r, err, sizeof(err)))
 			continue;
 		if (!qd_usage_record_is_open(&r)) {
-			f->have_closed |= mine;
-		} else if (orphan) {
-			close_orphan(rp, &r, boot_time);
-			f->have_closed |= mine;
+			f->have_closed = true;
 		} else if (!f->have_open || r.start > f->open.start) {
 			f->open = r;
 			f->have_open = true;
@@ -233,14 +177,15 @@ static void close_earlier_run(const struct qd_reporter *rp,
 		say(rp, QD_LOG_ERROR,
 		    "qosdeny: job %" PRIu32 ": cannot close the usage record "
 		    "of its earlier run: %s",
-		    r->job_id, text_of(r, text, sizeof(text)));
+		    r->job_id, qd_usage_record_text(r, text, sizeof(text)));
 		return;
 	}
 	say(rp, QD_LOG_ERROR,
 	    "qosdeny: job %" PRIu32 " was requeued (restart %" PRIu32
 	    ") without the epilog of its earlier run on %s: that run's GPU "
 	    "time here is unknown and counted as 0: %s",
-	    r->job_id, restarts, r->node, text_of(r, text, sizeof(text)));
+	    r->job_id, restarts, r->node,
+	    qd_usage_record_text(r, text, sizeof(text)));
 }
 
 enum qd_report_result qd_report_prolog(const struct qd_reporter *rp,
@@ -252,7 +197,7 @@ enum qd_report_result qd_report_prolog(const struct qd_reporter *rp,
 	struct qd_usage_record r = *job;
 	struct found f;
 
-	scan(rp, job->gpus ? job : NULL, rp->boot_time, false, &f);
+	scan(rp, job->gpus ? job : NULL, false, &f);
 	if (!job->gpus)
 		goto replay;
 	if (f.have_open && !restarts) {
@@ -275,7 +220,7 @@ enum qd_report_result qd_report_prolog(const struct qd_reporter *rp,
 		    "qosdeny: job %" PRIu32
 		    ": GPU usage on %s will not be counted: %s (record: %s)",
 		    job->job_id, job->node, err,
-		    text_of(&r, text, sizeof(text)));
+		    qd_usage_record_text(&r, text, sizeof(text)));
 		rv = QD_REPORT_FAILED;
 		goto replay;
 	}
@@ -301,7 +246,7 @@ static enum qd_report_result send_unspooled(const struct qd_reporter *rp,
 		    ": GPU usage on %s LOST: not spooled (%s) and not sent "
 		    "(%s); record: %s",
 		    r->job_id, r->node, why, err,
-		    text_of(r, text, sizeof(text)));
+		    qd_usage_record_text(r, text, sizeof(text)));
 		return QD_REPORT_FAILED;
 	}
 	/* Counted: the open record must not be closed again later. */
@@ -325,7 +270,7 @@ enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 
 	/* A job whose epilog does run after a reboot held its GPUs until
 	 * now, as slurmctld accounts it, not until the boot. */
-	scan(rp, job, rp->boot_time, true, &f);
+	scan(rp, job, true, &f);
 	if (!f.have_open) {
 		rv = job->gpus && !f.have_closed ? QD_REPORT_FAILED
 						 : QD_REPORT_NONE;
@@ -342,11 +287,13 @@ enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 		return rv;
 	}
 	r = f.open;
+	memcpy(r.qos, job->qos, sizeof(r.qos));
 	if (qd_usage_record_close(&r, now)) {
 		say(rp, QD_LOG_ERROR,
 		    "qosdeny: job %" PRIu32 ": cannot close its usage "
 		    "record at %" PRId64 ": %s",
-		    r.job_id, now, text_of(&r, text, sizeof(text)));
+		    r.job_id, now,
+		    qd_usage_record_text(&r, text, sizeof(text)));
 		replay(rp, NULL);
 		return QD_REPORT_FAILED;
 	}

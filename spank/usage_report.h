@@ -68,8 +68,10 @@ int qd_expand_node_path(const char *path, const char *node, const char *host,
  * SLURM_JOB_ID (the job's own id: an array task's or a het component's),
  * SLURMD_NODENAME, SLURM_JOB_USER, SLURM_JOB_ACCOUNT, SLURM_JOB_PARTITION,
  * SLURM_JOB_GPUS (this node's GPU indices), cluster from the option, else
- * SLURM_CLUSTER_NAME. Slurm 22.05 passes no QoS: qos is SLURM_JOB_QOS when
- * a later Slurm sets it, else "". start and end stay 0. *restarts is
+ * SLURM_CLUSTER_NAME; qos from the SPANK entry job_submit/qosdeny sets
+ * (QD_QOS_ENV; "" when unset or not a name), a label whose trust
+ * usage_job.c explains.
+ * start and end stay 0. *restarts is
  * SLURM_JOB_RESTART_COUNT, how many times the job was requeued (0 when
  * unset). Returns 0, or -1 with err naming the variable; r->gpus is set
  * even then, unless SLURM_JOB_GPUS itself is the problem.
@@ -110,14 +112,13 @@ enum qd_report_result qd_report_prolog(const struct qd_reporter *rp,
 
 /*
  * Job epilog: closes the job's open record at now (GPU-seconds = its GPUs
- * times the seconds since its start), writes it to the spool, then replays
- * the spool, which sends it with the rest.
+ * times the seconds since its start) with job's QoS (the epilog's comes
+ * from slurmctld's job record; a prolog started by a step launch has the
+ * client's), writes it to the spool, then replays the spool, which sends
+ * it with the rest.
  */
 enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 				       const struct qd_usage_record *job,
 				       int64_t now);
-
-/* The kernel's boot time (/proc/stat btime), or 0 when unknown. */
-int64_t qd_boot_time(void);
 
 #endif

@@ -6,11 +6,11 @@
  * `qosdeny flush` reads it.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "errmsg.h"
+#include "spool_orphan.h"
 #include "usage_report.h"
 
 int qd_expand_node_path(const char *path, const char *node, const char *host,
@@ -66,21 +66,6 @@ static int redis_addr(struct qd_reporter *rp, const struct qd_spank_opts *o)
 		n = snprintf(rp->redis_addr, len, "%s:%u", o->redis_host,
 			     o->redis_port);
 	return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
-int64_t qd_boot_time(void)
-{
-	char line[256];
-	long long t = 0;
-	FILE *f = fopen("/proc/stat", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "btime %lld", &t) == 1)
-			break;
-	fclose(f);
-	return t > 0 ? t : 0;
 }
 
 int qd_reporter_init(struct qd_reporter *rp, const struct qd_spank_opts *o,

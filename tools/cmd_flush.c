@@ -3,7 +3,8 @@
  * Redis now (contract section 8). Without --spool, the spool of every slurmd
  * on this host: the spool= option, else qosdeny under SlurmdSpoolDir, with
  * Slurm's %n and %h (one directory per slurmd when several share a host)
- * matching every such directory present.
+ * matching every such directory present. Open records of jobs the node's
+ * reboot ended are closed at the boot time first, and sent with the rest.
  */
 #include <glob.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "redis_usage.h"
 #include "spool.h"
+#include "spool_orphan.h"
 #include "tool.h"
 
 struct flush_ctx {
@@ -32,6 +34,15 @@ static void report(const char *msg, void *arg)
 	struct flush_ctx *f = arg;
 
 	f->failed = true;
+	fprintf(stderr, "qosdeny: flush: %s\n", msg);
+}
+
+/* A closed orphan is news, not a failure: the record goes with the rest. */
+static void orphan_note(bool failed, const char *msg, void *arg)
+{
+	struct flush_ctx *f = arg;
+
+	f->failed |= failed;
 	fprintf(stderr, "qosdeny: flush: %s\n", msg);
 }
 
@@ -93,6 +104,7 @@ static int flush(const char *spool)
 	struct flush_ctx f = {0};
 	struct qd_site site;
 	glob_t g = {0};
+	int64_t boot_time;
 	int rv = 1;
 
 	if (qd_site_load(&site, err, sizeof(err)) ||
@@ -115,10 +127,12 @@ static int flush(const char *spool)
 	if (!f.r)
 		goto fail;
 	f.half_life_s = qd_site_half_life(policy);
+	boot_time = qd_boot_time();
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		struct qd_spool_stats st;
 		const char *dir = spool ? spool : g.gl_pathv[i];
 
+		qd_spool_close_orphans(dir, boot_time, NULL, orphan_note, &f);
 		qd_spool_replay(dir, send_record, &f, report, &f, &st);
 		add(&sum, &st);
 	}

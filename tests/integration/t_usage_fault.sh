@@ -2,7 +2,8 @@
 # GPU usage reporting with Redis down: jobs that end meanwhile leave their
 # closed records in their nodes' spools, `qosdeny flush` sends them once
 # Redis is back, usage grows by exactly what the jobs used, and a record
-# sent again (its reply lost) by a flush or the next epilog counts once.
+# sent again (its reply lost) by a flush or the next epilog counts once;
+# a record a reboot left open is closed at the boot time by `qosdeny flush`.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"
 source "$(dirname "$0")/usage-lib.sh"
@@ -111,6 +112,31 @@ assert_eq "Redis has one record of it" 1 \
 rec_k=$(redis_record "$k" n1)
 s=$(($(field "$rec_k" end) - $(field "$rec_k" start)))
 check "it lasted ${s}s, 4 s within 2 s" test "$s" -ge 2 -a "$s" -le 6
+assert_eq "the spools are empty" "" "$(spool_records)"
+
+# A reboot ended a job here: its prolog's open record, from before this
+# boot, never gets its epilog. flush closes it at the boot time and sends
+# it; GPU-seconds = its GPUs x (boot - start).
+boot=$(sed -n 's/^btime //p' /proc/stat)
+start=$((boot - 100))
+before=$(stored_usage charlie)
+spool_n2=$QD_SPOOL_DIR/n2/qosdeny
+install -d -m 0700 "$spool_n2"
+echo "qosdeny-usage/1 cluster=$QD_CLUSTER_NAME job=999999 node=n2 user=charlie account=batch qos=batch-lowprio partition= start=$start end=0 gpus=3 gpu_seconds=0" \
+	>"$spool_n2/$QD_CLUSTER_NAME:999999:n2:$start.rec"
+chmod 0600 "$spool_n2/$QD_CLUSTER_NAME:999999:n2:$start.rec"
+OUT=$("$QD" flush 2>"$tmp/flush.err")
+assert_eq "flush sends the record the reboot left open" \
+	"qosdeny: flush: 1 sent, 0 already counted, 0 left" "$OUT"
+assert_contains "and says it closed it at the boot time" \
+	"qosdeny: flush: job 999999 was cut off by this node's reboot" \
+	"$(cat "$tmp/flush.err")"
+rec=$(redis_record 999999 n2)
+assert_eq "Redis has it ending at the boot time" "$boot" "$(field "$rec" end)"
+assert_eq "3 GPUs x 100 s" 300 "$(field "$rec" gpu_seconds)"
+check "charlie's usage grew by those 300 GPU-seconds, decayed since the boot" \
+	near "$(stored_usage charlie)" "$(awk -v b="$before" -v boot="$boot" \
+		-v now="$(date +%s)" 'BEGIN { print b + 300 * 2 ^ (-(now - boot) / (365 * 86400)) }')" 0.05
 assert_eq "the spools are empty" "" "$(spool_records)"
 
 reporting_off

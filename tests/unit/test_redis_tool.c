@@ -16,6 +16,7 @@
 
 #include "redis_usage.h"
 #include "spool.h"
+#include "spool_orphan.h"
 #include "test_redis_server.h"
 
 static struct server srv;
@@ -283,6 +284,40 @@ Test(tool, redis_option_and_password)
 }
 
 /* Usage from Redis with no share record: rows with the default share. */
+/* An open record from before this boot is a job the reboot ended: flush
+ * closes it at the boot time and sends it; a running job's stays. */
+Test(tool, flush_closes_records_cut_off_by_a_reboot)
+{
+	int64_t boot = qd_boot_time();
+	struct qd_usage_record cut = {
+	    .cluster = "qdt",
+	    .job_id = 5,
+	    .node = "n1",
+	    .user = "alice",
+	    .account = "research",
+	    .start = boot - 100,
+	    .gpus = 3,
+	};
+	char dir[256], err[QD_SPOOL_ERR_MAX], want[128];
+
+	cr_assert_gt(boot, 0);
+	snprintf(dir, sizeof(dir), "%s/spool/n1", srv.dir);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/spool/n1/qosdeny", srv.dir);
+	cr_assert_eq(qd_spool_write(dir, &cut, err, sizeof(err)), 0, "%s", err);
+	spool_rec(6, "n1", "bob", "research", 10, true);
+	cr_expect_eq(run("flush"), 0, "%s", errout);
+	cr_expect_str_eq(out, "qosdeny: flush: 1 sent, 0 already counted, 1 "
+			      "left (1 of running jobs, 0 not sent, 0 "
+			      "undecodable)\n");
+	cr_expect(strstr(errout, "qosdeny: flush: job 5 was cut off by this "
+				 "node's reboot"),
+		  "%s", errout);
+	snprintf(want, sizeof(want), " end=%lld gpus=3 gpu_seconds=300\n",
+		 (long long)boot);
+	cr_expect(strstr(errout, want), "%s", errout);
+}
+
 Test(tool, usage_without_share_record)
 {
 	spool_rec(1, "n1", "dave", "extra", 100, false);

@@ -134,6 +134,20 @@ Test(spool, list_and_remove)
 	cr_expect_str_eq(ls(dir), "qd:10:n1:1700000000.rec");
 }
 
+/* Records are found by job and by age from their file names alone. */
+Test(spool, names_tell_job_and_start)
+{
+	struct qd_usage_record j = rec(4, true), other = rec(42, true);
+
+	cr_expect(qd_spool_name_is_jobs("qd:4:n1:1700000000.rec", &j));
+	cr_expect_not(qd_spool_name_is_jobs("qd:42:n1:1700000000.rec", &j),
+		      "job 4 is not job 42");
+	cr_expect_not(qd_spool_name_is_jobs("qd:4:n10:1700000000.rec", &j));
+	cr_expect_not(qd_spool_name_is_jobs("qd:4:n1:1700000000.rec", &other));
+	cr_expect_eq(qd_spool_name_start("qd:4:n1:1700000000.rec"), 1700000000);
+	cr_expect_eq(qd_spool_name_start("garbage"), 0);
+}
+
 Test(spool, refuses_invalid_record)
 {
 	struct qd_usage_record r = rec(7, false);

@@ -114,6 +114,20 @@ Test(usage_record, id)
 	cr_expect_eq(qd_usage_record_id(&r, id, 5), -1);
 }
 
+Test(usage_record, text_for_logs)
+{
+	struct qd_usage_record r = alice();
+	char buf[QD_RECORD_MAX];
+
+	cr_expect_eq(qd_usage_record_text(&r, buf, sizeof(buf)), buf);
+	cr_expect_eq(strlen(buf), strlen(alice_line) - 1, "no newline");
+	cr_expect_eq(strncmp(buf, alice_line, strlen(buf)), 0, "%s", buf);
+	strcpy(r.user, "al ice");
+	cr_expect(!strncmp(qd_usage_record_text(&r, buf, sizeof(buf)),
+			   "(usage record: invalid user ", 28),
+		  "%s", buf);
+}
+
 Test(usage_record, names)
 {
 	char longest[QD_NAME_MAX];

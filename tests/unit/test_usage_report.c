@@ -208,6 +208,28 @@ Test(usage_report, epilog_sends_gpus_times_seconds)
 	cr_expect_null(strstr(logbuf, "E: "), "%s", logbuf);
 }
 
+/* The record's QoS is the epilog's, from slurmctld's job record: a prolog
+ * that a step launch started has the client's, which its user sets. */
+Test(usage_report, the_epilogs_qos_labels_the_record)
+{
+	int64_t now = time(NULL);
+	struct qd_usage_record at_start = job(42, "alice", 1),
+			       at_end = at_start;
+
+	strcpy(at_start.qos, "forged");
+	strcpy(at_end.qos, "interactive");
+	redis_up();
+	cr_assert_eq(qd_report_prolog(&rp, &at_start, 0, now - 10),
+		     QD_REPORT_DONE);
+	cr_expect_eq(qd_report_epilog(&rp, &at_end, now), QD_REPORT_DONE, "%s",
+		     logbuf);
+	cr_expect(strstr(applied(42, now - 10), " qos=interactive "), "%s",
+		  applied(42, now - 10));
+	cr_expect(NEAR(usage("qos", "interactive"), 10), "%f",
+		  usage("qos", "interactive"));
+	cr_expect_eq(usage("qos", "forged"), -1);
+}
+
 /* Redis down at the job's end: the closed record stays in the spool, the
  * log says so, and the next job start on the node sends it. */
 Test(usage_report, redis_down_keeps_the_record_for_the_next_hook)

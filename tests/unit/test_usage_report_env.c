@@ -77,7 +77,7 @@ Test(job_record, from_the_prolog_environment)
 	cr_expect_str_eq(r.node, "n2");
 	cr_expect_str_eq(r.user, "alice");
 	cr_expect_str_eq(r.account, "research");
-	cr_expect_str_eq(r.qos, "", "Slurm 22.05 passes no QoS");
+	cr_expect_str_eq(r.qos, "", "no SPANK_QOSDENY_QOS: no QoS");
 	cr_expect_str_eq(r.partition, "gpu");
 	cr_expect_eq(r.gpus, 2);
 	cr_expect_eq(r.start, 0);
@@ -102,17 +102,38 @@ Test(job_record, restart_count)
 	cr_expect_eq(restarts, 0, "unset is never requeued");
 }
 
-Test(job_record, cluster_option_and_qos_when_slurm_gives_it)
+/* The QoS job_submit/qosdeny put in the job's SPANK environment. */
+Test(job_record, cluster_option_and_qos_from_job_submit)
 {
 	struct qd_usage_record r;
 
 	prolog_env();
-	set_var("SLURM_JOB_QOS", "SLURM_JOB_QOS=normal");
+	set_var("SPANK_QOSDENY_QOS", "SPANK_QOSDENY_QOS=interactive");
 	cr_assert_eq(qd_job_record(lookup, NULL, "site-a", &r, &restarts, err,
 				   sizeof(err)),
 		     0, "%s", err);
 	cr_expect_str_eq(r.cluster, "site-a");
-	cr_expect_str_eq(r.qos, "normal");
+	cr_expect_str_eq(r.qos, "interactive");
+}
+
+/* Where a user sets it (a prolog srun starts), a value no record can hold
+ * costs the label, never the record. */
+Test(job_record, an_unusable_qos_is_no_qos)
+{
+	static const char *const bad[] = {"SPANK_QOSDENY_QOS=a b",
+					  "SPANK_QOSDENY_QOS=a:b",
+					  "SPANK_QOSDENY_QOS="};
+	struct qd_usage_record r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		prolog_env();
+		set_var("SPANK_QOSDENY_QOS", bad[i]);
+		cr_assert_eq(qd_job_record(lookup, NULL, NULL, &r, &restarts,
+					   err, sizeof(err)),
+			     0, "%s: %s", bad[i], err);
+		cr_expect_str_eq(r.qos, "", "%s", bad[i]);
+		cr_expect_eq(r.gpus, 2);
+	}
 }
 
 Test(job_record, no_gpus_is_zero)
