@@ -49,9 +49,10 @@ ASAN_CORE_OBJ := $(CORE_SRC:%.c=$(ASAN_B)/%.o)
 ASAN_CORE_LIB := $(ASAN_B)/libqosdeny_core.a
 ASAN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(ASAN_B)/tests/%)
 
-# The integration tests' programs: a Redis proxy that loses replies, a
-# client that submits with a forged SPANK environment.
-HELPER_BIN := $(B)/tests/redis_drop_proxy $(B)/tests/forge_submit
+# The integration tests' programs: a Redis proxy that loses replies,
+# clients that submit with a forged SPANK environment or another user's uid.
+HELPER_BIN := $(B)/tests/redis_drop_proxy $(B)/tests/forge_submit \
+              $(B)/tests/submit_as_uid
 
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCH_BIN := $(B)/tests/bench_decision
@@ -110,7 +111,7 @@ $(ASAN_B)/tests/test_%: tests/unit/test_%.c $(ASAN_CORE_LIB) \
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(CORE_CFLAGS) -o $@ $< $(ASAN_CORE_LIB) \
 		-lcriterion -lhiredis -lm
 
-$(B)/tests/forge_submit: HELPER_LIBS := -lslurm
+$(B)/tests/forge_submit $(B)/tests/submit_as_uid: HELPER_LIBS := -lslurm
 $(B)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(HELPER_LIBS)

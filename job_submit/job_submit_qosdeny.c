@@ -129,6 +129,28 @@ extern int fini(void)
 	return SLURM_SUCCESS;
 }
 
+/*
+ * Accepted jobs are not logged one by one, so an outage of slurmdbd gets
+ * one line when the first decision made without it is taken, and one when
+ * it is back; denials also say so on their own line.
+ */
+static void note_dbd_state(void)
+{
+	static bool said_down;
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	bool down = qd_dbd_unreachable(), changed;
+
+	slurm_mutex_lock(&lock);
+	changed = down != said_down;
+	said_down = down;
+	slurm_mutex_unlock(&lock);
+	if (changed && down)
+		info("qosdeny: slurmdbd unreachable: deciding from slurmctld's "
+		     "cached associations and limits until it is back");
+	else if (changed)
+		info("qosdeny: slurmdbd reachable again");
+}
+
 /* What the job's QoS is, for its usage records (usage_qos_env.h). */
 struct qos_label {
 	char name[QD_NAME_MAX]; /* "" when the job gets none */
@@ -168,6 +190,7 @@ static int decide_and_report(const struct qd_tres *req,
 	assoc_mgr_unlock(&locks);
 	slurm_mutex_unlock(&policy_lock);
 
+	note_dbd_state();
 	if (!denied)
 		return SLURM_SUCCESS;
 	info("%s (user=%s account=%s%s%s)", msg, who.user, who.account,

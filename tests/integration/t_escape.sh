@@ -33,8 +33,7 @@ as alice sbatch --uid=bob -q interactive --gres=gpu:1 --wrap true
 check "sbatch --uid=bob as alice is refused" [ "$RC" -ne 0 ]
 assert_contains "by sbatch itself" "--uid only permitted by root user" "$OUT"
 # Past sbatch: the same request through libslurm, as slurmctld receives it.
-SPOOF=$QD_CLUSTER_DIR/submit-as-uid
-cc -o "$SPOOF" "$QD_ROOT/tests/integration/submit-as-uid.c" -lslurm
+SPOOF=$QD_ROOT/build/tests/submit_as_uid
 as alice "$SPOOF" "$(id -u bob)" "$(id -g bob)"
 check "a job description naming bob, sent by alice, is refused" [ "$RC" -ne 0 ]
 assert_contains "by slurmctld, before any plugin" "Invalid user id" "$OUT"

@@ -67,6 +67,8 @@ noted() {
 check "denials then say slurmdbd is unreachable" \
 	wait_for "slurmctld to notice" 30 noted
 assert_contains "bob is told the same as ever" "$DENY5" "$OUT"
+assert_eq "and one line marks the start of the outage" 1 "$(ctld_log |
+	grep -cF 'qosdeny: slurmdbd unreachable: deciding from slurmctld')"
 as alice sbatch -q interactive --gres=gpu:1 --wrap true
 assert_contains "the per-user cap still denies, with the same message" \
 	"$PER_USER" "$OUT"
@@ -93,6 +95,8 @@ not_noted() {
 }
 check "once slurmctld reconnected, the note is gone" \
 	wait_for "slurmctld to reconnect" 60 not_noted
+assert_contains "and one line says slurmdbd is back" \
+	"qosdeny: slurmdbd reachable again" "$(ctld_log)"
 in_sacct() { sacct -n -X -j "$HELD" -o JobID 2>/dev/null | grep -q "$HELD"; }
 check "the job accepted meanwhile reaches accounting" \
 	wait_for "sacct" 60 in_sacct

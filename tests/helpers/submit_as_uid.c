@@ -1,5 +1,5 @@
 /*
- * submit-as-uid UID GID: submits a held batch job whose description names
+ * submit_as_uid UID GID: submits a held batch job whose description names
  * another user (job_desc.user_id), straight through libslurm, past sbatch's
  * own "--uid only permitted by root user" check, so that slurmctld's check
  * is what is tested. Prints the job id, or slurmctld's error and exits 1.
@@ -17,7 +17,7 @@ int main(int argc, char **argv)
 	char *env[] = {"PATH=/bin:/usr/bin", NULL};
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: submit-as-uid UID GID\n");
+		fprintf(stderr, "usage: submit_as_uid UID GID\n");
 		return 2;
 	}
 	slurm_init(NULL);
