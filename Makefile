@@ -3,7 +3,7 @@
 #   make            build the plugin, the tool and the unit tests
 #   make check      install what is missing, then run every test
 #   make demo       the worked example on a throwaway cluster
-#   make bench      decision-path benchmark -> tests/bench/
+#   make bench      decision-path benchmark, slurmctld memory -> tests/bench/
 #   make install    PREFIX, DESTDIR, PLUGINDIR honoured
 
 PREFIX    ?= /usr/local
@@ -187,6 +187,8 @@ demo: deps
 bench: deps $(BENCH_BIN) $(JS_SO) $(SPANK_SO)
 	$(BENCH_BIN) | tee tests/bench/decision.txt
 	bash tests/bench/launch.sh
+	QD_MEMORY_SUBMISSIONS=20000 QD_MEMORY_OUT=tests/bench/memory.txt \
+		bash tests/integration/run.sh tests/integration/t_memory.sh
 
 install: $(JS_SO) $(SPANK_SO) $(TOOL)
 	install -D -m 0755 $(JS_SO) $(DESTDIR)$(PLUGINDIR)/job_submit_qosdeny.so

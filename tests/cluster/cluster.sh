@@ -477,8 +477,7 @@ dstart() { dstart_env "${QD_DAEMON_ENV:-}" "$@"; }
 # (placeholders replaced).
 dstart_env() {
 	local extra=()
-	# shellcheck disable=SC2206
-	[ -n "${1// /}" ] && extra=($(printf '%s' "$1" | subst))
+	read -ra extra <<<"$(printf '%s' "$1" | subst)"
 	shift
 	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
 		SLURM_CONF="$CONF" "$MARKER" "${extra[@]}" "$@" </dev/null
