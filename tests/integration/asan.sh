@@ -68,7 +68,7 @@ if [ "$errors" -eq 0 ] && [ "$checked" -gt 0 ]; then
 	echo "ok - no sanitizer report from slurmctld"
 	echo "integ-asan sanitizer-reports 1 0" >>"$QD_RESULTS/counts"
 else
-	[ "$checked" -gt 0 ] || echo "# no slurmctld exit was leak-checked: was ASan preloaded?"
+	[ "$errors" -gt 0 ] || echo "# no slurmctld exit was leak-checked: was ASan preloaded?"
 	echo "not ok - $errors sanitizer reports from slurmctld"
 	echo "integ-asan sanitizer-reports 0 1" >>"$QD_RESULTS/counts"
 	rc=1
