@@ -3,7 +3,7 @@
 #   make            build the plugin, the tool and the unit tests
 #   make check      install what is missing, then run every test
 #   make demo       the worked example on a throwaway cluster
-#   make bench      decision-path benchmark -> tests/bench/
+#   make bench      decision-path benchmark, slurmctld memory -> tests/bench/
 #   make install    PREFIX, DESTDIR, PLUGINDIR honoured
 
 PREFIX    ?= /usr/local
@@ -54,14 +54,29 @@ ASAN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(ASAN_B)/tests/%)
 HELPER_BIN := $(B)/tests/redis_drop_proxy $(B)/tests/forge_submit \
               $(B)/tests/submit_as_uid
 
+# job_submit_qosdeny.so and the core under ASan and UBSan, for a slurmctld
+# with the compiler's own ASan runtime preloaded (make integration-asan).
+# gcc's UBSan runtime, loaded beside ASan's, writes its reports to stderr
+# whatever its log_path (slurmctld's is /dev/null): UBSan traps instead,
+# and ASan (handle_sigill) reports the trap with its stack in its log.
+# ASAN_CTLD_DIR is the cluster's plugin directory: it also holds the plain
+# spank_qosdeny.so, since slurmd and slurmstepd run without the runtime.
+ASAN_RT         ?= $(realpath $(shell $(CC) -print-file-name=libasan.so))
+ASAN_CTLD_B     := $(B)/asan-ctld
+ASAN_CTLD_FLAGS := -fsanitize=address,undefined \
+                   -fsanitize-undefined-trap-on-error -fno-omit-frame-pointer
+ASAN_CTLD_OBJ   := $(CORE_SRC:%.c=$(ASAN_CTLD_B)/%.o) \
+                   $(JS_SRC:%.c=$(ASAN_CTLD_B)/%.o)
+ASAN_CTLD_DIR   := $(ASAN_CTLD_B)/plugins
+
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCH_BIN := $(B)/tests/bench_decision
 
 include spank/spank.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: all check unit unit-asan integration demo bench install deps format \
-        format-check clean
+.PHONY: all check unit unit-asan integration integration-asan demo bench \
+        install deps format format-check clean
 all: $(CORE_LIB) $(JS_SO) $(SPANK_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
 
 $(B)/shared/%.o: shared/%.c $(wildcard shared/*.h)
@@ -116,6 +131,26 @@ $(B)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(HELPER_LIBS)
 
+$(ASAN_CTLD_B)/shared/%.o: shared/%.c $(wildcard shared/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_CTLD_FLAGS) $(CORE_CFLAGS) -c -o $@ $<
+
+$(ASAN_CTLD_B)/job_submit/%.o: job_submit/%.c \
+		$(wildcard job_submit/*.h shared/*.h) $(B)/slurm-config/config.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_CTLD_FLAGS) $(CORE_CFLAGS) $(SLURM_CFLAGS) \
+		-c -o $@ $<
+
+$(ASAN_CTLD_DIR)/job_submit_qosdeny.so: $(ASAN_CTLD_OBJ) \
+		job_submit/job_submit_qosdeny.map
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_CTLD_FLAGS) -shared -o $@ $(ASAN_CTLD_OBJ) \
+		-Wl,--version-script=job_submit/job_submit_qosdeny.map
+
+$(ASAN_CTLD_DIR)/spank_qosdeny.so: $(SPANK_SO)
+	@mkdir -p $(@D)
+	cp $< $@
+
 $(BENCH_BIN): $(BENCH_SRC) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CORE_CFLAGS) -o $@ $(BENCH_SRC) $(CORE_LIB)
@@ -137,6 +172,14 @@ integration: all
 	@mkdir -p $(B)/results
 	bash tests/integration/run.sh
 
+# The whole suite again, slurmctld loading the plugin built with ASan and
+# UBSan; any sanitizer report fails it (tests/integration/asan.sh).
+integration-asan: all $(ASAN_CTLD_DIR)/job_submit_qosdeny.so \
+		$(ASAN_CTLD_DIR)/spank_qosdeny.so
+	@mkdir -p $(B)/results
+	QD_ASAN_RT=$(ASAN_RT) QD_PLUGINDIR=$(abspath $(ASAN_CTLD_DIR)) \
+		bash tests/integration/asan.sh
+
 check: deps
 	@rm -rf $(B)/results
 	$(MAKE) all
@@ -144,6 +187,7 @@ check: deps
 	$(MAKE) unit-asan || true
 	$(MAKE) fuzz-smoke || true
 	$(MAKE) integration || true
+	$(MAKE) integration-asan || true
 	sh tests/summary.sh $(B)/results
 
 demo: deps
@@ -153,6 +197,8 @@ demo: deps
 bench: deps $(BENCH_BIN) $(JS_SO) $(SPANK_SO)
 	$(BENCH_BIN) | tee tests/bench/decision.txt
 	bash tests/bench/launch.sh
+	QD_MEMORY_SUBMISSIONS=20000 QD_MEMORY_OUT=tests/bench/memory.txt \
+		bash tests/integration/run.sh tests/integration/t_memory.sh
 
 install: $(JS_SO) $(SPANK_SO) $(TOOL)
 	install -D -m 0755 $(JS_SO) $(DESTDIR)$(PLUGINDIR)/job_submit_qosdeny.so
@@ -176,5 +222,5 @@ format-check:
 
 clean:
 	rm -rf $(B)/shared $(B)/job_submit $(B)/tools $(B)/tests $(B)/*.so \
-		$(ASAN_B) $(B)/fuzz \
+		$(ASAN_B) $(ASAN_CTLD_B) $(B)/fuzz \
 		$(B)/*.a $(B)/qosdeny $(B)/results

@@ -472,10 +472,14 @@ EOF
 # ----------------------------------------------------------------- daemons
 
 # run a daemon with a clean environment carrying our marker
-dstart() {
+dstart() { dstart_env "${QD_DAEMON_ENV:-}" "$@"; }
+
+# dstart_env WORDS CMD...: dstart with the VAR=VALUE words WORDS added
+# (placeholders replaced).
+dstart_env() {
 	local extra=()
-	# shellcheck disable=SC2206
-	[ -n "${QD_DAEMON_ENV:-}" ] && extra=($QD_DAEMON_ENV)
+	read -ra extra <<<"$(printf '%s' "$1" | subst)"
+	shift
 	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
 		SLURM_CONF="$CONF" "$MARKER" "${extra[@]}" "$@" </dev/null
 }
@@ -551,7 +555,10 @@ ctld_up() { scontrol ping | grep -q 'is UP'; }
 start_ctld() {
 	local rc
 	rm -f "$RUN/slurmctld.pid"
-	dstart slurmctld >>"$LOG/slurmctld.out" 2>&1
+	# QD_CTLD_ENV: slurmctld's alone, e.g. LD_PRELOAD of a sanitizer
+	# runtime for a plugin built with it (tests/integration/asan.sh).
+	dstart_env "${QD_DAEMON_ENV:-} ${QD_CTLD_ENV:-}" slurmctld \
+		>>"$LOG/slurmctld.out" 2>&1
 	rc=$?
 	if [ $rc != 0 ]; then
 		msg "slurmctld exited with status $rc"

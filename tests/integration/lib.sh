@@ -102,6 +102,6 @@ ctld_log() { cat "$QD_CLUSTER_DIR/log/slurmctld.log"; }
 finish() {
 	echo "# $(basename "$0"): $QD_PASS passed, $QD_FAIL failed"
 	mkdir -p "$QD_RESULTS"
-	echo "integration $(basename "$0" .sh) $QD_PASS $QD_FAIL" >>"$QD_RESULTS/counts"
+	echo "${QD_SUITE:-integration} $(basename "$0" .sh) $QD_PASS $QD_FAIL" >>"$QD_RESULTS/counts"
 	[ "$QD_FAIL" -eq 0 ]
 }

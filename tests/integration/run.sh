@@ -14,7 +14,7 @@ tests=("$@")
 
 if ! cluster_up || ! example_qos; then
 	echo "integration: the test cluster did not come up" >&2
-	echo "integration cluster-start 0 1" >>"$QD_RESULTS/counts"
+	echo "${QD_SUITE:-integration} cluster-start 0 1" >>"$QD_RESULTS/counts"
 	exit 1
 fi
 
