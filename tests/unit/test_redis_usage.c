@@ -25,6 +25,7 @@
 #include "redis_usage.h"
 #include "spool.h"
 #include "test_redis_server.h"
+#include "usage_fixture.h"
 
 #define WEEK (7 * 86400)
 
@@ -67,20 +68,7 @@ static void plain(void)
 static struct qd_usage_record rec(uint32_t job, uint32_t gpus, int64_t start,
 				  int64_t end)
 {
-	struct qd_usage_record r = {
-	    .cluster = "qd",
-	    .job_id = job,
-	    .node = "n1",
-	    .user = "alice",
-	    .account = "research",
-	    .qos = "normal",
-	    .partition = "gpu",
-	    .start = start,
-	    .gpus = gpus,
-	};
-
-	cr_assert_eq(qd_usage_record_close(&r, end), 0);
-	return r;
+	return test_record(job, gpus, start, end);
 }
 
 static int apply(const struct qd_usage_record *r)

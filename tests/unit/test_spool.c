@@ -14,6 +14,7 @@
 #include <criterion/criterion.h>
 
 #include "spool.h"
+#include "usage_fixture.h"
 
 static char base[] = "/tmp/qd-spool-test.XXXXXX";
 static char dir[sizeof(base) + 16];
@@ -37,21 +38,7 @@ TestSuite(spool, .init = setup, .fini = teardown);
 
 static struct qd_usage_record rec(uint32_t job, bool open)
 {
-	struct qd_usage_record r = {
-	    .cluster = "qd",
-	    .job_id = job,
-	    .node = "n1",
-	    .user = "alice",
-	    .account = "research",
-	    .qos = "normal",
-	    .partition = "gpu",
-	    .start = 1700000000,
-	    .gpus = 1,
-	};
-
-	if (!open)
-		cr_assert_eq(qd_usage_record_close(&r, r.start + job), 0);
-	return r;
+	return test_record(job, 1, 1700000000, open ? 0 : 1700000000 + job);
 }
 
 /* Names in dir (all of them, temp files too), space-separated, sorted. */

@@ -11,6 +11,7 @@
 
 #include "spool.h"
 #include "spool_orphan.h"
+#include "usage_fixture.h"
 
 #define BOOT 1700000000
 
@@ -46,22 +47,12 @@ static void note(bool failed, const char *msg, void *arg)
 	strcat(notes, "\n");
 }
 
-/* Job's record on n1 with 2 GPUs from start; closed at end unless 0. */
+/* Job's record on n1 with 2 GPUs from start, closed at end unless 0, in
+ * the spool. */
 static struct qd_usage_record spooled(uint32_t job, int64_t start, int64_t end)
 {
-	struct qd_usage_record r = {
-	    .cluster = "qd",
-	    .job_id = job,
-	    .node = "n1",
-	    .user = "alice",
-	    .account = "research",
-	    .qos = "normal",
-	    .start = start,
-	    .gpus = 2,
-	};
+	struct qd_usage_record r = test_record(job, 2, start, end);
 
-	if (end)
-		cr_assert_eq(qd_usage_record_close(&r, end), 0);
 	cr_assert_eq(qd_spool_write(dir, &r, err, sizeof(err)), 0, "%s", err);
 	return r;
 }
