@@ -49,8 +49,10 @@ ASAN_CORE_OBJ := $(CORE_SRC:%.c=$(ASAN_B)/%.o)
 ASAN_CORE_LIB := $(ASAN_B)/libqosdeny_core.a
 ASAN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(ASAN_B)/tests/%)
 
-BENCH_SRC := $(wildcard tests/bench/*.c)
+BENCH_SRC := tests/bench/bench_decision.c
 BENCH_BIN := $(B)/tests/bench_decision
+# Queues held jobs through libslurm, for the submission benchmark.
+FILL_QUEUE := $(B)/tests/fill_queue
 
 include spank/spank.mk
 include tests/fuzz/fuzz.mk
@@ -110,6 +112,10 @@ $(BENCH_BIN): $(BENCH_SRC) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CORE_CFLAGS) -o $@ $(BENCH_SRC) $(CORE_LIB)
 
+$(FILL_QUEUE): tests/bench/fill_queue.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -lslurm
+
 # Installs Debian's packages and the test users where missing (root).
 deps:
 	sh tests/cluster/install-deps.sh
@@ -140,9 +146,10 @@ demo: deps
 	$(MAKE) all
 	bash tests/demo.sh
 
-bench: deps $(BENCH_BIN) $(JS_SO) $(SPANK_SO)
+bench: deps $(BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SPANK_SO)
 	$(BENCH_BIN) | tee tests/bench/decision.txt
 	bash tests/bench/launch.sh
+	bash tests/bench/submit.sh
 
 install: $(JS_SO) $(SPANK_SO) $(TOOL)
 	install -D -m 0755 $(JS_SO) $(DESTDIR)$(PLUGINDIR)/job_submit_qosdeny.so

@@ -1,0 +1,265 @@
+#!/usr/bin/env bash
+# make bench, part 3: what a job_submit plugin adds to slurmctld's handling
+# of a submission, side by side on one throwaway cluster in one run:
+#   none     no JobSubmitPlugins
+#   qosdeny  job_submit/qosdeny with the README's example policy
+#   lua      job_submit/lua with tests/bench/job_submit.lua (the example
+#            policy's per-job GPU caps, the most Lua can do: no usage)
+# with QD_BENCH_QUEUED jobs already queued (held, so nothing runs; filled by
+# build/tests/fill_queue).  Per row, COUNT requests from N parallel clients:
+#   batch  sbatch --hold --gres=gpu:1 (accepted by all three), real sbatch
+#          processes as alice
+#   alloc  the same job through REQUEST_RESOURCE_ALLOCATION (salloc's RPC):
+#          fill_queue --alloc, as salloc would block waiting for the held job
+#   deny   sbatch -q interactive --gpus=5 --hold: over the QoS's per-job cap,
+#          so qosdeny and lua reject it; without a plugin slurmctld queues it
+# The cost comes from slurmctld itself (sdiag, reset before each row: average
+# microseconds of the RPC) and the clients' rate (requests per second, wall
+# clock).  Configurations alternate in rotated order for ROUNDS rounds so
+# drift hits all alike; the table gives the median and the range.
+#
+# Environment: QD_BENCH_QUEUED ("1000 20000"), QD_BENCH_N (8),
+# QD_BENCH_COUNT (200 per row), QD_BENCH_ROUNDS (3), QD_BENCH_OUT
+# (tests/bench/submit.txt), QD_CLUSTER_DIR.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/integration/lib.sh"
+source "$here/integration/example-policy.sh"
+source "$here/integration/cluster-up.sh"
+QUEUED=${QD_BENCH_QUEUED:-1000 20000}
+N=${QD_BENCH_N:-8}
+COUNT=${QD_BENCH_COUNT:-200}
+ROUNDS=${QD_BENCH_ROUNDS:-3}
+out=${QD_BENCH_OUT:-$here/bench/submit.txt}
+fill=$QD_ROOT/build/tests/fill_queue
+cluster=$QD_ROOT/tests/cluster/cluster.sh
+PER=$((COUNT / N))
+COUNT=$((PER * N))
+CONFIGS=(none qosdeny lua)
+T_START=$SECONDS
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+[ -x "$fill" ] || die "$fill missing (make $fill)"
+[ "$PER" -gt 0 ] || die "QD_BENCH_COUNT must be at least QD_BENCH_N"
+max_queued=0
+for q in $QUEUED; do
+	[ "$q" -gt "$max_queued" ] && max_queued=$q
+done
+
+work=$QD_ROOT/build/bench-submit
+rm -rf "$work"
+mkdir -p "$work/etc"
+printf '%s\n' "$EXAMPLE_POLICY" >"$work/etc/qosdeny.conf"
+# MinJobAge: the measured jobs are cancelled after each row and must leave
+# slurmctld's job list (purged every 10 s) before the next configuration.
+cat >"$work/slurm.conf.extra" <<EOF
+MaxJobCount=$((max_queued * 2 + 10000))
+MinJobAge=2
+EOF
+export QD_ETC_FILES="$work/etc/qosdeny.conf $here/bench/job_submit.lua"
+export QD_SLURM_CONF_EXTRA=$work/slurm.conf.extra
+
+trap cluster_down EXIT
+bash "$cluster" start >/dev/null || exit 1
+# shellcheck disable=SC1091
+source "$QD_CLUSTER_DIR/env"
+example_qos || die "example QoS not set up"
+
+# use_config NAME: slurm.conf's JobSubmitPlugins for NAME, slurmctld
+# restarted (the queue survives in its state).
+use_config() {
+	case $1 in
+	none) unset QD_JOBSUBMIT ;;
+	*) export QD_JOBSUBMIT=$1 ;;
+	esac
+	bash "$cluster" write-conf && bash "$cluster" restart-ctld >/dev/null ||
+		die "slurmctld did not come back with config $1"
+	local have
+	have=$(scontrol show config | sed -n 's/^JobSubmitPlugins *= *//p')
+	[ "$have" == "${QD_JOBSUBMIT:-(null)}" ] ||
+		die "config $1: slurmctld reports JobSubmitPlugins=$have"
+}
+
+pending() { squeue -h -t PD -n "$1" -o %i | wc -l; }
+no_bench_pending() { [ "$(pending bench)" -eq 0 ]; }
+# no job named bench left in slurmctld's job list (cancelled ones purged)
+bench_gone() { [ -z "$(squeue -h -t all -n bench -o %i)" ]; }
+
+# fill_to Q: the filler jobs (held, alice, gpu:1) topped up to Q.
+fill_to() {
+	local have
+	have=$(pending fill)
+	[ "$have" -lt "$1" ] || return 0
+	"$fill" --user alice --count $(($1 - have)) --hold --gres gpu:1 \
+		-J fill >"$work/fill.log" 2>&1 || die "fill_queue: $(cat "$work/fill.log")"
+	cat "$work/fill.log" >&2
+	[ "$(pending fill)" -eq "$1" ] || die "queue holds $(pending fill) jobs, not $1"
+}
+
+# sdiag_avg RPC: "count average_us" of RPC since the last `sdiag -r`
+sdiag_avg() {
+	sdiag | awk -v r="$1" '$1 == r {
+		for (i = 2; i <= NF; i++) {
+			if ($i ~ /^count:/) c = substr($i, 7)
+			if ($i ~ /^ave_time:/) a = substr($i, 10)
+		}
+	} END { print c + 0, a + 0 }'
+}
+
+# One sbatch client: $1 submissions of the job given by the other words;
+# prints "accepted rejected last-error".
+SBATCH_LOOP='n=$1; shift; ok=0; bad=0; err=
+for ((i = 0; i < n; i++)); do
+	if e=$(sbatch -J bench "$@" --wrap true 2>&1 >/dev/null); then
+		ok=$((ok + 1))
+	else
+		bad=$((bad + 1)); err=$e
+	fi
+done
+echo "$ok $bad $err"'
+
+# row KIND EXPECT: one measurement of KIND (batch, alloc, deny) expected to
+# be accepted (ok) or rejected (no); prints "rate avg_us".
+row() {
+	local kind=$1 expect=$2 rpc=REQUEST_SUBMIT_BATCH_JOB w t0 t1 ok=0 bad=0 a b e err=
+	sdiag -r >/dev/null
+	t0=$(date +%s%N)
+	for ((w = 0; w < N; w++)); do
+		case $kind in
+		batch)
+			bash "$QD_ROOT/tests/cluster/as-user.sh" alice bash -c "$SBATCH_LOOP" \
+				loop "$PER" --hold --gres=gpu:1 ;;
+		deny)
+			bash "$QD_ROOT/tests/cluster/as-user.sh" alice bash -c "$SBATCH_LOOP" \
+				loop "$PER" --hold -q interactive --gpus=5 ;;
+		alloc)
+			"$fill" --user alice --alloc --count "$PER" --hold --gres gpu:1 \
+				-J bench --keep-going 2>"$work/e$w" ;;
+		esac >"$work/w$w" 2>&1 &
+	done
+	wait
+	t1=$(date +%s%N)
+	for ((w = 0; w < N; w++)); do
+		if [ "$kind" = alloc ]; then
+			read -r _ a _ b _ <"$work/w$w"
+		else
+			read -r a b e <"$work/w$w"
+			[ -n "$e" ] && err=$e
+		fi
+		ok=$((ok + ${a:-0}))
+		bad=$((bad + ${b:-0}))
+	done
+	[ "$kind" = alloc ] && rpc=REQUEST_RESOURCE_ALLOCATION
+	read -r c avg < <(sdiag_avg $rpc)
+	if [ "$expect" = ok ] && [ "$ok" -ne "$COUNT" ]; then
+		die "$CONFIG $kind: $ok of $COUNT accepted: $err $(cat "$work/w0")"
+	fi
+	if [ "$expect" = no ] && [ "$bad" -ne "$COUNT" ]; then
+		die "$CONFIG $kind: $bad of $COUNT rejected"
+	fi
+	case $CONFIG/$kind in
+	qosdeny/deny) [[ $err == *qosdeny* ]] || die "qosdeny did not deny: $err" ;;
+	lua/deny) [[ $err == *"allows at most 4 GPUs"* ]] || die "lua did not deny: $err" ;;
+	esac
+	[ "$c" -eq "$COUNT" ] || die "$CONFIG $kind: sdiag counted $c $rpc, sent $COUNT"
+	if [ "$ok" -gt 0 ]; then
+		scancel -u alice -n bench
+		wait_for "measured jobs cancelled" 60 no_bench_pending >&2
+	fi
+	awk -v n="$COUNT" -v ns=$((t1 - t0)) -v a="$avg" \
+		'BEGIN { printf "%.1f %d\n", n / (ns / 1e9), a }'
+}
+
+raw=$work/raw
+: >"$raw"
+for q in $QUEUED; do
+	for ((r = 0; r < ROUNDS; r++)); do
+		for ((k = 0; k < ${#CONFIGS[@]}; k++)); do
+			CONFIG=${CONFIGS[$(((k + r) % ${#CONFIGS[@]}))]}
+			use_config "$CONFIG"
+			wait_for "cancelled jobs purged" 60 bench_gone || die "bench jobs not purged"
+			fill_to "$q"
+			# warm-up: the first submission after a restart pays for caches
+			as alice sbatch -J bench --hold --gres=gpu:1 --wrap true
+			[ "$RC" -eq 0 ] || die "$CONFIG warm-up: $OUT"
+			scancel -u alice -n bench
+			for kind in batch alloc deny; do
+				expect=ok
+				[ "$kind" = deny ] && [ "$CONFIG" != none ] && expect=no
+				read -r rate avg < <(row "$kind" "$expect") || exit 1
+				[ -n "${avg:-}" ] || exit 1
+				echo "$q $CONFIG $kind $expect $avg $rate" | tee -a "$raw" >&2
+			done
+		done
+	done
+done
+elapsed=$((SECONDS - T_START))
+
+# median [min-max] of column C for each (queued, config, kind)
+summary() {
+	local q cfg kind
+	printf '%-8s %-8s %-6s %-8s %-22s %-22s\n' queued config kind result \
+		"rpc_avg_us [range]" "submits_per_s [range]"
+	for q in $QUEUED; do
+		for kind in batch alloc deny; do
+			for cfg in "${CONFIGS[@]}"; do
+				awk -v q="$q" -v c="$cfg" -v k="$kind" '
+				$1 == q && $2 == c && $3 == k { a[++n] = $5; s[n] = $6; res = $4 }
+				function med(v, n,   i, j, t) {
+					for (i = 1; i <= n; i++)
+						for (j = i + 1; j <= n; j++)
+							if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+					return (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+				}
+				END {
+					if (!n) exit
+					ma = med(a, n); lo = a[1]; hi = a[n]
+					ms = med(s, n); slo = s[1]; shi = s[n]
+					printf "%-8s %-8s %-6s %-8s %-22s %-22s\n", q, c, k,
+						res == "ok" ? "accepted" : "denied",
+						sprintf("%d [%d-%d]", ma, lo, hi),
+						sprintf("%.0f [%.0f-%.0f]", ms, slo, shi)
+				}' "$raw"
+			done
+		done
+	done
+}
+
+# qosdeny's RPC average against none and lua, per (queued, kind), medians
+compare() {
+	awk '
+	{ k = $1 " " $3; v[k, $2, ++cnt[k, $2]] = $5; keys[k] = 1 }
+	function med(k, c,   n, i, j, t, a) {
+		n = cnt[k, c]
+		for (i = 1; i <= n; i++) a[i] = v[k, c, i]
+		for (i = 1; i <= n; i++)
+			for (j = i + 1; j <= n; j++)
+				if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	END {
+		for (k in keys) {
+			split(k, p, " ")
+			n = med(k, "none"); qd = med(k, "qosdeny"); l = med(k, "lua")
+			printf "# queued %-6s %-5s qosdeny %+.1f%% vs none, %+.1f%% vs lua\n",
+				p[1], p[2], n ? (qd - n) * 100 / n : 0, l ? (qd - l) * 100 / l : 0
+		}
+	}' "$raw" | sort -k3,3n -k4,4
+}
+
+{
+	echo "# slurmctld's cost per submission RPC by job_submit plugin (sdiag ave_time, us)"
+	echo "# and the clients' rate; $N parallel clients x $PER requests = $COUNT per row,"
+	echo "# $ROUNDS rounds, configs rotated each round; median [min-max] over rounds."
+	echo "# batch: sbatch --hold --gres=gpu:1 (sbatch processes); alloc: the same job"
+	echo "# as REQUEST_RESOURCE_ALLOCATION (fill_queue --alloc); deny: sbatch -q"
+	echo "# interactive --gpus=5, over the per-job cap (no plugin: queued, held)."
+	echo "# queued: held jobs already in the queue. sdiag 22.05 reports no per-RPC max."
+	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), run took ${elapsed}s"
+	summary
+	compare
+} | tee "$out"
