@@ -11,6 +11,9 @@
 #          processes as alice
 #   alloc  the same job through REQUEST_RESOURCE_ALLOCATION (salloc's RPC):
 #          fill_queue --alloc, as salloc would block waiting for the held job
+#   seq    the batch job from one client (fill_queue), one request at a
+#          time: slurmctld's cost without the clients' contention for the
+#          CPU and its locks, the steadiest figure on a small machine
 #   deny   sbatch -q interactive --gpus=5 --hold: over the QoS's per-job cap,
 #          so qosdeny and lua reject it; without a plugin slurmctld queues it
 # The cost comes from slurmctld itself (sdiag, reset before each row: average
@@ -19,7 +22,7 @@
 # drift hits all alike; the table gives the median and the range.
 #
 # Environment: QD_BENCH_QUEUED ("1000 20000"), QD_BENCH_N (8),
-# QD_BENCH_COUNT (200 per row), QD_BENCH_ROUNDS (3), QD_BENCH_OUT
+# QD_BENCH_COUNT (400 per row), QD_BENCH_ROUNDS (5), QD_BENCH_OUT
 # (tests/bench/submit.txt), QD_CLUSTER_DIR.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,8 +31,8 @@ source "$here/integration/example-policy.sh"
 source "$here/integration/cluster-up.sh"
 QUEUED=${QD_BENCH_QUEUED:-1000 20000}
 N=${QD_BENCH_N:-8}
-COUNT=${QD_BENCH_COUNT:-200}
-ROUNDS=${QD_BENCH_ROUNDS:-3}
+COUNT=${QD_BENCH_COUNT:-400}
+ROUNDS=${QD_BENCH_ROUNDS:-5}
 out=${QD_BENCH_OUT:-$here/bench/submit.txt}
 fill=$QD_ROOT/build/tests/fill_queue
 cluster=$QD_ROOT/tests/cluster/cluster.sh
@@ -122,13 +125,15 @@ for ((i = 0; i < n; i++)); do
 done
 echo "$ok $bad $err"'
 
-# row KIND EXPECT: one measurement of KIND (batch, alloc, deny) expected to
-# be accepted (ok) or rejected (no); prints "rate avg_us".
+# row KIND EXPECT: one measurement of KIND (batch, alloc, deny, seq)
+# expected to be accepted (ok) or rejected (no); prints "rate avg_us".
 row() {
 	local kind=$1 expect=$2 rpc=REQUEST_SUBMIT_BATCH_JOB w t0 t1 ok=0 bad=0 a b e err=
+	local clients=$N per=$PER
+	[ "$kind" = seq ] && clients=1 per=$COUNT
 	sdiag -r >/dev/null
 	t0=$(date +%s%N)
-	for ((w = 0; w < N; w++)); do
+	for ((w = 0; w < clients; w++)); do
 		case $kind in
 		batch)
 			bash "$QD_ROOT/tests/cluster/as-user.sh" alice bash -c "$SBATCH_LOOP" \
@@ -139,12 +144,15 @@ row() {
 		alloc)
 			"$fill" --user alice --alloc --count "$PER" --hold --gres gpu:1 \
 				-J bench --keep-going 2>"$work/e$w" ;;
+		seq)
+			"$fill" --user alice --count "$per" --hold --gres gpu:1 \
+				-J bench --keep-going 2>"$work/e$w" ;;
 		esac >"$work/w$w" 2>&1 &
 	done
 	wait
 	t1=$(date +%s%N)
-	for ((w = 0; w < N; w++)); do
-		if [ "$kind" = alloc ]; then
+	for ((w = 0; w < clients; w++)); do
+		if [ "$kind" = alloc ] || [ "$kind" = seq ]; then
 			read -r _ a _ b _ <"$work/w$w"
 		else
 			read -r a b e <"$work/w$w"
@@ -187,7 +195,7 @@ for q in $QUEUED; do
 			as alice sbatch -J bench --hold --gres=gpu:1 --wrap true
 			[ "$RC" -eq 0 ] || die "$CONFIG warm-up: $OUT"
 			scancel -u alice -n bench
-			for kind in batch alloc deny; do
+			for kind in batch alloc deny seq; do
 				expect=ok
 				[ "$kind" = deny ] && [ "$CONFIG" != none ] && expect=no
 				read -r rate avg < <(row "$kind" "$expect") || exit 1
@@ -205,7 +213,7 @@ summary() {
 	printf '%-8s %-8s %-6s %-8s %-22s %-22s\n' queued config kind result \
 		"rpc_avg_us [range]" "submits_per_s [range]"
 	for q in $QUEUED; do
-		for kind in batch alloc deny; do
+		for kind in seq batch alloc deny; do
 			for cfg in "${CONFIGS[@]}"; do
 				awk -v q="$q" -v c="$cfg" -v k="$kind" '
 				$1 == q && $2 == c && $3 == k { a[++n] = $5; s[n] = $6; res = $4 }
@@ -245,19 +253,22 @@ compare() {
 		for (k in keys) {
 			split(k, p, " ")
 			n = med(k, "none"); qd = med(k, "qosdeny"); l = med(k, "lua")
-			printf "# queued %-6s %-5s qosdeny %+.1f%% vs none, %+.1f%% vs lua\n",
-				p[1], p[2], n ? (qd - n) * 100 / n : 0, l ? (qd - l) * 100 / l : 0
+			vs = (p[2] == "deny") ? "  (none queues it)" :
+				sprintf("%+6.1f%% vs none", n ? (qd - n) * 100 / n : 0)
+			printf "# queued %-6s %-5s rpc_avg qosdeny %s, %+6.1f%% vs lua\n",
+				p[1], p[2], vs, l ? (qd - l) * 100 / l : 0
 		}
 	}' "$raw" | sort -k3,3n -k4,4
 }
 
 {
 	echo "# slurmctld's cost per submission RPC by job_submit plugin (sdiag ave_time, us)"
-	echo "# and the clients' rate; $N parallel clients x $PER requests = $COUNT per row,"
-	echo "# $ROUNDS rounds, configs rotated each round; median [min-max] over rounds."
-	echo "# batch: sbatch --hold --gres=gpu:1 (sbatch processes); alloc: the same job"
-	echo "# as REQUEST_RESOURCE_ALLOCATION (fill_queue --alloc); deny: sbatch -q"
-	echo "# interactive --gpus=5, over the per-job cap (no plugin: queued, held)."
+	echo "# and the clients' rate; $COUNT requests per row, $ROUNDS rounds, configs rotated"
+	echo "# each round; median [min-max] over rounds. seq: one client (fill_queue), one"
+	echo "# request at a time, --hold --gres=gpu:1; batch: the same job from $N parallel"
+	echo "# sbatch processes; alloc: the same as REQUEST_RESOURCE_ALLOCATION ($N x"
+	echo "# fill_queue --alloc); deny: $N x sbatch -q interactive --gpus=5, over the"
+	echo "# per-job cap (no plugin: queued, held)."
 	echo "# queued: held jobs already in the queue. sdiag 22.05 reports no per-RPC max."
 	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), run took ${elapsed}s"
 	summary
