@@ -22,6 +22,7 @@
 # drift hits all alike; the table gives the median and the range.
 #
 # Environment: QD_BENCH_QUEUED ("1000 20000"), QD_BENCH_N (8),
+# QD_BENCH_KINDS ("seq batch alloc deny"),
 # QD_BENCH_COUNT (400 per row), QD_BENCH_ROUNDS (5), QD_BENCH_OUT
 # (tests/bench/submit.txt), QD_CLUSTER_DIR.
 set -u
@@ -33,6 +34,7 @@ QUEUED=${QD_BENCH_QUEUED:-1000 20000}
 N=${QD_BENCH_N:-8}
 COUNT=${QD_BENCH_COUNT:-400}
 ROUNDS=${QD_BENCH_ROUNDS:-5}
+KINDS=${QD_BENCH_KINDS:-seq batch alloc deny}
 out=${QD_BENCH_OUT:-$here/bench/submit.txt}
 fill=$QD_ROOT/build/tests/fill_queue
 cluster=$QD_ROOT/tests/cluster/cluster.sh
@@ -126,11 +128,14 @@ done
 echo "$ok $bad $err"'
 
 # row KIND EXPECT: one measurement of KIND (batch, alloc, deny, seq)
-# expected to be accepted (ok) or rejected (no); prints "rate avg_us".
+# expected to be accepted (ok) or rejected (no); prints "rate avg_us p50_us",
+# p50 the clients' median latency where fill_queue is the client, else "-".
 row() {
 	local kind=$1 expect=$2 rpc=REQUEST_SUBMIT_BATCH_JOB w t0 t1 ok=0 bad=0 a b e err=
-	local clients=$N per=$PER
+	local clients=$N per=$PER p50=-
 	[ "$kind" = seq ] && clients=1 per=$COUNT
+	rm -rf "$work/c"
+	mkdir "$work/c"
 	sdiag -r >/dev/null
 	t0=$(date +%s%N)
 	for ((w = 0; w < clients; w++)); do
@@ -143,28 +148,32 @@ row() {
 				loop "$PER" --hold -q interactive --gpus=5 ;;
 		alloc)
 			"$fill" --user alice --alloc --count "$PER" --hold --gres gpu:1 \
-				-J bench --keep-going 2>"$work/e$w" ;;
+				-J bench --keep-going 2>"$work/c/e$w" ;;
 		seq)
 			"$fill" --user alice --count "$per" --hold --gres gpu:1 \
-				-J bench --keep-going 2>"$work/e$w" ;;
-		esac >"$work/w$w" 2>&1 &
+				-J bench --keep-going 2>"$work/c/e$w" ;;
+		esac >"$work/c/w$w" 2>&1 &
 	done
 	wait
 	t1=$(date +%s%N)
 	for ((w = 0; w < clients; w++)); do
 		if [ "$kind" = alloc ] || [ "$kind" = seq ]; then
-			read -r _ a _ b _ <"$work/w$w"
+			read -r _ a _ b _ <"$work/c/w$w"
 		else
-			read -r a b e <"$work/w$w"
+			read -r a b e <"$work/c/w$w"
 			[ -n "$e" ] && err=$e
 		fi
 		ok=$((ok + ${a:-0}))
 		bad=$((bad + ${b:-0}))
 	done
 	[ "$kind" = alloc ] && rpc=REQUEST_RESOURCE_ALLOCATION
+	if [ "$kind" = alloc ] || [ "$kind" = seq ]; then
+		p50=$(sed -n 's/.* p50 \([0-9]*\) us.*/\1/p' "$work"/c/w* | sort -n |
+			awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+	fi
 	read -r c avg < <(sdiag_avg $rpc)
 	if [ "$expect" = ok ] && [ "$ok" -ne "$COUNT" ]; then
-		die "$CONFIG $kind: $ok of $COUNT accepted: $err $(cat "$work/w0")"
+		die "$CONFIG $kind: $ok of $COUNT accepted: $err $(cat "$work/c/w0")"
 	fi
 	if [ "$expect" = no ] && [ "$bad" -ne "$COUNT" ]; then
 		die "$CONFIG $kind: $bad of $COUNT rejected"
@@ -178,8 +187,8 @@ row() {
 		scancel -u alice -n bench
 		wait_for "measured jobs cancelled" 60 no_bench_pending >&2
 	fi
-	awk -v n="$COUNT" -v ns=$((t1 - t0)) -v a="$avg" \
-		'BEGIN { printf "%.1f %d\n", n / (ns / 1e9), a }'
+	awk -v n="$COUNT" -v ns=$((t1 - t0)) -v a="$avg" -v p="$p50" \
+		'BEGIN { printf "%.1f %d %s\n", n / (ns / 1e9), a, p }'
 }
 
 raw=$work/raw
@@ -195,70 +204,80 @@ for q in $QUEUED; do
 			as alice sbatch -J bench --hold --gres=gpu:1 --wrap true
 			[ "$RC" -eq 0 ] || die "$CONFIG warm-up: $OUT"
 			scancel -u alice -n bench
-			for kind in batch alloc deny seq; do
+			for kind in $KINDS; do
 				expect=ok
 				[ "$kind" = deny ] && [ "$CONFIG" != none ] && expect=no
-				read -r rate avg < <(row "$kind" "$expect") || exit 1
-				[ -n "${avg:-}" ] || exit 1
-				echo "$q $CONFIG $kind $expect $avg $rate" | tee -a "$raw" >&2
+				read -r rate avg p50 < <(row "$kind" "$expect") || exit 1
+				[ -n "${p50:-}" ] || exit 1
+				echo "$q $CONFIG $kind $expect $avg $rate $p50" | tee -a "$raw" >&2
 			done
 		done
 	done
 done
 elapsed=$((SECONDS - T_START))
 
-# median [min-max] of column C for each (queued, config, kind)
+# median [min-max] over the rounds of each (queued, config, kind)
 summary() {
-	local q cfg kind
-	printf '%-8s %-8s %-6s %-8s %-22s %-22s\n' queued config kind result \
-		"rpc_avg_us [range]" "submits_per_s [range]"
-	for q in $QUEUED; do
-		for kind in seq batch alloc deny; do
-			for cfg in "${CONFIGS[@]}"; do
-				awk -v q="$q" -v c="$cfg" -v k="$kind" '
-				$1 == q && $2 == c && $3 == k { a[++n] = $5; s[n] = $6; res = $4 }
-				function med(v, n,   i, j, t) {
-					for (i = 1; i <= n; i++)
-						for (j = i + 1; j <= n; j++)
-							if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-					return (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-				}
-				END {
-					if (!n) exit
-					ma = med(a, n); lo = a[1]; hi = a[n]
-					ms = med(s, n); slo = s[1]; shi = s[n]
-					printf "%-8s %-8s %-6s %-8s %-22s %-22s\n", q, c, k,
-						res == "ok" ? "accepted" : "denied",
-						sprintf("%d [%d-%d]", ma, lo, hi),
-						sprintf("%.0f [%.0f-%.0f]", ms, slo, shi)
-				}' "$raw"
-			done
-		done
-	done
+	printf '%-7s %-8s %-6s %-9s %-20s %-20s %s\n' queued config kind result \
+		"rpc_avg_us [range]" "client_p50_us" "submits_per_s [range]"
+	awk -v order="$QUEUED" -v kinds="seq batch alloc deny" -v cfgs="${CONFIGS[*]}" '
+	function med(k, f, n,   i, j, t, a) {
+		for (i = 1; i <= n; i++) a[i] = v[k, f, i]
+		for (i = 1; i <= n; i++)
+			for (j = i + 1; j <= n; j++)
+				if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		lo = a[1]; hi = a[n]
+		return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	function cell(k, f, fmt,   m) {
+		if (v[k, f, 1] == "-") return "-"
+		m = med(k, f, cnt[k])
+		return sprintf(fmt " [" fmt "-" fmt "]", m, lo, hi)
+	}
+	{ k = $1 SUBSEP $2 SUBSEP $3; n = ++cnt[k]; res[k] = $4
+	  v[k, 5, n] = $5; v[k, 6, n] = $6; v[k, 7, n] = $7 }
+	END {
+		nq = split(order, Q, " "); nk = split(kinds, K, " "); nc = split(cfgs, C, " ")
+		for (a = 1; a <= nq; a++) for (b = 1; b <= nk; b++) for (c = 1; c <= nc; c++) {
+			k = Q[a] SUBSEP C[c] SUBSEP K[b]
+			if (!cnt[k]) continue
+			printf "%-7s %-8s %-6s %-9s %-20s %-20s %s\n", Q[a], C[c], K[b],
+				res[k] == "ok" ? "accepted" : "denied", cell(k, 5, "%d"),
+				cell(k, 7, "%d"), cell(k, 6, "%.0f")
+		}
+	}' "$raw"
 }
 
-# qosdeny's RPC average against none and lua, per (queued, kind), medians
+# qosdeny against none and lua per (queued, kind): medians of sdiag's
+# average and, where fill_queue is the client, of the clients' p50
 compare() {
-	awk '
-	{ k = $1 " " $3; v[k, $2, ++cnt[k, $2]] = $5; keys[k] = 1 }
-	function med(k, c,   n, i, j, t, a) {
+	awk -v order="$QUEUED" -v kinds="seq batch alloc deny" '
+	function med(k, c, f,   n, i, j, t, a) {
 		n = cnt[k, c]
-		for (i = 1; i <= n; i++) a[i] = v[k, c, i]
+		for (i = 1; i <= n; i++) a[i] = v[k, c, f, i]
 		for (i = 1; i <= n; i++)
 			for (j = i + 1; j <= n; j++)
 				if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 		return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}
+	function pct(a, b) { return b ? sprintf("%+6.1f%%", (a - b) * 100 / b) : "-" }
+	function line(k, f, what,   n, qd, l) {
+		n = med(k, "none", f); qd = med(k, "qosdeny", f); l = med(k, "lua", f)
+		split(k, p, SUBSEP)
+		printf "# queued %-6s %-5s %-8s qosdeny %s, %s vs lua\n", p[1], p[2], what,
+			p[2] == "deny" ? "(none queues it)" : pct(qd, n) " vs none", pct(qd, l)
+	}
+	{ k = $1 SUBSEP $3; n = ++cnt[k, $2]
+	  v[k, $2, 5, n] = $5; v[k, $2, 7, n] = $7 }
 	END {
-		for (k in keys) {
-			split(k, p, " ")
-			n = med(k, "none"); qd = med(k, "qosdeny"); l = med(k, "lua")
-			vs = (p[2] == "deny") ? "  (none queues it)" :
-				sprintf("%+6.1f%% vs none", n ? (qd - n) * 100 / n : 0)
-			printf "# queued %-6s %-5s rpc_avg qosdeny %s, %+6.1f%% vs lua\n",
-				p[1], p[2], vs, l ? (qd - l) * 100 / l : 0
+		nq = split(order, Q, " "); nk = split(kinds, K, " ")
+		for (a = 1; a <= nq; a++) for (b = 1; b <= nk; b++) {
+			k = Q[a] SUBSEP K[b]
+			if (!cnt[k, "qosdeny"] || !cnt[k, "none"] || !cnt[k, "lua"]) continue
+			line(k, 5, "rpc_avg")
+			if (v[k, "qosdeny", 7, 1] != "-") line(k, 7, "p50")
 		}
-	}' "$raw" | sort -k3,3n -k4,4
+	}' "$raw"
 }
 
 {
@@ -269,7 +288,8 @@ compare() {
 	echo "# sbatch processes; alloc: the same as REQUEST_RESOURCE_ALLOCATION ($N x"
 	echo "# fill_queue --alloc); deny: $N x sbatch -q interactive --gpus=5, over the"
 	echo "# per-job cap (no plugin: queued, held)."
-	echo "# queued: held jobs already in the queue. sdiag 22.05 reports no per-RPC max."
+	echo "# queued: held jobs already in the queue. sdiag 22.05 reports no per-RPC max;"
+	echo "# client_p50_us: median request latency seen by fill_queue (seq, alloc)."
 	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), run took ${elapsed}s"
 	summary
 	compare
