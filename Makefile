@@ -69,8 +69,10 @@ ASAN_CTLD_OBJ   := $(CORE_SRC:%.c=$(ASAN_CTLD_B)/%.o) \
                    $(JS_SRC:%.c=$(ASAN_CTLD_B)/%.o)
 ASAN_CTLD_DIR   := $(ASAN_CTLD_B)/plugins
 
-BENCH_SRC := $(wildcard tests/bench/*.c)
+BENCH_SRC := tests/bench/bench_decision.c
 BENCH_BIN := $(B)/tests/bench_decision
+# Queues held jobs through libslurm, for the submission benchmark.
+FILL_QUEUE := $(B)/tests/fill_queue
 
 include spank/spank.mk
 include tests/fuzz/fuzz.mk
@@ -155,6 +157,10 @@ $(BENCH_BIN): $(BENCH_SRC) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CORE_CFLAGS) -o $@ $(BENCH_SRC) $(CORE_LIB)
 
+$(FILL_QUEUE): tests/bench/fill_queue.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -lslurm
+
 # Installs Debian's packages and the test users where missing (root).
 deps:
 	sh tests/cluster/install-deps.sh
@@ -194,11 +200,12 @@ demo: deps
 	$(MAKE) all
 	bash tests/demo.sh
 
-bench: deps $(BENCH_BIN) $(JS_SO) $(SPANK_SO)
+bench: deps $(BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SPANK_SO)
 	$(BENCH_BIN) | tee tests/bench/decision.txt
 	bash tests/bench/launch.sh
 	QD_MEMORY_SUBMISSIONS=20000 QD_MEMORY_OUT=tests/bench/memory.txt \
 		bash tests/integration/run.sh tests/integration/t_memory.sh
+	bash tests/bench/submit.sh
 
 install: $(JS_SO) $(SPANK_SO) $(TOOL)
 	install -D -m 0755 $(JS_SO) $(DESTDIR)$(PLUGINDIR)/job_submit_qosdeny.so
