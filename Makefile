@@ -3,7 +3,8 @@
 #   make            build the plugin, the tool and the unit tests
 #   make check      install what is missing, then run every test
 #   make demo       the worked example on a throwaway cluster
-#   make bench      decision-path benchmark, slurmctld memory -> tests/bench/
+#   make bench      decision path, GPU usage reporting, task launch,
+#                   slurmctld memory, submissions -> tests/bench/
 #   make install    PREFIX, DESTDIR, PLUGINDIR honoured
 
 PREFIX    ?= /usr/local
@@ -71,6 +72,8 @@ ASAN_CTLD_DIR   := $(ASAN_CTLD_B)/plugins
 
 BENCH_SRC := tests/bench/bench_decision.c
 BENCH_BIN := $(B)/tests/bench_decision
+# Usage records per second into Redis and the job epilog's reporting cost.
+USAGE_BENCH_BIN := $(B)/tests/bench_usage
 # Queues held jobs through libslurm, for the submission benchmark.
 FILL_QUEUE := $(B)/tests/fill_queue
 
@@ -157,6 +160,10 @@ $(BENCH_BIN): $(BENCH_SRC) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CORE_CFLAGS) -o $@ $(BENCH_SRC) $(CORE_LIB)
 
+$(USAGE_BENCH_BIN): tests/bench/bench_usage.c $(SPANK_LIB) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SPANK_CFLAGS) -o $@ $< $(SPANK_LIB) $(SPANK_LIBS)
+
 $(FILL_QUEUE): tests/bench/fill_queue.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lslurm
@@ -200,8 +207,9 @@ demo: deps
 	$(MAKE) all
 	bash tests/demo.sh
 
-bench: deps $(BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SPANK_SO)
+bench: deps $(BENCH_BIN) $(USAGE_BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SPANK_SO)
 	$(BENCH_BIN) | tee tests/bench/decision.txt
+	bash tests/bench/usage.sh
 	bash tests/bench/launch.sh
 	QD_MEMORY_SUBMISSIONS=20000 QD_MEMORY_OUT=tests/bench/memory.txt \
 		bash tests/integration/run.sh tests/integration/t_memory.sh
