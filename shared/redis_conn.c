@@ -2,11 +2,12 @@
  * qd_redis handles: the address, the connection, and the deadlines.
  *
  * Debian 12's hiredis is 0.14, which has no redisConnectWithOptions: the
- * connect timeout is redisConnect*WithTimeout's, the command timeout is
- * redisSetTimeout's (SO_RCVTIMEO/SO_SNDTIMEO), set before every command to
- * what is left until the caller's deadline, so a call never blocks longer
- * than timeout_ms however many round trips it needs. A host name is
- * resolved without a timeout: give an address.
+ * connect timeout is redisConnect*WithTimeout's; replies are waited for
+ * with poll() until the caller's deadline, so a call never blocks longer
+ * than timeout_ms however many round trips it needs. (SO_RCVTIMEO, hiredis'
+ * own command timeout, ends a few percent late: the kernel's timer wheel
+ * rounds long timeouts up.) Writes keep SO_SNDTIMEO, set to what is left. A
+ * host name is resolved without a timeout: give an address.
  *
  * hiredis writes with write(2): a server that closed the connection would
  * raise SIGPIPE, which kills a process that has not ignored it (slurmstepd
@@ -14,6 +15,7 @@
  * and one it raised is consumed.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -190,6 +192,43 @@ static int arm(struct qd_redis *r, int64_t deadline_ms, const char *step,
 	return 0;
 }
 
+/*
+ * redisGetReply for a blocking context, but waiting for each read with
+ * poll() against the deadline. A timeout leaves c in error as hiredis'
+ * own would (ETIMEDOUT), for io_error.
+ */
+static int get_reply(redisContext *c, int64_t deadline_ms, void **reply)
+{
+	int done = 0;
+
+	*reply = NULL;
+	while (!done)
+		if (redisBufferWrite(c, &done) != REDIS_OK)
+			return REDIS_ERR;
+	for (;;) {
+		struct pollfd pfd = {.fd = c->fd, .events = POLLIN};
+		int64_t left;
+		int k;
+
+		if (redisGetReplyFromReader(c, reply) != REDIS_OK)
+			return REDIS_ERR;
+		if (*reply)
+			return REDIS_OK;
+		left = deadline_ms - qd_redis_now_ms();
+		k = left > 0 ? poll(&pfd, 1, (int)left) : 0;
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			c->err = REDIS_ERR_IO;
+			snprintf(c->errstr, sizeof(c->errstr), "%s",
+				 strerror(k ? errno : ETIMEDOUT));
+			return REDIS_ERR;
+		}
+		if (redisBufferRead(c) != REDIS_OK)
+			return REDIS_ERR;
+	}
+}
+
 redisReply *qd_redis_command(struct qd_redis *r, int64_t deadline_ms,
 			     const char *step, int argc, const char **argv,
 			     const size_t *argvlen, char *err, size_t errlen)
@@ -200,7 +239,9 @@ redisReply *qd_redis_command(struct qd_redis *r, int64_t deadline_ms,
 	if (arm(r, deadline_ms, step, err, errlen))
 		return NULL;
 	sigpipe_block(&g);
-	reply = redisCommandArgv(r->c, argc, argv, argvlen);
+	if (redisAppendCommandArgv(r->c, argc, argv, argvlen) != REDIS_OK ||
+	    get_reply(r->c, deadline_ms, (void **)&reply) != REDIS_OK)
+		reply = NULL;
 	sigpipe_restore(&g);
 	if (!reply)
 		io_error(r, r->c, step, err, errlen);
@@ -226,7 +267,8 @@ int qd_redis_pipeline(struct qd_redis *r, int64_t deadline_ms, const char *step,
 		}
 	}
 	for (got = 0; got < n; got++) {
-		if (redisGetReply(r->c, (void **)&replies[got]) != REDIS_OK) {
+		if (get_reply(r->c, deadline_ms, (void **)&replies[got]) !=
+		    REDIS_OK) {
 			io_error(r, r->c, step, err, errlen);
 			goto fail;
 		}
