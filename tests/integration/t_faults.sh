@@ -28,12 +28,21 @@ bash "$CLUSTER" restart-ctld >"$QD_CLUSTER_DIR/restart-ctld.out" 2>&1 &
 restart=$!
 new_ctld() { [ -n "$(ctld_pid)" ] && [ "$(ctld_pid)" != "$old" ] && ctld_alive; }
 check "a new slurmctld answers" wait_for "the new slurmctld" 60 new_ctld
-# At once, before the nodes have re-registered.
-as charlie sbatch -q interactive -A batch --gres=gpu:1 --wrap true
+# At once, before the nodes have re-registered. A slurmctld still starting
+# may drop a connection ("Zero Bytes were transmitted or received"): that
+# is no decision, so the client tries again, as a user would.
+decided() {
+	as "$@"
+	[[ "$OUT" != *"Zero Bytes were transmitted or received"* ]]
+}
+wait_for "a decision" 10 decided charlie sbatch -q interactive -A batch \
+	--gres=gpu:1 --wrap true
 assert_contains "right after the restart: the group cap still denies" "$GRP" "$OUT"
-as alice sbatch -q interactive --gres=gpu:1 --wrap true
+wait_for "a decision" 10 decided alice sbatch -q interactive --gres=gpu:1 \
+	--wrap true
 assert_contains "and alice's per-user cap" "$PER_USER" "$OUT"
-as charlie sbatch --parsable --hold -q batch-lowprio -n 8 --wrap true
+wait_for "a decision" 10 decided charlie sbatch --parsable --hold \
+	-q batch-lowprio -n 8 --wrap true
 assert_eq "a job within its caps is accepted" 0 "$RC"
 wait "$restart"
 assert_eq "restart-ctld finished" 0 "$?"

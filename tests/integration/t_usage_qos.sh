@@ -48,6 +48,9 @@ as alice scontrol release "$j_upd"
 as alice sbatch --parsable -N1 --array=1-2 --qos=interactive --gres=gpu:1 \
 	--wrap 'sleep 2'
 j_arr=${OUT%%;*}
+# interactive caps alice at 2 GPUs in use: the het job's 2 need the
+# jobs above to have ended, or DenyOnMaxPerUser refuses it.
+check "alice's jobs so far ended" wait_for "jobs to end" 60 queue_empty
 as alice sbatch --parsable -N1 --qos=interactive --gres=gpu:1 : \
 	-N1 --gres=gpu:1 --wrap 'srun --het-group=0,1 sleep 2'
 j_het=${OUT%%;*}
