@@ -83,14 +83,15 @@ slurmdb_qos_rec_t *qd_job_qos(const struct qd_job_view *job, struct qd_who *who,
 }
 
 bool qd_qos_allowed(const slurmdb_qos_rec_t *qos,
-		    const slurmdb_assoc_rec_t *assoc, bool operator,
-		    const char * resv)
+		    const slurmdb_assoc_rec_t *assoc, bool by_operator,
+		    const char *resv)
 {
 	if (!qos)
 		return false;
 	if ((accounting_enforce & ACCOUNTING_ENFORCE_QOS) && assoc &&
-	    !operator&&(!assoc->usage->valid_qos ||
-			!bit_test(assoc->usage->valid_qos, qos->id)))
+	    !by_operator &&
+	    (!assoc->usage->valid_qos ||
+	     !bit_test(assoc->usage->valid_qos, qos->id)))
 		return false;
 	return !(qos->flags & QOS_FLAG_REQ_RESV) || (resv && *resv);
 }

@@ -38,8 +38,8 @@ slurmdb_qos_rec_t *qd_job_qos(const struct qd_job_view *job, struct qd_who *who,
  * Slurm does. resv is the job's reservation, NULL or "" for none.
  */
 bool qd_qos_allowed(const slurmdb_qos_rec_t *qos,
-		    const slurmdb_assoc_rec_t *assoc, bool operator,
-		    const char * resv);
+		    const slurmdb_assoc_rec_t *assoc, bool by_operator,
+		    const char *resv);
 
 /* Returns true when the job, with qos from qd_job_qos, breaks a cap; msg
  * then holds the user's line. */

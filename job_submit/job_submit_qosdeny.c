@@ -129,25 +129,18 @@ extern int fini(void)
 	return SLURM_SUCCESS;
 }
 
-/*
- * Accepted jobs are not logged one by one, so an outage of slurmdbd gets
- * one line when the first decision made without it is taken, and one when
- * it is back; denials also say so on their own line.
- */
-static void note_dbd_state(void)
-{
-	static bool said_down;
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	bool down = qd_dbd_unreachable(), changed;
+/* Whether the last decision was made without slurmdbd. Accepted jobs are
+ * not logged one by one, so an outage gets one line when the first
+ * decision without slurmdbd is taken, and one when it is back; denials
+ * also say so on their own line. Under policy_lock. */
+static bool dbd_was_down;
 
-	slurm_mutex_lock(&lock);
-	changed = down != said_down;
-	said_down = down;
-	slurm_mutex_unlock(&lock);
-	if (changed && down)
+static void log_dbd_change(bool down)
+{
+	if (down)
 		info("qosdeny: slurmdbd unreachable: deciding from slurmctld's "
 		     "cached associations and limits until it is back");
-	else if (changed)
+	else
 		info("qosdeny: slurmdbd reachable again");
 }
 
@@ -155,7 +148,7 @@ static void note_dbd_state(void)
 struct qos_label {
 	char name[QD_NAME_MAX]; /* "" when the job gets none */
 	bool allowed;		/* an update: Slurm lets the job have it */
-	bool operator;		/* an update: asked by an operator */
+	bool by_operator;	/* an update: asked by an operator */
 	const char *resv;	/* an update: the job's reservation */
 };
 
@@ -173,16 +166,19 @@ static int decide_and_report(const struct qd_tres *req,
 	slurmdb_qos_rec_t *qos;
 	struct qd_who who = {0};
 	char msg[512];
-	bool denied = false, enforce = true;
+	bool denied = false, enforce = true, dbd_down, dbd_changed;
 
 	slurm_mutex_lock(&policy_lock);
+	dbd_down = qd_dbd_unreachable();
+	dbd_changed = dbd_down != dbd_was_down;
+	dbd_was_down = dbd_down;
 	pol = current_policy();
 	assoc_mgr_lock(&locks);
 	qos = qd_job_qos(job, &who, &assoc);
 	snprintf(label->name, sizeof(label->name), "%s",
 		 qos && qos->name ? qos->name : "");
 	label->allowed =
-	    qd_qos_allowed(qos, assoc, label->operator, label->resv);
+	    qd_qos_allowed(qos, assoc, label->by_operator, label->resv);
 	if (pol && req) {
 		denied = qd_decide(pol, req, job, qos, &who, msg, sizeof(msg));
 		enforce = pol->enforce;
@@ -190,13 +186,14 @@ static int decide_and_report(const struct qd_tres *req,
 	assoc_mgr_unlock(&locks);
 	slurm_mutex_unlock(&policy_lock);
 
-	note_dbd_state();
+	if (dbd_changed)
+		log_dbd_change(dbd_down);
 	if (!denied)
 		return SLURM_SUCCESS;
 	info("%s (user=%s account=%s%s%s)", msg, who.user, who.account,
-	     qd_dbd_unreachable() ? "; slurmdbd unreachable, decided from "
-				    "slurmctld's cached limits"
-				  : "",
+	     dbd_down ? "; slurmdbd unreachable, decided from "
+			"slurmctld's cached limits"
+		      : "",
 	     enforce ? "" : "; Enforce=no, accepted");
 	if (!enforce)
 		return SLURM_SUCCESS;
@@ -289,7 +286,7 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	struct qd_job_request r;
 	struct qd_tres req;
 	struct qos_label label = {
-	    .operator= validate_operator(submit_uid),
+	    .by_operator = validate_operator(submit_uid),
 	    .resv = job_desc->reservation && *job_desc->reservation
 			? job_desc->reservation
 			: job_ptr->resv_name,
