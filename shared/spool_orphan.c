@@ -2,7 +2,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "spool.h"
 #include "spool_orphan.h"
 
 static void note_f(qd_orphan_note_fn note, void *arg, bool failed,
@@ -44,29 +43,28 @@ static int close_one(const char *dir, struct qd_usage_record *r,
 	return 0;
 }
 
-size_t qd_spool_close_orphans(const char *dir, int64_t boot_time,
+size_t qd_spool_close_orphans(const char *dir, const struct qd_spool_list *l,
+			      int64_t boot_time,
 			      const struct qd_usage_record *keep,
 			      qd_orphan_note_fn note, void *arg)
 {
 	char err[QD_SPOOL_ERR_MAX];
-	struct qd_spool_list l;
 	size_t closed = 0;
 
-	if (!boot_time || qd_spool_list(dir, &l, err, sizeof(err)))
+	if (!boot_time)
 		return 0;
-	for (size_t i = 0; i < l.n; i++) {
+	for (size_t i = 0; i < l->n; i++) {
 		struct qd_usage_record r;
 
 		/* By name first: a backlog of records is not read. */
-		if ((keep && qd_spool_name_is_jobs(l.names[i], keep)) ||
-		    qd_spool_name_start(l.names[i]) >= boot_time ||
-		    qd_spool_read(dir, l.names[i], &r, err, sizeof(err)) ||
+		if ((keep && qd_spool_name_is_jobs(l->names[i], keep)) ||
+		    qd_spool_name_start(l->names[i]) >= boot_time ||
+		    qd_spool_read(dir, l->names[i], &r, err, sizeof(err)) ||
 		    !qd_usage_record_is_open(&r) || r.start >= boot_time)
 			continue;
 		if (!close_one(dir, &r, boot_time, note, arg))
 			closed++;
 	}
-	qd_spool_list_free(&l);
 	return closed;
 }
 

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "spool.h"
 #include "usage_record.h"
 
 /* One line, no newline: a record closed (failed false, the record's text
@@ -20,14 +21,15 @@
 typedef void (*qd_orphan_note_fn)(bool failed, const char *msg, void *arg);
 
 /*
- * Closes at boot_time, and writes back, every open record in dir that
- * started before it, except keep's (NULL: none), the job whose epilog runs
- * now: slurmctld ended that one after the boot, so it held its GPUs until
- * now. A spool that cannot be listed and records that cannot be read are
- * left to qd_spool_replay, which reports them.
- * boot_time 0 (unknown) closes nothing. Returns how many were closed.
+ * Closes at boot_time, and writes back, every open record of l (dir's
+ * listing, which the caller also walks for its own ends) that started
+ * before it, except keep's (NULL: none), the job whose epilog runs now:
+ * slurmctld ended that one after the boot, so it held its GPUs until now.
+ * Records that cannot be read are left to qd_spool_replay, which reports
+ * them. boot_time 0 (unknown) closes nothing. Returns how many were closed.
  */
-size_t qd_spool_close_orphans(const char *dir, int64_t boot_time,
+size_t qd_spool_close_orphans(const char *dir, const struct qd_spool_list *l,
+			      int64_t boot_time,
 			      const struct qd_usage_record *keep,
 			      qd_orphan_note_fn note, void *arg);
 

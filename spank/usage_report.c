@@ -129,7 +129,8 @@ static void orphan_note(bool failed, const char *msg, void *arg)
 
 /*
  * Closes the records of jobs the node's reboot ended (job's own too unless
- * keep_job), then notes job's own records, when job is set.
+ * keep_job), then notes job's own records, when job is set; one listing of
+ * the spool serves both.
  */
 static void scan(const struct qd_reporter *rp,
 		 const struct qd_usage_record *job, bool keep_job,
@@ -139,15 +140,15 @@ static void scan(const struct qd_reporter *rp,
 	struct qd_spool_list l;
 
 	memset(f, 0, sizeof(*f));
-	qd_spool_close_orphans(rp->spool, rp->boot_time, keep_job ? job : NULL,
-			       orphan_note, (void *)rp);
-	if (!job)
-		return;
 	if (qd_spool_list(rp->spool, &l, err, sizeof(err))) {
-		say(rp, QD_LOG_ERROR, "qosdeny: %s", err);
+		/* Without a job, the replay that follows reports it. */
+		if (job)
+			say(rp, QD_LOG_ERROR, "qosdeny: %s", err);
 		return;
 	}
-	for (size_t i = 0; i < l.n; i++) {
+	qd_spool_close_orphans(rp->spool, &l, rp->boot_time,
+			       keep_job ? job : NULL, orphan_note, (void *)rp);
+	for (size_t i = 0; job && i < l.n; i++) {
 		struct qd_usage_record r;
 
 		/* Unreadable ones are reported and quarantined by the

@@ -131,8 +131,14 @@ static int flush(const char *spool)
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		struct qd_spool_stats st;
 		const char *dir = spool ? spool : g.gl_pathv[i];
+		struct qd_spool_list l;
 
-		qd_spool_close_orphans(dir, boot_time, NULL, orphan_note, &f);
+		/* A spool that cannot be listed: the replay reports it. */
+		if (!qd_spool_list(dir, &l, err, sizeof(err))) {
+			qd_spool_close_orphans(dir, &l, boot_time, NULL,
+					       orphan_note, &f);
+			qd_spool_list_free(&l);
+		}
 		qd_spool_replay(dir, send_record, &f, report, &f, &st);
 		add(&sum, &st);
 	}

@@ -69,12 +69,24 @@ static struct qd_usage_record read_back(const struct qd_usage_record *r)
 	return got;
 }
 
+/* qd_spool_close_orphans on dir's listing. */
+static size_t close_orphans(int64_t boot, const struct qd_usage_record *keep)
+{
+	struct qd_spool_list l;
+	size_t n;
+
+	cr_assert_eq(qd_spool_list(dir, &l, err, sizeof(err)), 0, "%s", err);
+	n = qd_spool_close_orphans(dir, &l, boot, keep, note, notes);
+	qd_spool_list_free(&l);
+	return n;
+}
+
 Test(orphan, open_before_boot_closes_at_boot_time)
 {
 	struct qd_usage_record cut = spooled(7, BOOT - 100, 0);
 	struct qd_usage_record got;
 
-	cr_expect_eq(qd_spool_close_orphans(dir, BOOT, NULL, note, notes), 1);
+	cr_expect_eq(close_orphans(BOOT, NULL), 1);
 	got = read_back(&cut);
 	cr_expect_eq(got.end, BOOT);
 	cr_expect_eq(got.gpu_seconds, 2 * 100, "GPUs x (boot - start)");
@@ -84,8 +96,7 @@ Test(orphan, open_before_boot_closes_at_boot_time)
 				"usage record is closed at the boot time: "
 				"qosdeny-usage/1 cluster=qd job=7 node=n1 "),
 		  "%s", notes);
-	cr_expect_eq(qd_spool_close_orphans(dir, BOOT, NULL, note, notes), 0,
-		     "closed once");
+	cr_expect_eq(close_orphans(BOOT, NULL), 0, "closed once");
 }
 
 Test(orphan, everything_else_is_left_alone)
@@ -94,7 +105,7 @@ Test(orphan, everything_else_is_left_alone)
 	struct qd_usage_record closed = spooled(9, BOOT - 50, BOOT - 20);
 	struct qd_usage_record mine = spooled(10, BOOT - 30, 0);
 
-	cr_expect_eq(qd_spool_close_orphans(dir, BOOT, &mine, note, notes), 0);
+	cr_expect_eq(close_orphans(BOOT, &mine), 0);
 	cr_expect_eq(read_back(&after).end, 0,
 		     "an open record after the boot is a running job's");
 	cr_expect_eq(read_back(&closed).end, BOOT - 20,
@@ -108,13 +119,13 @@ Test(orphan, unknown_boot_time_closes_nothing)
 {
 	struct qd_usage_record r = spooled(7, BOOT - 100, 0);
 
-	cr_expect_eq(qd_spool_close_orphans(dir, 0, NULL, note, notes), 0);
+	cr_expect_eq(close_orphans(0, NULL), 0);
 	cr_expect_eq(read_back(&r).end, 0);
 }
 
 Test(orphan, no_spool_is_nothing_to_close)
 {
-	cr_expect_eq(qd_spool_close_orphans(dir, BOOT, NULL, note, notes), 0);
+	cr_expect_eq(close_orphans(BOOT, NULL), 0);
 	cr_expect_str_eq(notes, "");
 }
 
