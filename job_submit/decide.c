@@ -1,11 +1,55 @@
 #include <string.h>
 
 #include "decide.h"
+#include "partition_gpus.h"
 #include "slurm_fields.h"
+#include "untyped_gpus.h"
+
+/*
+ * The job's request as asked, and as checked against typed caps: with its
+ * untyped GPUs counted toward the types its partitions have. That needs a
+ * walk over the partitions' nodes, so it is done once per decision, and
+ * only for a job with untyped GPUs in a QoS with a typed cap.
+ */
+struct request {
+	const struct qd_tres *asked;
+	bool widened;
+	struct qd_tres any_type;
+};
+
+static bool has_typed_cap(const struct qd_limits *lim)
+{
+	return lim->max_per_job.ntyped || lim->max_per_user.ntyped ||
+	       lim->grp.ntyped;
+}
+
+static const struct qd_tres *request_against(struct request *r,
+					     const struct qd_limits *lim,
+					     const struct qd_job_view *job)
+{
+	struct qd_tres reach;
+
+	if (!r->widened) {
+		if (!has_typed_cap(lim) || !qd_untyped_gpus(r->asked))
+			return r->asked;
+		r->any_type = *r->asked;
+		qd_partition_gpus(job->partition, &reach);
+		qd_count_untyped_gpus(&r->any_type, &reach);
+		r->widened = true;
+	}
+	return &r->any_type;
+}
+
+/* What the job counts toward the per-user and group caps of its later
+ * het components. */
+static const struct qd_tres *request_counted(const struct request *r)
+{
+	return r->widened ? &r->any_type : r->asked;
+}
 
 /* Returns true and fills *v when the QoS has a rule and the job breaks it. */
 static bool check_qos(const struct qd_policy *pol, slurmdb_qos_rec_t *qos,
-		      const struct qd_tres *req, const struct qd_job_view *job,
+		      struct request *req, const struct qd_job_view *job,
 		      struct qd_verdict *v)
 {
 	const struct qd_qos_rule *rule;
@@ -19,7 +63,10 @@ static bool check_qos(const struct qd_policy *pol, slurmdb_qos_rec_t *qos,
 	qd_qos_usage(qos, job->uid, &used);
 	if (job->het)
 		qd_het_sum_apply(job->het, qos->name, &used);
-	return qd_check(rule, &lim, &used, req, v);
+	if (!qd_check(rule, &lim, &used, request_against(req, &lim, job), v))
+		return false;
+	qd_verdict_note_untyped(v, req->asked);
+	return true;
 }
 
 /*
@@ -28,8 +75,7 @@ static bool check_qos(const struct qd_policy *pol, slurmdb_qos_rec_t *qos,
  * failure is reported.
  */
 static bool check_partitions(const struct qd_policy *pol,
-			     slurmdb_qos_rec_t *job_qos,
-			     const struct qd_tres *req,
+			     slurmdb_qos_rec_t *job_qos, struct request *req,
 			     const struct qd_job_view *job,
 			     struct qd_verdict *first)
 {
@@ -100,16 +146,17 @@ bool qd_decide(const struct qd_policy *pol, const struct qd_tres *req,
 	       const struct qd_job_view *job, slurmdb_qos_rec_t *qos,
 	       const struct qd_who *who, char *msg, size_t len)
 {
+	struct request r = {.asked = req};
 	struct qd_verdict v;
 	bool denied;
 
 	if (qd_policy_is_exempt(pol, who->user))
 		return false;
-	denied = check_qos(pol, qos, req, job, &v) ||
-		 check_partitions(pol, qos, req, job, &v);
+	denied = check_qos(pol, qos, &r, job, &v) ||
+		 check_partitions(pol, qos, &r, job, &v);
 	if (denied)
 		qd_verdict_format(&v, msg, len);
 	else if (job->het)
-		count_het_component(job, qos, req);
+		count_het_component(job, qos, request_counted(&r));
 	return denied;
 }

@@ -1,7 +1,7 @@
 /*
  * One submit-time decision: which QoS apply to the job (its own and its
  * partition's), their limits and usage from slurmctld, the policy core's
- * checks. Runs under slurmctld's job/partition read locks (held by the
+ * checks. Runs under slurmctld's job, node and partition locks (held by the
  * caller, slurmctld) and takes assoc_mgr's read locks itself.
  */
 #ifndef QD_DECIDE_H
@@ -42,7 +42,9 @@ bool qd_qos_allowed(const slurmdb_qos_rec_t *qos,
 		    const char *resv);
 
 /* Returns true when the job, with qos from qd_job_qos, breaks a cap; msg
- * then holds the user's line. */
+ * then holds the user's line. req is the job's request as asked; in a QoS
+ * with a typed cap its untyped GPUs also count toward the types its
+ * partitions have (untyped_gpus.h, partition_gpus.h). */
 bool qd_decide(const struct qd_policy *pol, const struct qd_tres *req,
 	       const struct qd_job_view *job, slurmdb_qos_rec_t *qos,
 	       const struct qd_who *who, char *msg, size_t len);

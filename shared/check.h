@@ -38,6 +38,7 @@ struct qd_verdict {
 	uint64_t requested;
 	uint64_t in_use; /* 0 for DenyOnMaxPerJob */
 	uint64_t limit;
+	bool untyped; /* requested includes untyped GPUs (untyped_gpus.h) */
 };
 
 /*
@@ -56,8 +57,8 @@ bool qd_check(const struct qd_qos_rule *rule, const struct qd_limits *lim,
  * The user's line, e.g.
  * "qosdeny: DenyOnGrp: QOS interactive: gres/gpu requested 5, in use 0,
  *  GrpTRES limit 4" (one line; DenyOnMaxPerJob has no "in use" part; mem
- * values end in "M"). An empty string when v is not a denial. Returns what
- * snprintf returns.
+ * values end in "M"; an untyped note follows the limit when v->untyped). An
+ * empty string when v is not a denial. Returns what snprintf returns.
  */
 int qd_verdict_format(const struct qd_verdict *v, char *buf, size_t len);
 

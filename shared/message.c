@@ -29,6 +29,14 @@ static const char *limit_name(enum qd_flag f)
 	return "unknown";
 }
 
+/* A user who typed --gres=gpu:3 is told why "gres/gpu:a100" counts it. */
+static const char *untyped_note(const struct qd_verdict *v)
+{
+	return v->untyped ? " (untyped GPUs count toward every GPU type the "
+			    "job's partitions have)"
+			  : "";
+}
+
 int qd_verdict_format(const struct qd_verdict *v, char *buf, size_t len)
 {
 	enum qd_tres_id unit = v->is_mem ? QD_TRES_MEM : QD_TRES_CPU;
@@ -42,12 +50,12 @@ int qd_verdict_format(const struct qd_verdict *v, char *buf, size_t len)
 	if (v->flag == QD_DENY_ON_MAX_PER_JOB)
 		return snprintf(buf, len,
 				"qosdeny: %s: QOS %s: %s requested %s, %s "
-				"limit %s",
+				"limit %s%s",
 				qd_flag_name(v->flag), v->qos, v->tres, req,
-				limit_name(v->flag), lim);
+				limit_name(v->flag), lim, untyped_note(v));
 	return snprintf(buf, len,
 			"qosdeny: %s: QOS %s: %s requested %s, in use %s, %s "
-			"limit %s",
+			"limit %s%s",
 			qd_flag_name(v->flag), v->qos, v->tres, req, used,
-			limit_name(v->flag), lim);
+			limit_name(v->flag), lim, untyped_note(v));
 }

@@ -1,13 +1,15 @@
 /*
- * qd_limits_merge, qd_check and qd_verdict_format: the decision itself, on
- * limits from the database and qosdeny.conf, usage from the running jobs and
- * the job's counted request, any of which can hold extreme values (unlimited,
- * saturated counts, 16 GPU types).
+ * qd_limits_merge, qd_check, the untyped-GPU widening (untyped_gpus.h) and
+ * qd_verdict_format: the decision itself, on limits from the database and
+ * qosdeny.conf, usage from the running jobs and the job's counted request,
+ * any of which can hold extreme values (unlimited, saturated counts, 16 GPU
+ * types).
  *
  * Input (binary, read front to back; a short input reads as zeros): the
  * rule (absent, flags, name), the database's three limit vectors, the
- * rule's three, the user's and everyone's usage, the request, then an
- * output buffer length and a second, arbitrary verdict for the formatter.
+ * rule's three, the user's and everyone's usage, the request, the GPUs per
+ * type of the job's partitions, then output buffer lengths and a last,
+ * arbitrary verdict for the formatter.
  * A vector is a byte of which fixed TRES are set, their values, a type
  * count and (type, value) pairs; type names come from a small pool with
  * case variants, so that limits, usage and request name the same types.
@@ -20,6 +22,11 @@
  *     the TRES it names, requested > 0, limit not unlimited and
  *     in_use + requested > limit with the sum saturating; none at all when
  *     there is no rule; a verdict that is not a denial is zeroed;
+ *   - widening keeps every fixed TRES, raises each partition type to
+ *     max(asked, min(asked + untyped, partition's)) and touches no other
+ *     type; with no untyped GPU it changes nothing; the checks on the
+ *     widened request again match the reference, and the verdict is marked
+ *     untyped exactly when it names a type asked for less than it counts;
  *   - the message is exactly the documented line, cut to any buffer length
  *     and always terminated, and snprintf's length is returned; an arbitrary
  *     verdict formats without overrunning either.
@@ -28,6 +35,7 @@
 
 #include "check.h"
 #include "fuzz_util.h"
+#include "untyped_gpus.h"
 
 #define CAP (QD_UNLIMITED - 1)
 
@@ -236,6 +244,10 @@ static int expected_line(const struct qd_verdict *v, char *buf, size_t len)
 		: v->flag == QD_DENY_ON_GRP	     ? 2
 						     : -1;
 
+	const char *note = v->untyped ? " (untyped GPUs count toward every GPU "
+					"type the job's partitions have)"
+				      : "";
+
 	if (!v->denied)
 		return snprintf(buf, len, "%s", "");
 	value(v, v->requested, req);
@@ -244,14 +256,14 @@ static int expected_line(const struct qd_verdict *v, char *buf, size_t len)
 	if (k == 0)
 		return snprintf(buf, len,
 				"qosdeny: %s: QOS %s: %s requested %s, %s "
-				"limit %s",
+				"limit %s%s",
 				qd_flag_name(v->flag), v->qos, v->tres, req,
-				limit_names[k], lim);
+				limit_names[k], lim, note);
 	return snprintf(buf, len,
 			"qosdeny: %s: QOS %s: %s requested %s, in use %s, %s "
-			"limit %s",
+			"limit %s%s",
 			qd_flag_name(v->flag), v->qos, v->tres, req, used,
-			k < 0 ? "unknown" : limit_names[k], lim);
+			k < 0 ? "unknown" : limit_names[k], lim, note);
 }
 
 static void check_format(const struct qd_verdict *v, size_t len)
@@ -275,6 +287,58 @@ static void check_format(const struct qd_verdict *v, size_t len)
 	free(buf);
 }
 
+static uint64_t untyped_of(const struct qd_tres *r)
+{
+	uint64_t all = r->set[QD_TRES_GPU] ? r->v[QD_TRES_GPU] : 0, typed = 0;
+
+	for (size_t i = 0; i < r->ntyped; i++)
+		typed = sat_add(typed, r->typed[i].value);
+	return all > typed ? all - typed : 0;
+}
+
+static void check_widening(const struct qd_tres *w, const struct qd_tres *r,
+			   const struct qd_tres *reach)
+{
+	uint64_t untyped = untyped_of(r);
+
+	fuzz_check_typed(w);
+	FUZZ_ASSERT(untyped == qd_untyped_gpus(r), "untyped %" PRIu64, untyped);
+	if (!untyped) {
+		FUZZ_ASSERT(!memcmp(w, r, sizeof(*w)), "changed, none untyped");
+		return;
+	}
+	FUZZ_ASSERT(!memcmp(w->set, r->set, sizeof(w->set)) &&
+			!memcmp(w->v, r->v, sizeof(w->v)),
+		    "a fixed TRES changed");
+	for (size_t i = 0; i < w->ntyped; i++) {
+		const char *ty = w->typed[i].type;
+		uint64_t asked = typed_or_0(r, ty), want = asked;
+
+		FUZZ_ASSERT(has_type(r, ty) || has_type(reach, ty),
+			    "%s came from nowhere", ty);
+		if (has_type(reach, ty)) {
+			uint64_t could = sat_add(asked, untyped);
+			uint64_t there = typed_or_0(reach, ty);
+
+			if (could > there)
+				could = there;
+			if (could > want)
+				want = could;
+		}
+		FUZZ_ASSERT(w->typed[i].value == want,
+			    "%s: %" PRIu64 ", expected %" PRIu64, ty,
+			    w->typed[i].value, want);
+	}
+	for (size_t i = 0; i < r->ntyped; i++)
+		FUZZ_ASSERT(has_type(w, r->typed[i].type), "%s lost",
+			    r->typed[i].type);
+	for (size_t i = 0; i < reach->ntyped; i++)
+		FUZZ_ASSERT(has_type(w, reach->typed[i].type) ||
+				w->ntyped == QD_TYPES_MAX ||
+				!reach->typed[i].value,
+			    "%s not widened", reach->typed[i].type);
+}
+
 /* Any bit pattern, but with its strings terminated, as a caller's are. */
 static void read_raw_verdict(struct fuzz_in *in, struct qd_verdict *v)
 {
@@ -282,6 +346,7 @@ static void read_raw_verdict(struct fuzz_in *in, struct qd_verdict *v)
 	v->denied = fuzz_u8(in) & 1;
 	v->flag = (enum qd_flag)(fuzz_u8(in) % 9);
 	v->is_mem = fuzz_u8(in) & 1;
+	v->untyped = fuzz_u8(in) & 1;
 	v->requested = fuzz_u64(in);
 	v->in_use = fuzz_u64(in);
 	v->limit = fuzz_u64(in);
@@ -299,7 +364,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct qd_qos_rule rule = {0};
 	struct qd_limits db, lim;
 	struct qd_usage used;
-	struct qd_tres req;
+	struct qd_tres req, reach, wide;
 	struct qd_verdict v, want, raw;
 	uint8_t rb = fuzz_u8(&in);
 	const struct qd_qos_rule *rp = rb & 0x80 ? NULL : &rule;
@@ -322,6 +387,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	read_tres(&in, &used.user);
 	read_tres(&in, &used.all);
 	read_tres(&in, &req);
+	read_tres(&in, &reach);
 
 	qd_limits_merge(&lim, &db, rp);
 	check_merge_one(&lim.max_per_job, &db.max_per_job,
@@ -336,6 +402,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    v.denied);
 	reference(rp, &lim, &used, &req, &want);
 	check_verdict(&v, &want);
+	check_format(&v, fuzz_u8(&in) % 200);
+
+	wide = req;
+	qd_count_untyped_gpus(&wide, &reach);
+	check_widening(&wide, &req, &reach);
+	qd_check(rp, &lim, &used, &wide, &v);
+	reference(rp, &lim, &used, &wide, &want);
+	check_verdict(&v, &want);
+	qd_verdict_note_untyped(&v, &req);
+	FUZZ_ASSERT(v.untyped ==
+			(v.denied && !strncmp(v.tres, "gres/gpu:", 9) &&
+			 typed_or_0(&req, v.tres + 9) < v.requested),
+		    "untyped note %d on %s", v.untyped, v.tres);
 	check_format(&v, fuzz_u8(&in) % 200);
 
 	read_raw_verdict(&in, &raw);

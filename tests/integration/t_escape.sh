@@ -3,7 +3,8 @@
 # the GPUs allocated to them, each refused or confined. Covered elsewhere:
 # het jobs summing past a cap and arrays over the per-user cap (t_jobs),
 # scontrol update of GPUs/QoS/partition (t_update, t_partition), typed
-# requests counted as Slurm counts them (t_counting), --test-only
+# requests counted as Slurm counts them (t_counting), untyped requests
+# against typed caps (t_untyped_gpus), --test-only
 # (t_scenario), a broken qosdeny.conf (t_reload).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"
@@ -149,18 +150,42 @@ qosdeny_count() { # TRES OPTIONS...: a count, or "refused" (by Slurm)
 		echo refused
 	fi
 }
+# Untyped GPUs count toward gres/gpu:a100 too, up to the 4 A100s of the
+# partition (t_untyped_gpus), unless the option names another type: a word
+# before the count is a type to Slurm (--gpus-per-node=GPU:3 asks for type
+# "GPU", which no node has). Held, A100:1,a100:2 counts as Slurm's later
+# record, a100=2, with gres/gpu=3: qosdeny takes the third as untyped and
+# counts 3 (unheld, Slurm refuses it: no node has type "A100").
+types_named() { # OPTION: the GPU types it names, lowercase, one per line
+	printf '%s\n' "$1" | grep -oE '(gpu: *|^--gpus[-a-z]*= *)[A-Za-z][A-Za-z0-9]*:' |
+		sed -E 's/^(gpu: *|--gpus[-a-z]*= *)//; s/:$//' | tr 'A-Z' 'a-z'
+}
+expected_a100() { # OPTION ALL A100
+	local n=$2
+	if types_named "$1" | grep -qvx a100; then
+		echo "$3"
+		return
+	fi
+	[ "$n" -gt 4 ] && n=4
+	[ "$3" -gt "$n" ] && n=$3
+	echo "$n"
+}
 for opt in --gres=GPU:8 '--gres=gpu: 8' --gres=gpu:A100:8 '--gres=gpu:a100: 8' \
 	--gres=Gpu:8 '--gres= gpu:8' '--gres=gpu:8 ' --gres=gpu:+8 --gres=gpu:08 \
 	--gres=gpu:A100:1,gpu:a100:2 --gpus=A100:3 '--gpus= 3' \
 	--gpus-per-node=GPU:3 --gres=gpu:3KiB --gres=gpu:16777216t; do
+	all=$(slurm_count gres/gpu "$opt")
+	a100=$(slurm_count gres/gpu:a100 "$opt")
 	for tres in gres/gpu gres/gpu:a100; do
-		s=$(slurm_count "$tres" "$opt")
 		q=$(qosdeny_count "$tres" "$opt")
-		if [ "$s" = refused ]; then
+		if [ "$all" = refused ] || [ "$a100" = refused ]; then
 			check "'$opt': Slurm refuses it, the capped QoS too ($q)" \
 				[ "$q" != 0 ]
+		elif [ "$tres" = gres/gpu ]; then
+			assert_eq "'$opt': gres/gpu as Slurm counts it" "$all" "$q"
 		else
-			assert_eq "'$opt': $tres as Slurm counts it" "$s" "$q"
+			assert_eq "'$opt': gres/gpu:a100 as Slurm counts it, untyped GPUs up to the partition's 4" \
+				"$(expected_a100 "$opt" "$all" "$a100")" "$q"
 		fi
 	done
 done
