@@ -214,6 +214,8 @@ bench: deps $(BENCH_BIN) $(USAGE_BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SPANK_SO)
 	QD_MEMORY_SUBMISSIONS=20000 QD_MEMORY_OUT=tests/bench/memory.txt \
 		bash tests/integration/run.sh tests/integration/t_memory.sh
 	bash tests/bench/submit.sh
+	QD_EXTRA_PKGS=linux-perf sh tests/cluster/install-deps.sh
+	bash tests/bench/plugin_time.sh
 
 install: $(JS_SO) $(SPANK_SO) $(TOOL)
 	install -D -m 0755 $(JS_SO) $(DESTDIR)$(PLUGINDIR)/job_submit_qosdeny.so

@@ -37,89 +37,19 @@ COUNT=${QD_BENCH_COUNT:-400}
 ROUNDS=${QD_BENCH_ROUNDS:-5}
 KINDS=${QD_BENCH_KINDS:-seq batch alloc deny}
 out=${QD_BENCH_OUT:-$here/bench/submit.txt}
-fill=$QD_ROOT/build/tests/fill_queue
-cluster=$QD_ROOT/tests/cluster/cluster.sh
+work=$QD_ROOT/build/bench-submit
+source "$here/bench/bench-lib.sh"
 PER=$((COUNT / N))
 COUNT=$((PER * N))
 CONFIGS=(none qosdeny lua)
 T_START=$SECONDS
 
-die() {
-	echo "bench: $*" >&2
-	exit 1
-}
-
-[ -x "$fill" ] || die "$fill missing (make $fill)"
 [ "$PER" -gt 0 ] || die "QD_BENCH_COUNT must be at least QD_BENCH_N"
 max_queued=0
 for q in $QUEUED; do
 	[ "$q" -gt "$max_queued" ] && max_queued=$q
 done
-
-work=$QD_ROOT/build/bench-submit
-rm -rf "$work"
-mkdir -p "$work/etc"
-printf '%s\n' "$EXAMPLE_POLICY" >"$work/etc/qosdeny.conf"
-# MinJobAge: the measured jobs are cancelled after each row and must leave
-# slurmctld's job list (purged every 10 s) before the next configuration.
-cat >"$work/slurm.conf.extra" <<EOF
-MaxJobCount=$((max_queued * 2 + 10000))
-MinJobAge=2
-EOF
-export QD_ETC_FILES="$work/etc/qosdeny.conf $here/bench/job_submit.lua"
-export QD_SLURM_CONF_EXTRA=$work/slurm.conf.extra
-
-trap cluster_down EXIT
-bash "$cluster" start >/dev/null || exit 1
-# shellcheck disable=SC1091
-source "$QD_CLUSTER_DIR/env"
-example_qos || die "example QoS not set up"
-
-# use_config NAME: slurm.conf's JobSubmitPlugins for NAME, taken by
-# `scontrol reconfigure` (job_submit_plugin_reconfig unloads and loads the
-# plugins): one slurmctld process for the whole run, so no configuration
-# gets a luckier process than another. A first version restarted slurmctld
-# per configuration: one configuration's rounds spread wider than the gaps
-# between configurations (none, seq, 1,000 queued: 678-1253 us).
-use_config() {
-	case $1 in
-	none) unset QD_JOBSUBMIT ;;
-	*) export QD_JOBSUBMIT=$1 ;;
-	esac
-	bash "$cluster" write-conf && scontrol reconfigure ||
-		die "slurmctld did not take config $1"
-	local have
-	have=$(scontrol show config | sed -n 's/^JobSubmitPlugins *= *//p')
-	[ "$have" == "${QD_JOBSUBMIT:-(null)}" ] ||
-		die "config $1: slurmctld reports JobSubmitPlugins=$have"
-}
-ctld_pid() { cat "$QD_CLUSTER_DIR/run/slurmctld.pid" 2>/dev/null; }
-
-pending() { squeue -h -t PD -n "$1" -o %i | wc -l; }
-no_bench_pending() { [ "$(pending bench)" -eq 0 ]; }
-# no job named bench left in slurmctld's job list (cancelled ones purged)
-bench_gone() { [ -z "$(squeue -h -t all -n bench -o %i)" ]; }
-
-# fill_to Q: the filler jobs (held, alice, gpu:1) topped up to Q.
-fill_to() {
-	local have
-	have=$(pending fill)
-	[ "$have" -lt "$1" ] || return 0
-	"$fill" --user alice --count $(($1 - have)) --hold --gres gpu:1 \
-		-J fill >"$work/fill.log" 2>&1 || die "fill_queue: $(cat "$work/fill.log")"
-	cat "$work/fill.log" >&2
-	[ "$(pending fill)" -eq "$1" ] || die "queue holds $(pending fill) jobs, not $1"
-}
-
-# sdiag_avg RPC: "count average_us" of RPC since the last `sdiag -r`
-sdiag_avg() {
-	sdiag | awk -v r="$1" '$1 == r {
-		for (i = 2; i <= NF; i++) {
-			if ($i ~ /^count:/) c = substr($i, 7)
-			if ($i ~ /^ave_time:/) a = substr($i, 10)
-		}
-	} END { print c + 0, a + 0 }'
-}
+bench_cluster_up "$max_queued"
 
 # One sbatch client: $1 submissions of the job given by the other words;
 # prints "accepted rejected last-error".
@@ -199,7 +129,6 @@ row() {
 
 raw=$work/raw
 : >"$raw"
-CTLD_PID=$(ctld_pid)
 for q in $QUEUED; do
 	for ((r = 0; r < ROUNDS; r++)); do
 		for ((k = 0; k < ${#CONFIGS[@]}; k++)); do
@@ -207,10 +136,6 @@ for q in $QUEUED; do
 			use_config "$CONFIG"
 			wait_for "cancelled jobs purged" 60 bench_gone || die "bench jobs not purged"
 			fill_to "$q"
-			# warm-up: the first submission after a reconfigure pays for caches
-			as alice sbatch -J bench --hold --gres=gpu:1 --wrap true
-			[ "$RC" -eq 0 ] || die "$CONFIG warm-up: $OUT"
-			scancel -u alice -n bench
 			for kind in $KINDS; do
 				expect=ok
 				[ "$kind" = deny ] && [ "$CONFIG" != none ] && expect=no
@@ -222,8 +147,7 @@ for q in $QUEUED; do
 	done
 done
 elapsed=$((SECONDS - T_START))
-[ "$(ctld_pid)" = "$CTLD_PID" ] && [ -d "/proc/$CTLD_PID" ] ||
-	die "slurmctld restarted during the run"
+same_ctld
 
 # median [min-max] over the rounds of each (queued, config, kind)
 summary() {
@@ -300,7 +224,7 @@ compare() {
 	echo "# per-job cap (no plugin: queued, held)."
 	echo "# queued: held jobs already in the queue. sdiag 22.05 reports no per-RPC max;"
 	echo "# client_p50_us: median request latency seen by fill_queue (seq, alloc)."
-	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), run took ${elapsed}s"
+	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(machine), run took ${elapsed}s"
 	summary
 	compare
 } | tee "$out"

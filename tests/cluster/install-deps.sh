@@ -9,12 +9,13 @@
 # install is stopped again, by pid.
 set -eu
 
+# QD_EXTRA_PKGS: more, for one target (linux-perf for make bench).
 # clang and libclang-rt-14-dev: the fuzz targets (tests/fuzz); the latter,
 # which holds libFuzzer and the sanitizer runtimes, is only a Recommends of
 # clang-14 and so is not pulled in with --no-install-recommends.
 PKGS="slurmctld slurmd slurmdbd slurm-client libslurm-dev munge mariadb-server
 mariadb-client redis-server libcriterion-dev libhiredis-dev dpkg-dev pkg-config
-clang-format gcc make clang libclang-rt-14-dev"
+clang-format gcc make clang libclang-rt-14-dev ${QD_EXTRA_PKGS:-}"
 USERS="alice bob charlie"
 
 missing=""

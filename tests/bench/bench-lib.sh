@@ -1,0 +1,108 @@
+# The throwaway cluster of the submission benchmarks (submit.sh,
+# plugin_time.sh): one slurmctld for the whole run, job_submit plugins
+# switched by `scontrol reconfigure`, a queue of held filler jobs.
+# Sourced after integration/lib.sh, example-policy.sh and cluster-up.sh;
+# the caller sets `work` (a scratch directory) first.
+
+fill=$QD_ROOT/build/tests/fill_queue
+cluster=$QD_ROOT/tests/cluster/cluster.sh
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+# bench_cluster_up MAX_QUEUED: the cluster with the example policy, the
+# benchmark's Lua script, and room for MAX_QUEUED held jobs plus the
+# measured ones; stopped when the caller exits.
+bench_cluster_up() {
+	[ -x "$fill" ] || die "$fill missing (make $fill)"
+	rm -rf "$work"
+	mkdir -p "$work/etc"
+	printf '%s\n' "$EXAMPLE_POLICY" >"$work/etc/qosdeny.conf"
+	# MinJobAge: the measured jobs are cancelled after each row and must
+	# leave slurmctld's job list (purged every 10 s) before the next
+	# configuration.
+	cat >"$work/slurm.conf.extra" <<EOC
+MaxJobCount=$(($1 * 2 + 10000))
+MinJobAge=2
+EOC
+	export QD_ETC_FILES="$work/etc/qosdeny.conf $QD_ROOT/tests/bench/job_submit.lua"
+	export QD_SLURM_CONF_EXTRA=$work/slurm.conf.extra
+	trap cluster_down EXIT
+	bash "$cluster" start >/dev/null || exit 1
+	# shellcheck disable=SC1091
+	source "$QD_CLUSTER_DIR/env"
+	example_qos || die "example QoS not set up"
+	CTLD_PID=$(ctld_pid)
+}
+
+ctld_pid() { cat "$QD_CLUSTER_DIR/run/slurmctld.pid" 2>/dev/null; }
+
+# Every configuration must have been measured in the same process.
+same_ctld() {
+	[ "$(ctld_pid)" = "$CTLD_PID" ] && [ -d "/proc/$CTLD_PID" ] ||
+		die "slurmctld restarted during the run"
+}
+
+# use_config NAME (none, qosdeny, lua): slurm.conf's JobSubmitPlugins for
+# NAME, taken by `scontrol reconfigure` (job_submit_plugin_reconfig unloads
+# and loads the plugins): one slurmctld process for the whole run, so no
+# configuration gets a luckier process than another. A first version
+# restarted slurmctld per configuration: one configuration's rounds spread
+# wider than the gaps between configurations (none, seq, 1,000 queued:
+# 678-1253 us).
+use_config() {
+	case $1 in
+	none) unset QD_JOBSUBMIT ;;
+	*) export QD_JOBSUBMIT=$1 ;;
+	esac
+	bash "$cluster" write-conf && scontrol reconfigure ||
+		die "slurmctld did not take config $1"
+	local have
+	have=$(scontrol show config | sed -n 's/^JobSubmitPlugins *= *//p')
+	[ "$have" == "${QD_JOBSUBMIT:-(null)}" ] ||
+		die "config $1: slurmctld reports JobSubmitPlugins=$have"
+	# the first submission after a reconfigure pays for caches
+	as alice sbatch -J bench --hold --gres=gpu:1 --wrap true
+	[ "$RC" -eq 0 ] || die "$1 warm-up: $OUT"
+	scancel -u alice -n bench
+}
+
+pending() { squeue -h -t PD -n "$1" -o %i | wc -l; }
+no_bench_pending() { [ "$(pending bench)" -eq 0 ]; }
+# no job named bench left in slurmctld's job list (cancelled ones purged)
+bench_gone() { [ -z "$(squeue -h -t all -n bench -o %i)" ]; }
+
+# The measured jobs (named bench) cancelled and purged.
+clear_bench() {
+	scancel -u alice -n bench
+	wait_for "measured jobs cancelled" 60 no_bench_pending >&2
+	wait_for "cancelled jobs purged" 60 bench_gone || die "bench jobs not purged"
+}
+
+# fill_to Q: the filler jobs (held, alice, gpu:1) topped up to Q.
+fill_to() {
+	local have
+	have=$(pending fill)
+	[ "$have" -lt "$1" ] || return 0
+	"$fill" --user alice --count $(($1 - have)) --hold --gres gpu:1 \
+		-J fill >"$work/fill.log" 2>&1 || die "fill_queue: $(cat "$work/fill.log")"
+	cat "$work/fill.log" >&2
+	[ "$(pending fill)" -eq "$1" ] || die "queue holds $(pending fill) jobs, not $1"
+}
+
+# sdiag_avg RPC: "count average_us" of RPC since the last `sdiag -r`
+sdiag_avg() {
+	sdiag | awk -v r="$1" '$1 == r {
+		for (i = 2; i <= NF; i++) {
+			if ($i ~ /^count:/) c = substr($i, 7)
+			if ($i ~ /^ave_time:/) a = substr($i, 10)
+		}
+	} END { print c + 0, a + 0 }'
+}
+
+# The machine, for a table's header.
+machine() {
+	echo "$(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
+}
