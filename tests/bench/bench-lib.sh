@@ -1,9 +1,16 @@
 # The throwaway cluster of the submission benchmarks (submit.sh,
 # plugin_time.sh): one slurmctld for the whole run, job_submit plugins
 # switched by `scontrol reconfigure`, a queue of held filler jobs.
-# Sourced after integration/lib.sh, example-policy.sh and cluster-up.sh;
-# the caller sets `work` (a scratch directory) first.
+# Sourced by those scripts, which set `work` (a scratch directory) before
+# calling bench_cluster_up. QD_BENCH_QUEUED: the queue lengths ("1000
+# 20000").
 
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$bench_dir/../integration/lib.sh"
+source "$bench_dir/../integration/example-policy.sh"
+source "$bench_dir/../integration/cluster-up.sh"
+QUEUED=${QD_BENCH_QUEUED:-1000 20000}
+CONFIGS=(none qosdeny lua)
 fill=$QD_ROOT/build/tests/fill_queue
 cluster=$QD_ROOT/tests/cluster/cluster.sh
 
@@ -12,11 +19,15 @@ die() {
 	exit 1
 }
 
-# bench_cluster_up MAX_QUEUED: the cluster with the example policy, the
-# benchmark's Lua script, and room for MAX_QUEUED held jobs plus the
-# measured ones; stopped when the caller exits.
+# bench_cluster_up: the cluster with the example policy, the benchmark's
+# Lua script, and room for the longest queue plus the measured jobs;
+# stopped when the caller exits.
 bench_cluster_up() {
+	local q max=0
 	[ -x "$fill" ] || die "$fill missing (make $fill)"
+	for q in $QUEUED; do
+		[ "$q" -gt "$max" ] && max=$q
+	done
 	rm -rf "$work"
 	mkdir -p "$work/etc"
 	printf '%s\n' "$EXAMPLE_POLICY" >"$work/etc/qosdeny.conf"
@@ -24,7 +35,7 @@ bench_cluster_up() {
 	# leave slurmctld's job list (purged every 10 s) before the next
 	# configuration.
 	cat >"$work/slurm.conf.extra" <<EOC
-MaxJobCount=$(($1 * 2 + 10000))
+MaxJobCount=$((max * 2 + 10000))
 MinJobAge=2
 EOC
 	export QD_ETC_FILES="$work/etc/qosdeny.conf $QD_ROOT/tests/bench/job_submit.lua"

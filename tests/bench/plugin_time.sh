@@ -20,16 +20,11 @@
 # row), QD_BENCH_ROUNDS (3), QD_BENCH_OUT (tests/bench/plugin_time.txt).
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
-source "$here/integration/lib.sh"
-source "$here/integration/example-policy.sh"
-source "$here/integration/cluster-up.sh"
-QUEUED=${QD_BENCH_QUEUED:-1000 20000}
+source "$here/bench/bench-lib.sh"
 CALLS=${QD_BENCH_CALLS:-2000}
 ROUNDS=${QD_BENCH_ROUNDS:-3}
 out=${QD_BENCH_OUT:-$here/bench/plugin_time.txt}
 work=$QD_ROOT/build/bench-plugin-time
-source "$here/bench/bench-lib.sh"
-CONFIGS=(none qosdeny lua)
 QD_SO=$QD_ROOT/build/job_submit_qosdeny.so
 LUA_SO=/usr/lib/x86_64-linux-gnu/slurm-wlm/job_submit_lua.so
 T_START=$SECONDS
@@ -47,11 +42,7 @@ perf probe -q -x "$QD_SO" -a 'qdbench:qd=job_submit' -a 'qdbench:qd_ret=job_subm
 	die "perf probe failed"
 trap probes_off EXIT
 
-max_queued=0
-for q in $QUEUED; do
-	[ "$q" -gt "$max_queued" ] && max_queued=$q
-done
-bench_cluster_up "$max_queued"
+bench_cluster_up
 trap 'probes_off; cluster_down' EXIT
 grep -q "$QD_SO" "/proc/$CTLD_PID/maps" 2>/dev/null || use_config qosdeny
 grep -q "$QD_SO" "/proc/$CTLD_PID/maps" || die "slurmctld did not load $QD_SO"

@@ -28,28 +28,19 @@
 # (tests/bench/submit.txt), QD_CLUSTER_DIR.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
-source "$here/integration/lib.sh"
-source "$here/integration/example-policy.sh"
-source "$here/integration/cluster-up.sh"
-QUEUED=${QD_BENCH_QUEUED:-1000 20000}
+source "$here/bench/bench-lib.sh"
 N=${QD_BENCH_N:-8}
 COUNT=${QD_BENCH_COUNT:-400}
 ROUNDS=${QD_BENCH_ROUNDS:-5}
 KINDS=${QD_BENCH_KINDS:-seq batch alloc deny}
 out=${QD_BENCH_OUT:-$here/bench/submit.txt}
 work=$QD_ROOT/build/bench-submit
-source "$here/bench/bench-lib.sh"
 PER=$((COUNT / N))
 COUNT=$((PER * N))
-CONFIGS=(none qosdeny lua)
 T_START=$SECONDS
 
 [ "$PER" -gt 0 ] || die "QD_BENCH_COUNT must be at least QD_BENCH_N"
-max_queued=0
-for q in $QUEUED; do
-	[ "$q" -gt "$max_queued" ] && max_queued=$q
-done
-bench_cluster_up "$max_queued"
+bench_cluster_up
 
 # One sbatch client: $1 submissions of the job given by the other words;
 # prints "accepted rejected last-error".
