@@ -14,6 +14,8 @@
 struct request {
 	const struct qd_tres *asked;
 	bool widened;
+	bool reach_complete; /* qd_partition_gpus kept every type */
+	struct qd_tres reach;
 	struct qd_tres any_type;
 };
 
@@ -27,15 +29,22 @@ static const struct qd_tres *request_against(struct request *r,
 					     const struct qd_limits *lim,
 					     const struct qd_job_view *job)
 {
-	struct qd_tres reach;
-
+	if (!has_typed_cap(lim) || !qd_untyped_gpus(r->asked))
+		return r->widened ? &r->any_type : r->asked;
 	if (!r->widened) {
-		if (!has_typed_cap(lim) || !qd_untyped_gpus(r->asked))
-			return r->asked;
+		r->reach_complete =
+		    qd_partition_gpus(job->partition, &r->reach);
 		r->any_type = *r->asked;
-		qd_partition_gpus(job->partition, &reach);
-		qd_count_untyped_gpus(&r->any_type, &reach);
+		qd_count_untyped_gpus(&r->any_type, &r->reach);
 		r->widened = true;
+	}
+	if (!r->reach_complete) {
+		qd_count_untyped_gpus_unbounded(&r->any_type, r->asked,
+						&r->reach, &lim->max_per_job);
+		qd_count_untyped_gpus_unbounded(&r->any_type, r->asked,
+						&r->reach, &lim->max_per_user);
+		qd_count_untyped_gpus_unbounded(&r->any_type, r->asked,
+						&r->reach, &lim->grp);
 	}
 	return &r->any_type;
 }
@@ -74,34 +83,40 @@ static bool check_qos(const struct qd_policy *pol, slurmdb_qos_rec_t *qos,
  * denies only when every listed partition's QoS denies; the first such
  * failure is reported.
  */
+struct partition_check {
+	const struct qd_policy *pol;
+	slurmdb_qos_rec_t *job_qos;
+	struct request *req;
+	const struct qd_job_view *job;
+	struct qd_verdict *first;
+	bool denied;
+};
+
+static bool partition_denies(part_record_t *p, void *arg)
+{
+	struct partition_check *c = arg;
+	struct qd_verdict v;
+
+	if (!p || p->qos_ptr == c->job_qos ||
+	    !check_qos(c->pol, p->qos_ptr, c->req, c->job, &v)) {
+		c->denied = false;
+		return false;
+	}
+	if (!c->denied)
+		*c->first = v;
+	c->denied = true;
+	return true;
+}
+
 static bool check_partitions(const struct qd_policy *pol,
 			     slurmdb_qos_rec_t *job_qos, struct request *req,
 			     const struct qd_job_view *job,
 			     struct qd_verdict *first)
 {
-	char names[1024], *save = NULL;
-	bool denied = false;
-	struct qd_verdict v;
+	struct partition_check c = {pol, job_qos, req, job, first, false};
 
-	if (!job->partition) {
-		part_record_t *p = default_part_loc;
-
-		return p && p->qos_ptr != job_qos &&
-		       check_qos(pol, p->qos_ptr, req, job, first);
-	}
-	snprintf(names, sizeof(names), "%s", job->partition);
-	for (char *n = strtok_r(names, ",", &save); n;
-	     n = strtok_r(NULL, ",", &save)) {
-		part_record_t *p = find_part_record(n);
-
-		if (!p || p->qos_ptr == job_qos ||
-		    !check_qos(pol, p->qos_ptr, req, job, &v))
-			return false;
-		if (!denied)
-			*first = v;
-		denied = true;
-	}
-	return denied;
+	qd_each_partition(job->partition, partition_denies, &c);
+	return c.denied;
 }
 
 static void count_het_component(const struct qd_job_view *job,

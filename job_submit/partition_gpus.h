@@ -6,6 +6,8 @@
 #ifndef QD_PARTITION_GPUS_H
 #define QD_PARTITION_GPUS_H
 
+#include <stdbool.h>
+
 #include "tres.h"
 
 /*
@@ -13,8 +15,12 @@
  * partitions in list (NULL: the default partition); for several, each
  * type's count is the largest one partition has, as the job runs in one.
  * Types come from the nodes' GRES as slurmd registered them (gres.conf's
- * Type=). Caller holds slurmctld's node and partition read locks.
+ * Type=, or slurm.conf's Gres=gpu:<type>:N before registration). Returns
+ * false when reach could not keep every type (more than QD_TYPES_MAX, or a
+ * name longer than any cap can have): the caller must then not take a
+ * missing type as one the job cannot be given. Caller holds slurmctld's
+ * node and partition read locks.
  */
-void qd_partition_gpus(const char *list, struct qd_tres *reach);
+bool qd_partition_gpus(const char *list, struct qd_tres *reach);
 
 #endif

@@ -3,6 +3,9 @@
 
 #include "slurm_fields.h"
 
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+
 static uint32_t u32(uint32_t v)
 {
 	return v == NO_VAL || v == INFINITE ? 0 : v;
@@ -48,13 +51,46 @@ void qd_request_from_desc(const job_desc_msg_t *desc,
 
 part_record_t *qd_first_partition(const char *list)
 {
-	char first[256];
+	char *first;
+	part_record_t *part;
 
 	if (!list)
 		return default_part_loc;
-	snprintf(first, sizeof(first), "%s", list);
-	first[strcspn(first, ",")] = '\0';
-	return find_part_record(first);
+	first = xstrndup(list, strcspn(list, ","));
+	part = find_part_record(first);
+	xfree(first);
+	return part;
+}
+
+bool qd_each_partition(const char *list, qd_partition_fn fn, void *arg)
+{
+	char *names, *save = NULL;
+	part_record_t **seen;
+	size_t n_seen = 0, most = 1;
+	bool whole = true;
+
+	if (!list)
+		return fn(default_part_loc, arg);
+	for (const char *c = list; *c; c++)
+		most += *c == ',';
+	names = xstrdup(list);
+	seen = xcalloc(most, sizeof(*seen));
+	for (char *n = strtok_r(names, ",", &save); n && whole;
+	     n = strtok_r(NULL, ",", &save)) {
+		part_record_t *p = find_part_record(n);
+		bool again = false;
+
+		for (size_t i = 0; i < n_seen && p && !again; i++)
+			again = seen[i] == p;
+		if (again)
+			continue;
+		if (p)
+			seen[n_seen++] = p;
+		whole = fn(p, arg);
+	}
+	xfree(seen);
+	xfree(names);
+	return whole;
 }
 
 /* What --mem=0 means in this partition: its first node's memory, as

@@ -19,6 +19,19 @@ void qd_request_from_desc(const job_desc_msg_t *desc,
  * names none), or NULL. Caller holds the partition read lock. */
 part_record_t *qd_first_partition(const char *list);
 
+/* Called with a partition of the job's list (NULL for a name slurmctld does
+ * not know); returns false to stop the walk. */
+typedef bool (*qd_partition_fn)(part_record_t *part, void *arg);
+
+/*
+ * Calls fn for each partition in a job's list (the default partition when
+ * it names none, which may be NULL), in order, once per distinct partition
+ * however often it is repeated. The list is never truncated: a user's long
+ * list must neither hide a partition nor cost a walk per repeat. Returns
+ * false when fn stopped the walk. Caller holds the partition read lock.
+ */
+bool qd_each_partition(const char *list, qd_partition_fn fn, void *arg);
+
 /*
  * slurmctld fills a job's open ends from its partition (MinNodes,
  * DefMemPerCPU/Node, what --mem=0 means) after job_submit runs, and counts

@@ -27,9 +27,28 @@ void qd_count_untyped_gpus(struct qd_tres *req, const struct qd_tres *reach)
 		if (could > r->value)
 			could = r->value;
 		if (could > asked)
-			/* reach's names fit, and a type it adds replaces
-			 * none: a full vector only loses the widening */
+			/* only fails with req full of types the job asked
+			 * for by name */
 			(void)qd_tres_set_typed(req, r->type, could);
+	}
+}
+
+void qd_count_untyped_gpus_unbounded(struct qd_tres *req,
+				     const struct qd_tres *asked,
+				     const struct qd_tres *reach,
+				     const struct qd_tres *caps)
+{
+	uint64_t untyped = qd_untyped_gpus(asked);
+
+	for (size_t i = 0; untyped && i < caps->ntyped; i++) {
+		const char *type = caps->typed[i].type;
+		uint64_t could =
+		    qd_sat_add(qd_tres_get_typed(asked, type, 0), untyped);
+
+		if (qd_tres_get_typed(reach, type, QD_UNLIMITED) ==
+			QD_UNLIMITED &&
+		    could > qd_tres_get_typed(req, type, 0))
+			(void)qd_tres_set_typed(req, type, could);
 	}
 }
 

@@ -26,6 +26,16 @@ uint64_t qd_untyped_gpus(const struct qd_tres *req);
  */
 void qd_count_untyped_gpus(struct qd_tres *req, const struct qd_tres *reach);
 
+/*
+ * The fallback when the partitions' types could not all be listed in a
+ * reach vector: each type capped in caps (its values unused) that reach
+ * lacks counts what asked has of it plus every untyped GPU, unbounded.
+ */
+void qd_count_untyped_gpus_unbounded(struct qd_tres *req,
+				     const struct qd_tres *asked,
+				     const struct qd_tres *reach,
+				     const struct qd_tres *caps);
+
 /* Marks a denial whose typed count is more than asked, the rest being
  * untyped GPUs counted by qd_count_untyped_gpus, so its line says so. */
 void qd_verdict_note_untyped(struct qd_verdict *v, const struct qd_tres *asked);

@@ -4,7 +4,7 @@
 # allocates three A100s; qosdeny counts untyped GPUs toward every type the
 # job's partitions have, up to how many they have. The test cluster: n1 has
 # 4 a100, n2 has 4 v100, partition gpu holds both; v100only (made here)
-# holds n2.
+# holds n2, and so does v100.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"
 POLICY_ERR="Job violates accounting/QOS policy"
@@ -18,6 +18,7 @@ sacctmgr -i modify account research set qos+=ut-job,ut-user,ut-conf,ut-slurm >/d
 wait_for "slurmctld to know the QoS" 20 \
 	sh -c 'scontrol show assoc_mgr flags=qos qos=ut-slurm | grep -q "MaxTRESPJ=.*gres/gpu:a100=2"'
 scontrol create PartitionName=v100only Nodes=n2 State=UP
+scontrol create PartitionName=v100 Nodes=n2 State=UP
 # ut-slurm has no record: Slurm's own behaviour, for comparison.
 write_policy "$EXAMPLE_POLICY
 QOS=ut-job  Flags=DenyOnMaxPerJob
@@ -45,6 +46,7 @@ assert_contains "counted up to the partition's 4 A100s" \
 	"gres/gpu:a100 requested 4, MaxTRESPerJob limit 2" "$OUT"
 as alice salloc -q ut-job -n1 --gpus=3 true
 check "salloc is refused too" [ "$RC" -ne 0 ]
+assert_contains "salloc names the type" "gres/gpu:a100 requested 3" "$OUT"
 as alice srun -q ut-job -n1 --gres=gpu:3 true
 check "srun too" [ "$RC" -ne 0 ]
 assert_contains "srun names the type" "gres/gpu:a100 requested 3" "$OUT"
@@ -60,17 +62,28 @@ assert_contains "untyped with a partition with A100s in the list is refused" \
 	"gres/gpu:a100 requested 3" "$OUT"
 as alice sbatch --parsable --hold -q research --gres=gpu:3 --wrap true
 assert_eq "a QoS with only untyped caps is unaffected" 0 "$RC"
+# 1024 characters, the most Slurm takes for a partition list, ending in
+# gpu: an earlier version copied lists into 1024 bytes and read "gp". The
+# list is read whole, once per distinct partition.
+long=$(printf 'v100only,%.0s' $(seq 109))$(printf 'v100,%.0s' $(seq 8))gpu
+assert_eq "(the list is 1024 characters)" 1024 "${#long}"
+as alice sbatch -q ut-job -p "$long" --gres=gpu:3 --wrap true
+assert_contains "a partition with A100s after a long list is still seen" \
+	"gres/gpu:a100 requested 3" "$OUT"
+as alice sbatch --parsable --hold -q ut-job -p "${long%,gpu}" --gres=gpu:3 --wrap true
+assert_eq "the long list without it is accepted" 0 "$RC"
 cancel_all
 
 # --- updates of a pending job ---------------------------------------------
 as alice sbatch --parsable --hold -q ut-job -p v100only --gres=gpu:3 --wrap true
 J=$OUT
+before=$(ctld_log | wc -l)
 as alice scontrol update jobid="$J" partition=gpu
 check "moving it to a partition with A100s is refused" [ "$RC" -ne 0 ]
 assert_contains "it stays in v100only" "Partition=v100only" "$(scontrol show job "$J")"
 assert_contains "slurmctld logs why" \
 	"qosdeny: DenyOnMaxPerJob: QOS ut-job: gres/gpu:a100 requested 3, MaxTRESPerJob limit 2 $NOTE (user=alice" \
-	"$(ctld_log)"
+	"$(ctld_log | tail -n +$((before + 1)))"
 as alice sbatch --parsable --hold -q ut-job --gres=gpu:1 --wrap true
 K=$OUT
 as alice scontrol update jobid="$K" gres=gpu:3
@@ -109,6 +122,7 @@ assert_contains "by the per-user cap on A100s" \
 cancel_all
 
 scontrol delete PartitionName=v100only
+scontrol delete PartitionName=v100
 sacctmgr -i modify account research set qos-=ut-job,ut-user,ut-conf,ut-slurm >/dev/null
 sacctmgr -i delete qos ut-job ut-user ut-conf ut-slurm >/dev/null
 write_policy "$EXAMPLE_POLICY"

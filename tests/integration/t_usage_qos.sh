@@ -44,12 +44,14 @@ assert_eq "job $j_upd has QoS interactive" interactive "$(job_qos "$j_upd")"
 as alice scontrol release "$j_upd"
 
 # Array tasks copy the array's environment; each het component is its own
-# submission, with its own environment.
+# submission, with its own environment. interactive caps alice at 2 GPUs in
+# use: the array's tasks and the het job's 2 GPUs each need the jobs before
+# them to have ended, or DenyOnMaxPerUser refuses them.
+check "alice's first jobs ended" wait_for "jobs to end" 60 queue_empty
 as alice sbatch --parsable -N1 --array=1-2 --qos=interactive --gres=gpu:1 \
 	--wrap 'sleep 2'
 j_arr=${OUT%%;*}
-# interactive caps alice at 2 GPUs in use: the het job's 2 need the
-# jobs above to have ended, or DenyOnMaxPerUser refuses it.
+check "the array was submitted: '$j_arr' ($OUT)" test "$j_arr" -gt 0
 check "alice's jobs so far ended" wait_for "jobs to end" 60 queue_empty
 as alice sbatch --parsable -N1 --qos=interactive --gres=gpu:1 : \
 	-N1 --gres=gpu:1 --wrap 'srun --het-group=0,1 sleep 2'

@@ -133,3 +133,41 @@ Test(untyped, denial_line_says_why)
 			      "2 (untyped GPUs count toward every GPU type "
 			      "the job's partitions have)");
 }
+
+/* More GPU types than a vector holds: a capped type missing from reach may
+ * be one the job can be given, so all its untyped GPUs count. */
+Test(untyped, unbounded_for_capped_types_reach_lacks)
+{
+	struct qd_tres caps, asked;
+
+	qd_tres_init(&caps);
+	qd_tres_set_typed(&caps, "h100", 1);
+	qd_tres_set_typed(&caps, "a100", 2);
+	qd_tres_set(&req, QD_TRES_GPU, 3);
+	asked = req;
+	qd_count_untyped_gpus(&req, &reach);
+	qd_count_untyped_gpus_unbounded(&req, &asked, &reach, &caps);
+	cr_expect_eq(qd_tres_get_typed(&req, "h100", 0), 3, "not in reach");
+	cr_expect_eq(qd_tres_get_typed(&req, "a100", 0), 3, "in reach: kept");
+	qd_tres_init(&req);
+	qd_tres_set(&req, QD_TRES_GPU, 9);
+	asked = req;
+	qd_count_untyped_gpus(&req, &reach);
+	qd_count_untyped_gpus_unbounded(&req, &asked, &reach, &caps);
+	cr_expect_eq(qd_tres_get_typed(&req, "a100", 0), 4,
+		     "a type in reach keeps its bound");
+	cr_expect_eq(qd_tres_get_typed(&req, "h100", 0), 9);
+}
+
+Test(untyped, unbounded_changes_nothing_without_untyped_gpus)
+{
+	struct qd_tres caps, asked;
+
+	qd_tres_init(&caps);
+	qd_tres_set_typed(&caps, "h100", 1);
+	qd_tres_set(&req, QD_TRES_GPU, 2);
+	qd_tres_set_typed(&req, "a100", 2);
+	asked = req;
+	qd_count_untyped_gpus_unbounded(&req, &asked, &reach, &caps);
+	cr_expect(!memcmp(&req, &asked, sizeof(req)));
+}
