@@ -22,6 +22,8 @@
  *     the TRES it names, requested > 0, limit not unlimited and
  *     in_use + requested > limit with the sum saturating; none at all when
  *     there is no rule; a verdict that is not a denial is zeroed;
+ *   - the fallback for a reach missing types raises exactly the capped
+ *     types reach lacks to asked + untyped, and nothing else;
  *   - widening keeps every fixed TRES, raises each partition type to
  *     max(asked, min(asked + untyped, partition's)) and touches no other
  *     type; with no untyped GPU it changes nothing; the checks on the
@@ -339,6 +341,36 @@ static void check_widening(const struct qd_tres *w, const struct qd_tres *r,
 			    "%s not widened", reach->typed[i].type);
 }
 
+/* The fallback for a reach that could not keep every type. */
+static void check_unbounded(const struct qd_tres *w2, const struct qd_tres *w,
+			    const struct qd_tres *r,
+			    const struct qd_tres *reach,
+			    const struct qd_tres *caps)
+{
+	uint64_t untyped = untyped_of(r);
+
+	fuzz_check_typed(w2);
+	FUZZ_ASSERT(!memcmp(w2->set, w->set, sizeof(w->set)) &&
+			!memcmp(w2->v, w->v, sizeof(w->v)),
+		    "a fixed TRES changed");
+	for (size_t i = 0; i < w2->ntyped; i++) {
+		const char *ty = w2->typed[i].type;
+		uint64_t want = typed_or_0(w, ty);
+
+		FUZZ_ASSERT(has_type(w, ty) || has_type(caps, ty),
+			    "%s came from nowhere", ty);
+		if (untyped && has_type(caps, ty) && !has_type(reach, ty) &&
+		    sat_add(typed_or_0(r, ty), untyped) > want)
+			want = sat_add(typed_or_0(r, ty), untyped);
+		FUZZ_ASSERT(w2->typed[i].value == want,
+			    "%s: %" PRIu64 ", expected %" PRIu64, ty,
+			    w2->typed[i].value, want);
+	}
+	for (size_t i = 0; i < w->ntyped; i++)
+		FUZZ_ASSERT(has_type(w2, w->typed[i].type), "%s lost",
+			    w->typed[i].type);
+}
+
 /* Any bit pattern, but with its strings terminated, as a caller's are. */
 static void read_raw_verdict(struct fuzz_in *in, struct qd_verdict *v)
 {
@@ -364,7 +396,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct qd_qos_rule rule = {0};
 	struct qd_limits db, lim;
 	struct qd_usage used;
-	struct qd_tres req, reach, wide;
+	struct qd_tres req, reach, wide, wide2;
 	struct qd_verdict v, want, raw;
 	uint8_t rb = fuzz_u8(&in);
 	const struct qd_qos_rule *rp = rb & 0x80 ? NULL : &rule;
@@ -407,6 +439,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	wide = req;
 	qd_count_untyped_gpus(&wide, &reach);
 	check_widening(&wide, &req, &reach);
+	wide2 = wide;
+	qd_count_untyped_gpus_unbounded(&wide2, &req, &reach, &lim.max_per_job);
+	check_unbounded(&wide2, &wide, &req, &reach, &lim.max_per_job);
 	qd_check(rp, &lim, &used, &wide, &v);
 	reference(rp, &lim, &used, &wide, &want);
 	check_verdict(&v, &want);
