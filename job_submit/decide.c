@@ -25,12 +25,19 @@ static bool has_typed_cap(const struct qd_limits *lim)
 	       lim->grp.ntyped;
 }
 
+/* The request as counted so far: what the job adds to the per-user and
+ * group sums of its later het components. */
+static const struct qd_tres *request_counted(const struct request *r)
+{
+	return r->widened ? &r->any_type : r->asked;
+}
+
 static const struct qd_tres *request_against(struct request *r,
 					     const struct qd_limits *lim,
 					     const struct qd_job_view *job)
 {
 	if (!has_typed_cap(lim) || !qd_untyped_gpus(r->asked))
-		return r->widened ? &r->any_type : r->asked;
+		return request_counted(r);
 	if (!r->widened) {
 		r->reach_complete =
 		    qd_partition_gpus(job->partition, &r->reach);
@@ -47,13 +54,6 @@ static const struct qd_tres *request_against(struct request *r,
 						&r->reach, &lim->grp);
 	}
 	return &r->any_type;
-}
-
-/* What the job counts toward the per-user and group caps of its later
- * het components. */
-static const struct qd_tres *request_counted(const struct request *r)
-{
-	return r->widened ? &r->any_type : r->asked;
 }
 
 /* Returns true and fills *v when the QoS has a rule and the job breaks it. */

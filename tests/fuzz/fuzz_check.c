@@ -298,6 +298,12 @@ static uint64_t untyped_of(const struct qd_tres *r)
 	return all > typed ? all - typed : 0;
 }
 
+static bool same_fixed(const struct qd_tres *a, const struct qd_tres *b)
+{
+	return !memcmp(a->set, b->set, sizeof(a->set)) &&
+	       !memcmp(a->v, b->v, sizeof(a->v));
+}
+
 static void check_widening(const struct qd_tres *w, const struct qd_tres *r,
 			   const struct qd_tres *reach)
 {
@@ -309,9 +315,7 @@ static void check_widening(const struct qd_tres *w, const struct qd_tres *r,
 		FUZZ_ASSERT(!memcmp(w, r, sizeof(*w)), "changed, none untyped");
 		return;
 	}
-	FUZZ_ASSERT(!memcmp(w->set, r->set, sizeof(w->set)) &&
-			!memcmp(w->v, r->v, sizeof(w->v)),
-		    "a fixed TRES changed");
+	FUZZ_ASSERT(same_fixed(w, r), "a fixed TRES changed");
 	for (size_t i = 0; i < w->ntyped; i++) {
 		const char *ty = w->typed[i].type;
 		uint64_t asked = typed_or_0(r, ty), want = asked;
@@ -350,9 +354,7 @@ static void check_unbounded(const struct qd_tres *w2, const struct qd_tres *w,
 	uint64_t untyped = untyped_of(r);
 
 	fuzz_check_typed(w2);
-	FUZZ_ASSERT(!memcmp(w2->set, w->set, sizeof(w->set)) &&
-			!memcmp(w2->v, w->v, sizeof(w->v)),
-		    "a fixed TRES changed");
+	FUZZ_ASSERT(same_fixed(w2, w), "a fixed TRES changed");
 	for (size_t i = 0; i < w2->ntyped; i++) {
 		const char *ty = w2->typed[i].type;
 		uint64_t want = typed_or_0(w, ty);
