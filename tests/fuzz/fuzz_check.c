@@ -304,6 +304,15 @@ static bool same_fixed(const struct qd_tres *a, const struct qd_tres *b)
 	       !memcmp(a->v, b->v, sizeof(a->v));
 }
 
+/* Widening only adds: every type of from is still in to. */
+static void assert_types_kept(const struct qd_tres *from,
+			      const struct qd_tres *to)
+{
+	for (size_t i = 0; i < from->ntyped; i++)
+		FUZZ_ASSERT(has_type(to, from->typed[i].type), "%s lost",
+			    from->typed[i].type);
+}
+
 static void check_widening(const struct qd_tres *w, const struct qd_tres *r,
 			   const struct qd_tres *reach)
 {
@@ -335,9 +344,7 @@ static void check_widening(const struct qd_tres *w, const struct qd_tres *r,
 			    "%s: %" PRIu64 ", expected %" PRIu64, ty,
 			    w->typed[i].value, want);
 	}
-	for (size_t i = 0; i < r->ntyped; i++)
-		FUZZ_ASSERT(has_type(w, r->typed[i].type), "%s lost",
-			    r->typed[i].type);
+	assert_types_kept(r, w);
 	for (size_t i = 0; i < reach->ntyped; i++)
 		FUZZ_ASSERT(has_type(w, reach->typed[i].type) ||
 				w->ntyped == QD_TYPES_MAX ||
@@ -368,9 +375,7 @@ static void check_unbounded(const struct qd_tres *w2, const struct qd_tres *w,
 			    "%s: %" PRIu64 ", expected %" PRIu64, ty,
 			    w2->typed[i].value, want);
 	}
-	for (size_t i = 0; i < w->ntyped; i++)
-		FUZZ_ASSERT(has_type(w2, w->typed[i].type), "%s lost",
-			    w->typed[i].type);
+	assert_types_kept(w, w2);
 }
 
 /* Any bit pattern, but with its strings terminated, as a caller's are. */
