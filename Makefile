@@ -1,11 +1,14 @@
 # qosdeny: submit-time QoS caps, GPU binding and GPU fair share for Slurm.
 #
 #   make            build the plugin, the tool and the unit tests
-#   make check      install what is missing, then run every test
+#   make check      install what is missing, then run every test on every
+#                   Slurm version (SLURM=24.11 for one; see docs/versions.md)
 #   make demo       the worked example on a throwaway cluster
 #   make bench      decision path, GPU usage reporting, task launch,
 #                   slurmctld memory, submissions -> tests/bench/
 #   make install    PREFIX, DESTDIR, PLUGINDIR honoured
+#   make deb        the qosdeny Debian package for this release and its
+#                   Slurm, in $(B)/deb-pkg (lintian-checked)
 
 PREFIX    ?= /usr/local
 PLUGINDIR ?= $(shell pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/slurm-wlm
@@ -13,7 +16,12 @@ SYSCONFDIR ?= /etc/slurm
 DESTDIR   ?=
 VERSION   := 0.1.0
 
-B         := build
+# B: this Slurm version's build. The suites of other versions build under
+# build/<Debian release> inside their chroot (tests/chroot/suite.sh).
+B         ?= build
+export QD_BUILD := $(abspath $(B))
+# Where the suites write their "suite name passed failed" lines.
+export QD_RESULTS ?= $(QD_BUILD)/results
 CC        ?= cc
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 -Wall -Wextra -fPIC -D_GNU_SOURCE \
@@ -24,7 +32,10 @@ CORE_CFLAGS := -Ishared
 # job_submit adapter: Debian's source package of the installed slurm-wlm,
 # fetched once into $(B)/slurm-src, or a tree the user already has.
 SLURM_SRC ?= $(B)/slurm-src
-SLURM_CFLAGS := -I$(B)/slurm-config -I$(SLURM_SRC) -I/usr/include
+# Slurm's headers define _GNU_SOURCE empty (24.11's gres.h through
+# slurmstepd_job.h): the same empty definition here keeps them quiet.
+SLURM_CFLAGS := -U_GNU_SOURCE -D_GNU_SOURCE= \
+                -I$(B)/slurm-config -I$(SLURM_SRC) -I/usr/include
 
 CORE_SRC  := $(wildcard shared/*.c)
 CORE_OBJ  := $(CORE_SRC:%.c=$(B)/%.o)
@@ -80,7 +91,7 @@ FILL_QUEUE := $(B)/tests/fill_queue
 include spank/spank.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: all check unit unit-asan integration integration-asan demo bench \
+.PHONY: all check check-here deb unit unit-asan integration integration-asan demo bench \
         install deps format format-check clean
 all: $(CORE_LIB) $(JS_SO) $(SPANK_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
 
@@ -92,7 +103,8 @@ $(CORE_LIB): $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/slurm-config/config.h: job_submit/get-slurm-source.sh
+$(B)/slurm-config/config.h: job_submit/get-slurm-source.sh \
+		$(wildcard /usr/include/slurm/slurm_version.h /usr/sbin/slurmctld)
 	SLURM_SRC=$(SLURM_SRC) B=$(B) sh job_submit/get-slurm-source.sh
 
 $(B)/job_submit/%.o: job_submit/%.c $(wildcard job_submit/*.h shared/*.h) \
@@ -173,35 +185,49 @@ deps:
 	sh tests/cluster/install-deps.sh
 
 unit: $(UNIT_BIN)
-	@mkdir -p $(B)/results
+	@mkdir -p $(QD_RESULTS)
 	sh tests/run-unit.sh $(UNIT_BIN)
 
 unit-asan: $(ASAN_UNIT_BIN)
-	@mkdir -p $(B)/results
+	@mkdir -p $(QD_RESULTS)
 	ASAN_OPTIONS=detect_leaks=1 QD_SUITE=unit-asan \
 		sh tests/run-unit.sh $(ASAN_UNIT_BIN)
 
 integration: all
-	@mkdir -p $(B)/results
+	@mkdir -p $(QD_RESULTS)
 	bash tests/integration/run.sh
 
 # The whole suite again, slurmctld loading the plugin built with ASan and
 # UBSan; any sanitizer report fails it (tests/integration/asan.sh).
 integration-asan: all $(ASAN_CTLD_DIR)/job_submit_qosdeny.so \
 		$(ASAN_CTLD_DIR)/spank_qosdeny.so
-	@mkdir -p $(B)/results
+	@mkdir -p $(QD_RESULTS)
 	QD_ASAN_RT=$(ASAN_RT) QD_PLUGINDIR=$(abspath $(ASAN_CTLD_DIR)) \
 		bash tests/integration/asan.sh
 
-check: deps
+# The Slurm versions `make check` runs the whole suite on: the installed
+# one here, the others in a Debian chroot each (tests/chroot/suite.sh).
+# 26.05 has no Debian source: it runs only with SLURM_SRC naming a 26.05
+# tree, which is built and installed inside the chroot.
+SLURM ?= 22.05 24.11 26.05
+
+check:
 	@rm -rf $(B)/results
+	@mkdir -p $(B)/results
+	@for v in $(SLURM); do \
+		bash tests/chroot/suite.sh "$$v" \
+			"$(if $(filter command line environment,$(origin SLURM_SRC)),$(SLURM_SRC))" || true; \
+	done
+	sh tests/summary.sh $(B)/results
+
+# The whole suite against the Slurm installed here.
+check-here: deps
 	$(MAKE) all
 	$(MAKE) unit || true
 	$(MAKE) unit-asan || true
 	$(MAKE) fuzz-smoke || true
 	$(MAKE) integration || true
 	$(MAKE) integration-asan || true
-	sh tests/summary.sh $(B)/results
 
 demo: deps
 	$(MAKE) all
@@ -221,12 +247,39 @@ install: $(JS_SO) $(SPANK_SO) $(TOOL)
 	install -D -m 0755 $(JS_SO) $(DESTDIR)$(PLUGINDIR)/job_submit_qosdeny.so
 	install -D -m 0755 $(SPANK_SO) $(DESTDIR)$(PLUGINDIR)/spank_qosdeny.so
 	install -D -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/qosdeny
+	install -D -m 0644 docs/man/qosdeny.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man1/qosdeny.1
+	install -D -m 0644 docs/man/qosdeny.conf.5 \
+		$(DESTDIR)$(PREFIX)/share/man/man5/qosdeny.conf.5
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/qosdeny.conf ]; then \
 		echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/qosdeny.conf"; \
 	else \
 		install -D -m 0644 conf.example/qosdeny.conf \
 			$(DESTDIR)$(SYSCONFDIR)/qosdeny.conf; \
 	fi
+
+# One binary package for the running Debian release and the Slurm it was
+# built against: the Slurm version is in its revision, and it depends on
+# that exact slurmctld or slurmd (debian/control). Built from a copy of
+# the tree, so that dpkg-buildpackage's files stay out of the checkout.
+DEB_B    := $(B)/deb-pkg
+DEB_TREE := $(DEB_B)/qosdeny-$(VERSION)
+deb: $(B)/slurm-config/config.h
+	QD_EXTRA_PKGS="debhelper lintian build-essential" \
+		sh tests/cluster/install-deps.sh
+	rm -rf $(DEB_B)
+	mkdir -p $(DEB_TREE)
+	tar --exclude=./build --exclude=./.git -cf - . | tar -xf - -C $(DEB_TREE)
+	printf '%s\n' \
+	  "qosdeny ($(VERSION)-1+slurm$$(cat $(B)/slurm-config/version)) $$(. /etc/os-release && echo $$VERSION_CODENAME); urgency=medium" \
+	  "" "  * Built for Slurm $$(cat $(B)/slurm-config/version)." "" \
+	  " -- qosdeny developers <qosdeny@example.org>  $$(date -R)" \
+	  >$(DEB_TREE)/debian/changelog
+	cd $(DEB_TREE) && SLURM_SRC=$(abspath $(SLURM_SRC)) \
+		dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
+		{ tail -n 30 ../build.log; exit 1; }
+	lintian --fail-on error $(DEB_B)/*.changes
+	@ls $(DEB_B)/*.deb
 
 FORMAT_FILES := $(wildcard shared/*.[ch] job_submit/*.[ch] spank/*.[ch] \
                  tools/*.[ch] tests/unit/*.[ch] tests/bench/*.[ch] \

@@ -12,9 +12,8 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "src/common/slurm_xlator.h" /* Slurm's calls by their exported names */
+#include "slurm_compat.h" /* first: Slurm's calls by their exported names */
 #include "src/common/xstring.h"
-#include "src/slurmctld/slurmctld.h"
 
 #include "dbd_state.h"
 #include "decide.h"
@@ -271,17 +270,14 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 }
 
 /*
- * 22.05's job_modify has no err_msg (it came in 23.02): the user sees
- * Slurm's ESLURM_ACCOUNTING_POLICY text, the reason goes to the log.
- *
  * An update naming a QoS relabels the job's SPANK environment (slurmctld
  * holds the job write lock here; the update's own spank_job_env is never
  * applied) when Slurm will let the job have it. Slurm checks more after
  * this (limits for non-operators, the partitions' AllowQos/DenyQos): an
  * update it refuses for those leaves the label naming the refused QoS.
  */
-extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
-		      uint32_t submit_uid)
+static int modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+		  uint32_t submit_uid, char **err_msg)
 {
 	struct qd_job_request r;
 	struct qd_tres req;
@@ -310,9 +306,25 @@ extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	    !job_desc->account)
 		return SLURM_SUCCESS;
 	rc = decide_and_report(count(&r, &req) ? &req : NULL, &job, &label,
-			       NULL);
+			       err_msg);
 	if (rc == SLURM_SUCCESS && job_desc->qos && label.allowed)
 		set_qos_env(&job_ptr->spank_job_env,
 			    &job_ptr->spank_job_env_size, label.name);
 	return rc;
 }
+
+#if QD_JOB_MODIFY_ERR_MSG
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+		      uint32_t submit_uid, char **err_msg)
+{
+	return modify(job_desc, job_ptr, submit_uid, err_msg);
+}
+#else
+/* The user sees Slurm's ESLURM_ACCOUNTING_POLICY text alone; the reason
+ * goes to the log. */
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+		      uint32_t submit_uid)
+{
+	return modify(job_desc, job_ptr, submit_uid, NULL);
+}
+#endif

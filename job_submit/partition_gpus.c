@@ -1,8 +1,6 @@
 #include <string.h>
 
-#include "src/common/slurm_xlator.h" /* calls by exported names */
-#include "src/common/gres.h"
-#include "src/slurmctld/slurmctld.h"
+#include "slurm_compat.h"
 
 #include "partition_gpus.h"
 #include "slurm_fields.h"

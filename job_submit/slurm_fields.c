@@ -130,7 +130,7 @@ void qd_request_partition_defaults(struct qd_job_request *req,
 bool qd_request_from_update(const job_desc_msg_t *upd, const job_record_t *job,
 			    struct qd_job_request *req)
 {
-	const struct job_details *d = job->details;
+	const qd_job_details_t *d = job->details;
 	uint16_t cur_sockets =
 	    d->mc_ptr ? d->mc_ptr->sockets_per_node : NO_VAL16;
 	uint16_t cur_per_socket =

@@ -6,8 +6,7 @@
 #ifndef QD_SLURM_FIELDS_H
 #define QD_SLURM_FIELDS_H
 
-#include "src/common/slurm_xlator.h" /* calls by exported names */
-#include "src/slurmctld/slurmctld.h"
+#include "slurm_compat.h"
 
 #include "request.h"
 

@@ -84,6 +84,6 @@ show charlie srun -q interactive -A batch --gres=gpu:1 sleep 1
 # The epilog reports after srun returns; the job completes after it.
 no_completing() { [ -z "$(squeue -h -t CG -o %i)" ]; }
 wait_for "epilogs" 30 no_completing
-show root "$QD_ROOT/build/qosdeny" share
-show root "$QD_ROOT/build/qosdeny" share -P
+show root "$QD_BUILD/qosdeny" share
+show root "$QD_BUILD/qosdeny" share -P
 : >"$QD_SLURM_ETC/plugstack.conf"

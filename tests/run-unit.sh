@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs each Criterion unit-test binary and records its counts for
 # tests/summary.sh. Usage: run-unit.sh BINARY...
-results=${QD_RESULTS:-build/results}
+results=${QD_RESULTS:-${QD_BUILD:-build}/results}
 mkdir -p "$results"
 rc=0
 for t in "$@"; do

@@ -13,6 +13,16 @@
 
 #include "tool.h"
 
+/* 24.05 renamed libslurm's List and ListIterator to list_t * and
+ * list_itr_t *, the same structures. */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 5, 0)
+typedef list_t *qd_list_t;
+typedef list_itr_t *qd_list_itr_t;
+#else
+typedef List qd_list_t;
+typedef ListIterator qd_list_itr_t;
+#endif
+
 /* One association into the table; root's own rows are left out. */
 static int add_assoc(struct qd_fs_table *t, const slurmdb_assoc_rec_t *a)
 {
@@ -40,8 +50,8 @@ int qd_shares_from_slurmdb(const struct qd_site *s, const char *cluster,
 {
 	slurmdb_assoc_cond_t cond;
 	slurmdb_assoc_rec_t *a;
-	List clusters = NULL, assocs = NULL;
-	ListIterator it = NULL;
+	qd_list_t clusters = NULL, assocs = NULL;
+	qd_list_itr_t it = NULL;
 	void *db = NULL;
 	char *name = NULL;
 	int rv = -1;

@@ -11,7 +11,7 @@ source "$bench_dir/../integration/example-policy.sh"
 source "$bench_dir/../integration/cluster-up.sh"
 QUEUED=${QD_BENCH_QUEUED:-1000 20000}
 CONFIGS=(none qosdeny lua)
-fill=$QD_ROOT/build/tests/fill_queue
+fill=$QD_BUILD/tests/fill_queue
 cluster=$QD_ROOT/tests/cluster/cluster.sh
 
 die() {

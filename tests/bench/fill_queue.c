@@ -331,7 +331,7 @@ static int one(const struct opts *o, job_desc_msg_t *d, uint32_t *job_id)
 	 * and this code, which sbatch reports as success. */
 	if (rc == ESLURM_JOB_HELD && *job_id)
 		return 0;
-	return rc ? (slurm_get_errno() ? slurm_get_errno() : rc) : 0;
+	return rc ? (errno ? errno : rc) : 0;
 }
 
 static int cmp_double(const void *a, const void *b)

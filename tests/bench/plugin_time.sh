@@ -24,8 +24,8 @@ source "$here/bench/bench-lib.sh"
 CALLS=${QD_BENCH_CALLS:-2000}
 ROUNDS=${QD_BENCH_ROUNDS:-3}
 out=${QD_BENCH_OUT:-$here/bench/plugin_time.txt}
-work=$QD_ROOT/build/bench-plugin-time
-QD_SO=$QD_ROOT/build/job_submit_qosdeny.so
+work=$QD_BUILD/bench-plugin-time
+QD_SO=$QD_BUILD/job_submit_qosdeny.so
 LUA_SO=/usr/lib/x86_64-linux-gnu/slurm-wlm/job_submit_lua.so
 T_START=$SECONDS
 

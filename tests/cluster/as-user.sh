@@ -10,7 +10,7 @@ fi
 u=$1
 shift
 here=$(cd "$(dirname "$0")" && pwd)
-D=${QD_CLUSTER_DIR:-$here/../../build/cluster}
+D=${QD_CLUSTER_DIR:-${QD_BUILD:-$here/../../build}/cluster}
 D=$(cd "$D" && pwd)
 if [ ! -r "$D/etc/slurm.conf" ]; then
 	echo "as-user.sh: no cluster in $D" >&2

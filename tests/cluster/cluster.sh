@@ -22,14 +22,15 @@ umask 022
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-D=${QD_CLUSTER_DIR:-$REPO/build/cluster}
+BUILD=${QD_BUILD:-$REPO/build}
+D=${QD_CLUSTER_DIR:-$BUILD/cluster}
 case $D in /*) ;; *) D=$(pwd)/$D ;; esac
 D=${D%/}
 TIMEOUT=${QD_START_TIMEOUT:-60}
 CLUSTER=qdtest
 SYS_PLUGINDIR=$(pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/slurm-wlm
 [ -d "$SYS_PLUGINDIR" ] || SYS_PLUGINDIR=/usr/lib/x86_64-linux-gnu/slurm-wlm
-PLUGINDIR=$SYS_PLUGINDIR:${QD_PLUGINDIR:-$REPO/build}
+PLUGINDIR=$SYS_PLUGINDIR:${QD_PLUGINDIR:-$BUILD}
 DBPASS=qdtest-slurm
 TEST_USERS="alice bob charlie"
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs what building qosdeny and running its test cluster needs, on
-# Debian 12, and creates the test users.  Idempotent; prints nothing when
+# Debian 12 or 13 (the host, or a chroot of tests/chroot/chroot.sh), and
+# creates the test users.  Idempotent; prints nothing when
 # everything is already there.  Must run as root when something is missing.
 #
 # Installing never leaves daemons running: a policy-rc.d that refuses every
@@ -10,12 +11,12 @@
 set -eu
 
 # QD_EXTRA_PKGS: more, for one target (linux-perf for make bench).
-# clang and libclang-rt-14-dev: the fuzz targets (tests/fuzz); the latter,
+# clang and libclang-rt-dev: the fuzz targets (tests/fuzz); the latter,
 # which holds libFuzzer and the sanitizer runtimes, is only a Recommends of
-# clang-14 and so is not pulled in with --no-install-recommends.
+# clang and so is not pulled in with --no-install-recommends.
 PKGS="slurmctld slurmd slurmdbd slurm-client libslurm-dev munge mariadb-server
 mariadb-client redis-server libcriterion-dev libhiredis-dev dpkg-dev pkg-config
-clang-format gcc make clang libclang-rt-14-dev ${QD_EXTRA_PKGS:-}"
+clang-format gcc make clang libclang-rt-dev ${QD_EXTRA_PKGS:-}"
 USERS="alice bob charlie"
 
 missing=""
@@ -37,9 +38,12 @@ fi
 
 DAEMONS="munged mariadbd mysqld redis-server slurmctld slurmd slurmdbd slurmstepd"
 
-# pids of the daemons above, one per line
+# pids of the daemons above under this root, one per line: inside a chroot
+# /proc also shows the host's, which are none of this install's business.
+ROOT_ID=$(stat -c %d:%i /)
 daemon_pids() {
 	for d in /proc/[0-9]*; do
+		[ "$(stat -L -c %d:%i "$d/root" 2>/dev/null)" = "$ROOT_ID" ] || continue
 		c=$(cat "$d/comm" 2>/dev/null) || continue
 		for n in $DAEMONS; do
 			# comm is truncated to 15 characters

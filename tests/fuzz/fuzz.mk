@@ -6,7 +6,7 @@
 #   make fuzz        build, then run each target FUZZ_SECONDS (default 60)
 #   make fuzz-smoke  each target FUZZ_SMOKE_SECONDS (default 5); one
 #                    "fuzz <target> <passed> <failed>" line per target in
-#                    $(B)/results/counts for tests/summary.sh
+#                    $(QD_RESULTS)/counts for tests/summary.sh
 #   make fuzz-build  only build
 #
 # The targets are built with clang from the shared/*.c sources themselves,
@@ -87,14 +87,14 @@ fuzz: fuzz-build
 # Built target by target, so that one that does not build is counted as
 # failed and the others still run.
 fuzz-smoke:
-	@mkdir -p $(B)/results
+	@mkdir -p $(QD_RESULTS)
 	@rc=0; for t in $(FUZZ_TARGETS); do \
 		if $(FUZZ_SUBMAKE) $(FUZZ_B)/$$t; then \
-			B=$(B) QD_RESULTS=$(B)/results \
+			B=$(B) QD_RESULTS=$(QD_RESULTS) \
 				sh tests/fuzz/run.sh $$t $(FUZZ_SMOKE_SECONDS) \
 				|| rc=1; \
 		else \
-			echo "fuzz $$t 0 1" >>$(B)/results/counts; rc=1; \
+			echo "fuzz $$t 0 1" >>$(QD_RESULTS)/counts; rc=1; \
 		fi; \
 	done; exit $$rc
 

@@ -4,6 +4,7 @@
  * own "--uid only permitted by root user" check, so that slurmctld's check
  * is what is tested. Prints the job id, or slurmctld's error and exits 1.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -32,7 +33,7 @@ int main(int argc, char **argv)
 	desc.min_nodes = 1;
 	desc.priority = 0; /* held */
 	if (slurm_submit_batch_job(&desc, &resp) != SLURM_SUCCESS) {
-		printf("error: %s\n", slurm_strerror(slurm_get_errno()));
+		printf("error: %s\n", slurm_strerror(errno));
 		return 1;
 	}
 	printf("%u\n", resp->job_id);

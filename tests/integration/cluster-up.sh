@@ -5,20 +5,20 @@
 # Unix socket paths (munged's) hold 107 bytes: a checkout deep in the
 # filesystem gets its cluster under /tmp instead, one per checkout.
 if [ -z "${QD_CLUSTER_DIR:-}" ]; then
-	QD_CLUSTER_DIR=$QD_ROOT/build/cluster
+	QD_CLUSTER_DIR=$QD_BUILD/cluster
 	if [ ${#QD_CLUSTER_DIR} -gt 60 ]; then
 		QD_CLUSTER_DIR=/tmp/qdc-$(printf '%s' "$QD_ROOT" | md5sum | cut -c1-8)
 	fi
 fi
 export QD_CLUSTER_DIR
-export QD_RESULTS=${QD_RESULTS:-$QD_ROOT/build/results}
+export QD_RESULTS=${QD_RESULTS:-$QD_BUILD/results}
 export QD_JOBSUBMIT=qosdeny
 # Every Slurm RPC on loopback otherwise waits ~40 ms for a delayed ACK;
 # cluster.sh restores the loopback routes at stop.
 export QD_QUICKACK=${QD_QUICKACK:-1}
 
 cluster_up() {
-	local etc=$QD_ROOT/build/etc-initial
+	local etc=$QD_BUILD/etc-initial
 	mkdir -p "$etc"
 	printf '%s\n' "$EXAMPLE_POLICY" >"$etc/qosdeny.conf"
 	export QD_ETC_FILES="$etc/qosdeny.conf"

@@ -5,6 +5,8 @@
 QD_PASS=0
 QD_FAIL=0
 QD_ROOT=${QD_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+# Where make put this Slurm version's build (make B=...), cluster and results.
+export QD_BUILD=${QD_BUILD:-$QD_ROOT/build}
 
 pass() { QD_PASS=$((QD_PASS + 1)); echo "ok - $*"; }
 fail() { QD_FAIL=$((QD_FAIL + 1)); echo "not ok - $*"; }
@@ -62,6 +64,16 @@ wait_for() {
 }
 
 job_state() { squeue -h -j "$1" -o %T 2>/dev/null; }
+
+# job_tres ID [req|alloc]: the job's TRES as scontrol shows them. 22.05 has
+# one TRES= (requested while pending, allocated once running), 23.02 and
+# later ReqTRES= and AllocTRES=.
+job_tres() {
+	local pre=Req
+	[ "${2:-req}" == alloc ] && pre=Alloc
+	scontrol show job "$1" |
+		sed -n "s/^ *\($pre\)\{0,1\}TRES=\([^ ]*\).*/\2/p" | head -n 1
+}
 job_running() { [ "$(job_state "$1")" == RUNNING ]; }
 
 # submit_running USER ARGS...: sbatch a long job and wait until it runs;

@@ -33,7 +33,7 @@ slurm_count() {
 	shift
 	as alice sbatch --parsable --hold -q normal "$@" --wrap true
 	id=$OUT
-	req=$(scontrol show job "$id" | sed -n 's/^ *TRES=\([^ ]*\).*/\1/p')
+	req=$(job_tres "$id")
 	scancel "$id"
 	v=$(printf '%s\n' "${req//,/$'\n'}" | sed -n "s|^$tres=||p")
 	[ "$tres" == mem ] && v=$(mib "${v:-0}")

@@ -34,7 +34,7 @@ as alice sbatch --uid=bob -q interactive --gres=gpu:1 --wrap true
 check "sbatch --uid=bob as alice is refused" [ "$RC" -ne 0 ]
 assert_contains "by sbatch itself" "--uid only permitted by root user" "$OUT"
 # Past sbatch: the same request through libslurm, as slurmctld receives it.
-SPOOF=$QD_ROOT/build/tests/submit_as_uid
+SPOOF=$QD_BUILD/tests/submit_as_uid
 as alice "$SPOOF" "$(id -u bob)" "$(id -g bob)"
 check "a job description naming bob, sent by alice, is refused" [ "$RC" -ne 0 ]
 assert_contains "by slurmctld, before any plugin" "Invalid user id" "$OUT"
@@ -131,8 +131,7 @@ slurm_count() { # TRES OPTIONS...: a count, or "refused"
 		echo refused
 		return
 	fi
-	v=$(scontrol show job "$OUT" | sed -n 's/^ *TRES=\([^ ]*\).*/\1/p' |
-		tr , '\n' | sed -n "s|^$tres=||p")
+	v=$(job_tres "$OUT" | tr , '\n' | sed -n "s|^$tres=||p")
 	scancel "$OUT"
 	echo "${v:-0}"
 }
@@ -208,8 +207,10 @@ assert_eq "none was queued" 0 "$(alice_jobs)"
 for opt in --gpus=0 --gres=gpu:0 --gres=gpu:16777216t; do
 	as alice sbatch --parsable --hold -q interactive "$opt" --wrap true
 	assert_eq "'$opt' is accepted" 0 "$RC"
+	tres=$(job_tres "$OUT")
+	assert_contains "'$opt': Slurm counts the job" "cpu=" "$tres"
 	assert_not_contains "'$opt': with no GPU in Slurm's count" "gres/gpu" \
-		"$(scontrol show job "$OUT" | grep ' TRES=')"
+		"$tres"
 done
 cancel_all
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The qosdeny command: check, --help, --version.
 source "$(dirname "$0")/lib.sh"
-QD=$QD_ROOT/build/qosdeny
+QD=$QD_BUILD/qosdeny
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

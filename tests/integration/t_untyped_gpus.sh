@@ -25,7 +25,7 @@ QOS=ut-job  Flags=DenyOnMaxPerJob
 QOS=ut-user Flags=DenyOnMaxPerUser
 QOS=ut-conf Flags=DenyOnMaxPerJob MaxTRESPerJob=gres/gpu:a100=2"
 
-alloc_tres() { scontrol show job "$1" | sed -n 's/^ *TRES=\([^ ]*\).*/\1/p'; }
+alloc_tres() { job_tres "$1" alloc; }
 
 # --- the escape, in Slurm alone ------------------------------------------
 J=$(submit_running alice -q ut-slurm -w n1 --gres=gpu:3)

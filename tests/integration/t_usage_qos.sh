@@ -8,7 +8,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"
 source "$(dirname "$0")/usage-lib.sh"
-FORGE=$QD_ROOT/build/tests/forge_submit
+FORGE=$QD_BUILD/tests/forge_submit
 
 redis_clear
 check "reporting on (plugstack.conf, slurmd restarted)" reporting_on

@@ -11,7 +11,7 @@ proxy_pid=
 trap '[ -n "$proxy_pid" ] && kill "$proxy_pid"; rm -rf "$tmp"' EXIT
 
 redis_clear
-"$QD_ROOT/build/tests/redis_drop_proxy" "$tmp/port" 127.0.0.1 \
+"$QD_BUILD/tests/redis_drop_proxy" "$tmp/port" 127.0.0.1 \
 	"$QD_REDIS_PORT" 2>"$tmp/proxy.log" &
 proxy_pid=$!
 check "the proxy listens" wait_for "the proxy's port" 10 test -s "$tmp/port"

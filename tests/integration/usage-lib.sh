@@ -1,7 +1,7 @@
 # Helpers for the GPU usage reporting tests (bash, sourced after lib.sh and
 # example-policy.sh): the plugin's job prolog/epilog on, Redis and the
 # spools looked at directly, Slurm's view of each job.
-QD=$QD_ROOT/build/qosdeny
+QD=$QD_BUILD/qosdeny
 CLUSTER=$QD_ROOT/tests/cluster/cluster.sh
 PLUGSTACK=$QD_SLURM_ETC/plugstack.conf
 # Decay over the seconds a test takes stays below the 6 decimals compared.

@@ -1,0 +1,35 @@
+/*
+ * Every difference between the Slurm releases qosdeny supports (22.05,
+ * 24.11, 26.05) in the slurmctld internals the adapter touches, in one
+ * place. Each #if names the release that made the change, so that a new
+ * release's break is found by reading this file against Slurm's NEWS.
+ */
+#ifndef QD_SLURM_COMPAT_H
+#define QD_SLURM_COMPAT_H
+
+#include <slurm/slurm_version.h>
+
+#include "src/common/slurm_xlator.h" /* calls by exported names */
+#include "src/slurmctld/slurmctld.h"
+
+/* 23.02 moved the plugin interfaces from src/common to src/interfaces. */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+#include "src/interfaces/gres.h"
+#else
+#include "src/common/gres.h"
+#endif
+
+/* 23.02 gave job_modify() the err_msg that job_submit() has, so that an
+ * update's denial can tell the user why. */
+#define QD_JOB_MODIFY_ERR_MSG                                                  \
+	(SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0))
+
+/* 23.11 moved job_record_t to src/common/job_record.h and made its details
+ * an anonymous struct behind the job_details_t typedef. */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 0)
+typedef job_details_t qd_job_details_t;
+#else
+typedef struct job_details qd_job_details_t;
+#endif
+
+#endif

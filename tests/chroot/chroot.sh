@@ -1,0 +1,148 @@
+#!/bin/bash
+# A Debian chroot per release, for running the whole suite against the Slurm
+# that release ships (Debian 13: 24.11) from this one checkout.
+#
+#   chroot.sh create RELEASE       debootstrap into build/chroot/RELEASE
+#                                  (kept: a finished chroot is reused)
+#   chroot.sh run RELEASE CMD...   run CMD as root inside it, in the
+#                                  checkout (bind-mounted at /qosdeny)
+#   chroot.sh destroy RELEASE      unmount whatever is left, then delete it
+#
+# `run` works in a private mount namespace (unshare): proc, sys and dev are
+# bind-mounted for the command and unmounted when it ends, and no mount of
+# it is ever visible outside, so nothing can delete the host's /dev or /sys
+# through a chroot. `destroy` still refuses to delete while anything is
+# mounted below the chroot.
+#
+# The mirror is the host's own (its deb822 debian.sources or sources.list).
+# Must run as root. QD_CHROOT_BASE overrides build/chroot.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+BASE=${QD_CHROOT_BASE:-$REPO/build/chroot}
+INSIDE=/qosdeny
+
+msg() { echo "chroot: $*" >&2; }
+die() {
+	msg "$*"
+	exit 1
+}
+
+# The host's Debian mirror: the first URIs: of debian.sources, else the
+# first deb line of sources.list.
+host_mirror() {
+	local m=""
+	if [ -r /etc/apt/sources.list.d/debian.sources ]; then
+		m=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources)
+	fi
+	if [ -z "$m" ] && [ -r /etc/apt/sources.list ]; then
+		m=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list)
+	fi
+	[ -n "$m" ] || die "no Debian mirror found in the host's apt sources"
+	echo "$m"
+}
+
+# debootstrap's script for RELEASE: bookworm's debootstrap has none for
+# forky, whose bootstrap is sid's.
+bootstrap_script() {
+	local s=/usr/share/debootstrap/scripts/$1
+	if [ -e "$s" ]; then echo "$s"; else echo /usr/share/debootstrap/scripts/sid; fi
+}
+
+create() {
+	local rel=$1 dir=$BASE/$1 mirror
+	[ -e "$dir/.qd-ready" ] && return 0
+	command -v debootstrap >/dev/null || {
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+	}
+	mirror=$(host_mirror)
+	[ -z "$(mounts_below "$dir")" ] || die "$dir has mounts, not re-creating"
+	rm -rf --one-file-system "$dir"
+	mkdir -p "$BASE"
+	msg "debootstrap $rel from $mirror"
+	debootstrap --variant=minbase "$rel" "$dir" "$mirror" \
+		"$(bootstrap_script "$rel")" >"$BASE/$rel.debootstrap.log" 2>&1 ||
+		{
+			tail -n 20 "$BASE/$rel.debootstrap.log" >&2
+			die "debootstrap $rel failed (log: $BASE/$rel.debootstrap.log)"
+		}
+	# deb822 sources as on the host, so that get-slurm-source.sh can derive
+	# its deb-src entry the same way inside.
+	rm -f "$dir/etc/apt/sources.list"
+	cat >"$dir/etc/apt/sources.list.d/debian.sources" <<EOF
+Types: deb
+URIs: $mirror
+Suites: $rel
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+	# The host's apt settings (proxies, validity checks) apply inside too.
+	cp -a /etc/apt/apt.conf.d/. "$dir/etc/apt/apt.conf.d/" 2>/dev/null || true
+	mkdir -p "$dir$INSIDE"
+	touch "$dir/.qd-ready"
+	msg "$rel ready in $dir"
+}
+
+# Mount points at or below DIR, deepest first.
+mounts_below() {
+	[ -d "$1" ] || return 0
+	awk -v d="$(readlink -f "$1")" '$5 == d || index($5, d "/") == 1 { print $5 }' \
+		/proc/self/mountinfo | sort -r
+}
+
+# Inside the private namespace: mount, run, unmount.
+run_inside() {
+	local dir=$1 rc=0
+	shift
+	mount --make-rprivate /
+	mount --rbind /proc "$dir/proc"
+	mount --rbind /sys "$dir/sys"
+	mount --rbind /dev "$dir/dev"
+	mount --bind "$REPO" "$dir$INSIDE"
+	cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
+	chroot "$dir" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" CI="${CI:-}" \
+		/bin/bash -c 'cd '"$INSIDE"' && exec "$@"' bash "$@" || rc=$?
+	for m in $(mounts_below "$dir"); do
+		umount -l "$m" 2>/dev/null || true
+	done
+	return $rc
+}
+
+run() {
+	local rel=$1 dir=$BASE/$1
+	shift
+	[ -e "$dir/.qd-ready" ] || die "no chroot for $rel (chroot.sh create $rel)"
+	unshare --mount --propagation private bash "$0" __inside "$dir" "$@"
+}
+
+destroy() {
+	local dir=$BASE/$1 left
+	[ -d "$dir" ] || return 0
+	for m in $(mounts_below "$dir"); do
+		umount -R "$m" 2>/dev/null || umount -l "$m" || true
+	done
+	left=$(mounts_below "$dir")
+	[ -z "$left" ] || die "still mounted, not deleting: $left"
+	rm -rf --one-file-system "$dir"
+}
+
+[ "$(id -u)" = 0 ] || die "must run as root"
+case ${1:-} in
+create) create "$2" ;;
+run)
+	rel=$2
+	shift 2
+	run "$rel" "$@"
+	;;
+__inside)
+	shift
+	run_inside "$@"
+	;;
+destroy) destroy "$2" ;;
+*)
+	echo "usage: chroot.sh create|run|destroy RELEASE [CMD...]" >&2
+	exit 2
+	;;
+esac
