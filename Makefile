@@ -91,7 +91,7 @@ FILL_QUEUE := $(B)/tests/fill_queue
 include spank/spank.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: all check check-here deb unit unit-asan integration integration-asan demo bench \
+.PHONY: all check check-here deb deb-test unit unit-asan integration integration-asan demo bench \
         install deps format format-check clean
 all: $(CORE_LIB) $(JS_SO) $(SPANK_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
 
@@ -228,6 +228,7 @@ check-here: deps
 	$(MAKE) fuzz-smoke || true
 	$(MAKE) integration || true
 	$(MAKE) integration-asan || true
+	$(MAKE) deb-test || true
 
 demo: deps
 	$(MAKE) all
@@ -280,6 +281,14 @@ deb: $(B)/slurm-config/config.h
 		{ tail -n 30 ../build.log; exit 1; }
 	lintian --fail-on error $(DEB_B)/*.changes
 	@ls $(DEB_B)/*.deb
+
+# The package installed with apt, run on the test cluster, purged.
+# make deb's own failure (lintian's too) is one failed count.
+deb-test:
+	@mkdir -p $(QD_RESULTS)
+	@if $(MAKE) deb; then echo "deb make-deb 1 0"; \
+	else echo "deb make-deb 0 1"; fi >>$(QD_RESULTS)/counts
+	bash tests/integration/deb-test.sh
 
 FORMAT_FILES := $(wildcard shared/*.[ch] job_submit/*.[ch] spank/*.[ch] \
                  tools/*.[ch] tests/unit/*.[ch] tests/bench/*.[ch] \

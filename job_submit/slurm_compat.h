@@ -24,9 +24,15 @@
 #define QD_JOB_MODIFY_ERR_MSG                                                  \
 	(SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0))
 
-/* 23.11 moved job_record_t to src/common/job_record.h and made its details
- * an anonymous struct behind the job_details_t typedef. */
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 0)
+/* The release the policy core counts a request for (request.h): request
+ * strings and counting changed in 23.02, 23.11, 24.05, 25.05 and 25.11. */
+#define QD_THIS_SLURM_RELEASE                                                  \
+	QD_SLURM_RELEASE(SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),            \
+			 SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER))
+
+/* 23.02 named the job's details job_details_t (24.05 then moved it, with
+ * job_record_t, to src/common/job_record.h as an anonymous struct). */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
 typedef job_details_t qd_job_details_t;
 #else
 typedef struct job_details qd_job_details_t;

@@ -28,6 +28,7 @@ void qd_request_from_desc(const job_desc_msg_t *desc,
 			  struct qd_job_request *req)
 {
 	*req = (struct qd_job_request){
+	    .slurm_release = QD_THIS_SLURM_RELEASE,
 	    .min_nodes = u32(desc->min_nodes),
 	    .max_nodes = u32(desc->max_nodes),
 	    .num_tasks = u32(desc->num_tasks),
@@ -146,6 +147,7 @@ bool qd_request_from_update(const job_desc_msg_t *upd, const job_record_t *job,
 	    upd->mem_per_tres || upd->cpus_per_tres;
 
 	*req = (struct qd_job_request){
+	    .slurm_release = QD_THIS_SLURM_RELEASE,
 	    .min_nodes = u32(PICK32(upd->min_nodes, d->min_nodes)),
 	    .max_nodes = u32(PICK32(upd->max_nodes, d->max_nodes)),
 	    .num_tasks = u32(PICK32(upd->num_tasks, d->num_tasks)),

@@ -1,7 +1,9 @@
 /*
- * A job's TRES request as slurmctld 22.05 counts it at submission, before
- * acct_policy_validate. The steps follow slurmctld's own order, because later
- * steps read what earlier ones defaulted or derived:
+ * A job's TRES request as slurmctld counts it at submission, before
+ * acct_policy_validate: 22.05's logic, with the changes later releases made
+ * where req->slurm_release says they apply (the R_* constants below). The steps
+ * follow slurmctld's own order, because later steps read what earlier ones
+ * defaulted or derived:
  *
  *   validate_job_create_req (after the job_submit plugins): num_tasks from
  *     --ntasks-per-node, min_cpus raised to num_tasks x cpus_per_task;
@@ -30,6 +32,14 @@
 
 #define CAP QD_COUNT_MAX
 
+/* The releases that changed what is counted here. */
+#define R_2205 QD_SLURM_RELEASE(22, 5)
+#define R_2302 QD_SLURM_RELEASE(23, 2)	/* -n wins over --gpus/per-task */
+#define R_2311 QD_SLURM_RELEASE(23, 11) /* "gres/" request strings */
+#define R_2405 QD_SLURM_RELEASE(24, 5)	/* per-job GPUs, CPUs per GPU */
+#define R_2505 QD_SLURM_RELEASE(25, 5)	/* DefMemPerGPU at submission */
+#define R_2511 QD_SLURM_RELEASE(25, 11) /* min_cpus >= tasks x -c, -O too */
+
 /* More GPU records than this in one job means more distinct GPU types than
  * any partition has: slurmctld rejects such a job when it tests it against
  * the node configuration (ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE). */
@@ -47,6 +57,7 @@ struct gres_rec {
 	const char *type; /* into the request string; NULL: untyped */
 	size_t type_len;
 	uint64_t per_job, per_node, per_socket, per_task, mem_per_gres;
+	uint64_t cpus_per_gres;
 	uint64_t total;
 	bool merged; /* an untyped record folded into the typed ones */
 };
@@ -58,6 +69,8 @@ struct job {
 	uint64_t ntasks_per_node, ntasks_per_socket, sockets_per_node;
 	uint64_t ntasks_per_tres;
 	uint64_t cpus;
+	uint64_t max_cpus_per_gres; /* job_validate's cpus_per_gres */
+	unsigned release;
 	bool requested_gpu;
 	size_t nrec;
 	struct gres_rec rec[GRES_REC_MAX];
@@ -141,11 +154,11 @@ static bool valid_number(const char *s, const char *end, uint64_t *out)
 /*
  * The next item of a request string at *pos. Returns 1 with *it filled, 0 at
  * the end, -1 when the item is malformed (slurmctld rejects the job with
- * ESLURM_INVALID_GRES). Like Slurm, looks for "gres:" anywhere ahead (so
- * items without it are skipped), takes the text up to the next ',' and
+ * ESLURM_INVALID_GRES). Like Slurm 22.05, looks for "gres:" anywhere ahead
+ * (so items without it are skipped), takes the text up to the next ',' and
  * drops items whose count is 0.
  */
-static int next_item(const char **pos, struct item *it)
+static int next_item_colon(const char **pos, struct item *it)
 {
 	for (;;) {
 		const char *p = *pos, *g, *end, *c1, *c2, *sep;
@@ -184,6 +197,88 @@ static int next_item(const char **pos, struct item *it)
 		if (it->cnt)
 			return 1;
 	}
+}
+
+/* Slurm 23.11's _is_valid_number: a digit first, then strtoull and a
+ * suffix. */
+static bool valid_number_slash(const char *s, const char *end, uint64_t *out)
+{
+	return s < end && *s >= '0' && *s <= '9' && valid_number(s, end, out);
+}
+
+/* The last c in s..end, or NULL. */
+static const char *last_of(const char *s, const char *end, char c)
+{
+	while (end > s)
+		if (*--end == c)
+			return end;
+	return NULL;
+}
+
+/*
+ * The same for Slurm 23.11 and later (slurm_get_next_tres with the TRES
+ * type "gres"): the next "gres" ahead and an optional '/', the text up to
+ * the next ','. Its last '=' part, else its last ':' part, is the count
+ * when it is a number (a '=' part must be one), else the type; what is
+ * before it is NAME or NAME:TYPE. Items whose count is 0 are dropped. An
+ * item with no name ("gres/2", or "gres:gpu:2" in the old syntax) ends
+ * Slurm's GRES parse, and assoc_mgr_valid_tres_cnt then rejects the job.
+ */
+static int next_item_slash(const char **pos, struct item *it)
+{
+	for (;;) {
+		const char *p = *pos, *g, *end, *last, *name_end, *c;
+
+		if (!p || !*p || !(g = strstr(p, "gres")))
+			return 0;
+		it->text = g;
+		p = g + 4;
+		if (*p == '/')
+			p++;
+		end = p + strcspn(p, ",");
+		it->text_len = (size_t)(end - g);
+		*pos = *end ? end + 1 : end;
+		if (end == p)
+			continue;
+		it->type = NULL;
+		it->type_len = 0;
+		it->cnt = 1;
+		name_end = end;
+		if ((last = last_of(p, end, '=')) ||
+		    (last = last_of(p, end, ':'))) {
+			if (last + 1 == end)
+				return -1;
+			if (!valid_number_slash(last + 1, end, &it->cnt)) {
+				if (*last == '=')
+					return -1;
+				it->type = last + 1;
+				it->type_len = (size_t)(end - last - 1);
+				it->cnt = 1;
+			}
+			name_end = last;
+		} else if (valid_number_slash(p, end, &it->cnt)) {
+			return -1;
+		}
+		if ((c = memchr(p, ':', (size_t)(name_end - p)))) {
+			if (it->type)
+				return -1;
+			it->type = c + 1;
+			it->type_len = (size_t)(name_end - c - 1);
+			name_end = c;
+		}
+		if (name_end == p)
+			return -1;
+		it->name = p;
+		it->name_len = (size_t)(name_end - p);
+		if (it->cnt)
+			return 1;
+	}
+}
+
+static int next_item(unsigned release, const char **pos, struct item *it)
+{
+	return release >= R_2311 ? next_item_slash(pos, it)
+				 : next_item_colon(pos, it);
 }
 
 /* Slurm's gres_build_id: GRES records are told apart by this hash of the
@@ -227,8 +322,10 @@ static void apply(struct job *j, struct gres_rec *r, enum field f, uint64_t cnt)
 
 	switch (f) {
 	case F_CPUS:
-		/* cpus_per_gres only feeds cpus_per_task, which no longer
-		 * changes the CPU count once _job_create has taken it. */
+		/* --cpus-per-gpu: checked against the tasks' -c, and from
+		 * 24.05 it raises the job's CPU count (count_gres). */
+		r->cpus_per_gres = cnt;
+		j->max_cpus_per_gres = max64(j->max_cpus_per_gres, cnt);
 		return;
 	case F_JOB:
 		r->per_job = cnt;
@@ -265,7 +362,7 @@ static int parse_string(struct job *j, const char *s, enum field f, char *err,
 	struct item it;
 	int rc;
 
-	while ((rc = next_item(&s, &it)) > 0) {
+	while ((rc = next_item(j->release, &s, &it)) > 0) {
 		struct gres_rec *r;
 
 		if (it.name_len != 3 || memcmp(it.name, "gpu", 3))
@@ -353,7 +450,17 @@ static bool test_gres_cnt(struct job *j, struct gres_rec *r)
 	    j->num_tasks % j->ntasks_per_tres)
 		return false;
 	if (pt) {
-		if (pj) {
+		if (pj && j->release >= R_2302) {
+			/* From 23.02 a task count given wins: the job gets
+			 * tasks x per-task GPUs (eb24a9b087). */
+			if (pj % pt)
+				return false;
+			if (!j->num_tasks)
+				j->num_tasks = pj / pt;
+			else if (j->num_tasks != pj / pt)
+				r->per_job = r->total = pj =
+				    sat_mul(j->num_tasks, pt);
+		} else if (pj) {
 			if (pj % pt || !derive(&j->num_tasks, pj / pt))
 				return false;
 		} else if (j->num_tasks) {
@@ -365,6 +472,9 @@ static bool test_gres_cnt(struct job *j, struct gres_rec *r)
 	if (pn && pt && (pn % pt || !derive(&j->ntasks_per_node, pn / pt)))
 		return false;
 	if (ps && pt && (ps % pt || !derive(&j->ntasks_per_socket, ps / pt)))
+		return false;
+	if (r->cpus_per_gres && pt &&
+	    !derive(&j->cpus_per_task, sat_mul(r->cpus_per_gres, pt)))
 		return false;
 	if (pj) {
 		if (pj < j->min_nodes)
@@ -406,6 +516,7 @@ static bool merge_untyped(struct job *j)
 static int count_gres(struct job *j, const struct qd_job_request *req,
 		      char *err, size_t errlen)
 {
+	uint64_t cpus_for_gpus = 0;
 	const char *str[] = {
 	    [F_CPUS] = req->cpus_per_tres, [F_JOB] = req->tres_per_job,
 	    [F_NODE] = req->tres_per_node, [F_SOCKET] = req->tres_per_socket,
@@ -442,7 +553,17 @@ static int count_gres(struct job *j, const struct qd_job_request *req,
 				"the job's nodes, tasks or sockets");
 			return -1;
 		}
+		cpus_for_gpus =
+		    qd_sat_add(cpus_for_gpus,
+			       sat_mul(j->max_cpus_per_gres, j->rec[i].total));
 	}
+	/* 24.05: the CPUs --cpus-per-gpu asks for; 25.11: min_cpus is at least
+	 * tasks x -c, overcommitted or not. */
+	if (j->release >= R_2405)
+		j->cpus = max64(j->cpus, cpus_for_gpus);
+	if (j->release >= R_2511 && j->cpus_per_task && j->num_tasks)
+		j->cpus =
+		    max64(j->cpus, sat_mul(j->cpus_per_task, j->num_tasks));
 	if (!merge_untyped(j)) {
 		qd_errf(err, errlen, "typed and untyped GPU counts mixed");
 		return -1;
@@ -464,15 +585,19 @@ static void set_gpu_tres(const struct job *j, struct qd_tres *out)
 	for (size_t i = 0; i < j->nrec; i++) {
 		const struct gres_rec *r = &j->rec[i];
 		char type[QD_TYPE_NAME_MAX];
+		uint64_t cnt;
 
 		if (r->merged)
 			continue;
-		gpus = qd_sat_add(gpus, r->total);
+		/* 24.05 counts a per-job GPU count as given (c3f2347770). */
+		cnt =
+		    j->release >= R_2405 && r->per_job ? r->per_job : r->total;
+		gpus = qd_sat_add(gpus, cnt);
 		if (!r->type || r->type_len >= sizeof(type))
 			continue;
 		memcpy(type, r->type, r->type_len);
 		type[r->type_len] = '\0';
-		qd_tres_set_typed(out, type, r->total);
+		qd_tres_set_typed(out, type, cnt);
 	}
 	qd_tres_set(out, QD_TRES_GPU, gpus);
 }
@@ -508,6 +633,12 @@ static uint64_t count_mem(const struct job *j, const struct qd_job_request *req)
 				       j->num_tasks ? j->num_tasks : 1);
 		return 0;
 	}
+	/* 25.05: DefMemPerGPU, times the first GPU record (4145cc3183). */
+	if (j->release >= R_2505 && !req->mem_set && req->def_mem_per_gpu)
+		for (size_t i = 0; i < j->nrec; i++)
+			if (!j->rec[i].merged)
+				return sat_mul(req->def_mem_per_gpu,
+					       j->rec[i].total);
 	mem = req->mem_set ? req->mem_mb : req->def_mem_mb;
 	per_cpu = req->mem_set ? req->mem_per_cpu : req->def_mem_per_cpu;
 	/* 0 (--mem=0, --mem-per-cpu=0, no default) means a whole node. */
@@ -521,12 +652,30 @@ static uint64_t count_mem(const struct job *j, const struct qd_job_request *req)
 static void count_nodes_cpus(struct job *j, const struct qd_job_request *req)
 {
 	uint64_t min_cpus = req->min_cpus;
+	uint64_t nodes = req->min_nodes ? req->min_nodes : 1;
 
-	if (req->ntasks_per_node && req->min_nodes && !j->num_tasks)
-		j->num_tasks = (uint64_t)req->ntasks_per_node * req->min_nodes;
-	if (!req->overcommit && min_cpus && j->num_tasks > min_cpus)
-		min_cpus = sat_mul(j->num_tasks,
-				   req->cpus_per_task ? req->cpus_per_task : 1);
+	if (j->release >= R_2302) {
+		/* _figure_out_num_tasks and validate_job_create_req: a job
+		 * without -N is taken as one node (before MinNodes applies),
+		 * tasks follow from --ntasks-per-gpu or --ntasks-per-node,
+		 * and a missing min_cpus from the tasks' -c. */
+		if (!j->num_tasks && req->ntasks_per_tres)
+			j->num_tasks = sat_mul(nodes, req->ntasks_per_tres);
+		else if (!j->num_tasks && req->ntasks_per_node)
+			j->num_tasks = sat_mul(nodes, req->ntasks_per_node);
+		if (!req->overcommit && (!min_cpus || j->num_tasks > min_cpus))
+			min_cpus = sat_mul(
+			    j->num_tasks ? j->num_tasks : nodes,
+			    req->cpus_per_task ? req->cpus_per_task : 1);
+	} else {
+		if (req->ntasks_per_node && req->min_nodes && !j->num_tasks)
+			j->num_tasks =
+			    (uint64_t)req->ntasks_per_node * req->min_nodes;
+		if (!req->overcommit && min_cpus && j->num_tasks > min_cpus)
+			min_cpus = sat_mul(
+			    j->num_tasks,
+			    req->cpus_per_task ? req->cpus_per_task : 1);
+	}
 	if (!j->min_nodes)
 		j->min_nodes = req->part_min_nodes ? req->part_min_nodes : 1;
 	else if (j->min_nodes < req->part_min_nodes &&
@@ -554,6 +703,7 @@ int qd_request_count(const struct qd_job_request *req, struct qd_tres *out,
 	    .ntasks_per_socket = req->ntasks_per_socket,
 	    .sockets_per_node = req->sockets_per_node,
 	    .ntasks_per_tres = req->ntasks_per_tres,
+	    .release = req->slurm_release ? req->slurm_release : R_2205,
 	};
 	count_nodes_cpus(&j, req);
 	qd_tres_set(out, QD_TRES_CPU, j.cpus);
@@ -561,6 +711,12 @@ int qd_request_count(const struct qd_job_request *req, struct qd_tres *out,
 	if (count_gres(&j, req, err, errlen)) {
 		qd_tres_init(out);
 		return -1;
+	}
+	/* 24.05 takes the CPU and node counts after the GRES checks, which
+	 * may have raised them (eeb557761e). */
+	if (j.release >= R_2405) {
+		qd_tres_set(out, QD_TRES_CPU, j.cpus);
+		qd_tres_set(out, QD_TRES_NODE, j.min_nodes);
 	}
 	set_gpu_tres(&j, out);
 	qd_tres_set(out, QD_TRES_MEM, count_mem(&j, req));

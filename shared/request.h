@@ -18,7 +18,18 @@
 
 #include "tres.h"
 
+/* A Slurm release as major x 100 + minor: 2205, 2411, 2605. */
+#define QD_SLURM_RELEASE(major, minor) ((major)*100 + (minor))
+
 struct qd_job_request {
+	/*
+	 * The release of the slurmctld that will count the job (0: 22.05).
+	 * Its request strings' syntax and its arithmetic both changed: 23.11
+	 * reads "gres/NAME[:TYPE][:COUNT]" and "...=COUNT" items through
+	 * slurm_get_next_tres where 22.05 read "gres:..." ones; 23.02, 24.05,
+	 * 25.05 and 25.11 each changed a count (request.c says where).
+	 */
+	unsigned slurm_release;
 	uint32_t min_nodes;	  /* -N; 0: not given */
 	uint32_t max_nodes;	  /* -N min-max; 0: not given */
 	uint32_t num_tasks;	  /* -n; 0: not given */
@@ -34,8 +45,8 @@ struct qd_job_request {
 	uint64_t mem_mb;	    /* --mem or --mem-per-cpu value, MiB */
 	bool mem_set;		    /* mem_mb was given by the user */
 	bool mem_per_cpu;	    /* mem_mb is per CPU (--mem-per-cpu) */
-	/* Slurm's TRES request strings, e.g. "gres:gpu:a100:2,gres:gpu:1".
-	 * NULL or "" when absent. */
+	/* Slurm's TRES request strings, e.g. "gres:gpu:a100:2,gres:gpu:1"
+	 * (22.05) or "gres/gpu:a100:2,gres/gpu:1". NULL or "" when absent. */
 	const char *tres_per_job;    /* --gpus */
 	const char *tres_per_node;   /* --gres, --gpus-per-node */
 	const char *tres_per_socket; /* --gpus-per-socket */
@@ -54,6 +65,9 @@ struct qd_job_request {
 	bool def_mem_per_cpu;	 /* def_mem_mb is DefMemPerCPU */
 	uint64_t node_mem_mb;	 /* what --mem=0 means: the partition's first
 				    node's RealMemory - MemSpecLimit */
+	uint64_t def_mem_per_gpu; /* DefMemPerGPU, partition's else
+				     slurm.conf's, MiB; 0: none (counted from
+				     25.05) */
 };
 
 /*

@@ -15,7 +15,8 @@
  * A missing number is 0 (not given); numbers wrap to the field's width, as a
  * client could send any bit pattern. flags: 1 overcommit, 2 mem_set,
  * 4 mem_per_cpu, 8 def_mem_per_cpu; 0x10 << i makes an empty string i NULL
- * rather than "", 0x400 passes no request at all. A missing string is NULL.
+ * rather than "", 0x400 passes no request at all, 0x800 reads the strings
+ * and counts as Slurm 26.05 does. A missing string is NULL.
  * Each string is its own heap block of its exact size, so that ASan sees a read
  * past its end.
  *
@@ -107,6 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *str[NSTR] = {0}, *copy[NSTR] = {0};
 	size_t len[NSTR] = {0};
 	struct qd_job_request r = {
+	    .slurm_release = n[10] & 0x800 ? QD_SLURM_RELEASE(26, 5) : 0,
 	    .min_nodes = n[0],
 	    .max_nodes = n[1],
 	    .num_tasks = n[2],
@@ -138,7 +140,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (len[i] || !(n[10] & (0x10 << i))) {
 			str[i] = fuzz_strndup(data + off, len[i]);
 			copy[i] = fuzz_strndup(data + off, len[i]);
-			names_gpu |= strstr(str[i], "gres:gpu") != NULL;
+			names_gpu |= r.slurm_release
+					 ? strstr(str[i], "gres") &&
+					       strstr(str[i], "gpu")
+					 : strstr(str[i], "gres:gpu") != NULL;
 		}
 		off += len[i] + 1;
 	}

@@ -43,11 +43,15 @@ assert_not_contains() { # DESCRIPTION NEEDLE HAYSTACK
 }
 
 # as USER CMD...: runs a Slurm client as that user; sets OUT (stdout+stderr)
-# and RC.
+# and RC. A client still waiting after QD_CLIENT_TIMEOUT seconds (an
+# salloc or srun whose job should have been denied, and pends instead) is
+# stopped, so that one wrong decision fails its checks instead of hanging
+# the suite.
 as() {
 	local user=$1
 	shift
-	OUT=$(bash "$QD_ROOT/tests/cluster/as-user.sh" "$user" "$@" 2>&1)
+	OUT=$(timeout -k 10 "${QD_CLIENT_TIMEOUT:-300}" \
+		bash "$QD_ROOT/tests/cluster/as-user.sh" "$user" "$@" 2>&1)
 	RC=$?
 }
 
@@ -61,6 +65,13 @@ wait_for() {
 	done
 	echo "# timed out after ${limit}s waiting for $what" >&2
 	return 1
+}
+
+# slurm_at_least MAJOR.MINOR: the cluster's Slurm is that release or later.
+slurm_at_least() {
+	local v
+	v=$(scontrol --version | awk '{ print $2 }')
+	[ "$(printf '%s\n%s\n' "$1" "$v" | sort -V | head -n 1)" == "$1" ]
 }
 
 job_state() { squeue -h -j "$1" -o %T 2>/dev/null; }

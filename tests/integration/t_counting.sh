@@ -55,14 +55,18 @@ qosdeny_count() {
 	printf '%s\n' "$OUT" | sed -n "s|.*: $tres requested \([0-9]*\)M\?, .*|\1|p"
 }
 
-while IFS= read -r opts; do
-	[ -z "$opts" ] && continue
+compare() { # OPTIONS
+	local s q
 	# shellcheck disable=SC2086
 	for tres in cpu mem node gres/gpu; do
-		s=$(slurm_count "$tres" $opts)
-		q=$(qosdeny_count "$tres" $opts)
-		assert_eq "$tres for '$opts'" "$s" "$q"
+		s=$(slurm_count "$tres" $1)
+		q=$(qosdeny_count "$tres" $1)
+		assert_eq "$tres for '$1'" "$s" "$q"
 	done
+}
+
+while IFS= read -r opts; do
+	[ -n "$opts" ] && compare "$opts"
 done <<'EOF_OPTS'
 --gres=gpu:2
 --gres=gpu:a100:2
@@ -78,6 +82,44 @@ done <<'EOF_OPTS'
 -N 2 --mem=1000
 -n 2 --gpus-per-task=1 --mem-per-gpu=100
 EOF_OPTS
+
+# The shapes later releases count differently, or only they take: -c sent
+# as cpu=N in tres_per_task, --tres-per-task (23.02), tasks and GPUs derived
+# from each other, the one-node default, CPUs per GPU (24.05), per-job GPU
+# counts over per-socket ones (24.05).
+if slurm_at_least 23.02; then
+	while IFS= read -r opts; do
+		[ -n "$opts" ] && compare "$opts"
+	done <<'EOF_OPTS'
+-n 2 -c 4 --gpus-per-task=1
+-n 2 -c 2 --gpus-per-task=a100:1
+-n 3 -c 2 --gpus-per-task=1 --mem-per-gpu=1G
+-n 2 --tres-per-task=gres/gpu:1
+-n 2 --tres-per-task=gres/gpu:a100:1
+-n 2 --tres-per-task=cpu=4,gres/gpu:1
+-n 2 --tres-per-task=cpu=4
+-n 2 --tres-per-task=gres:gpu:1
+--gpus=2 --ntasks-per-gpu=2
+--gpus=2 --ntasks-per-gpu=2 -c 2
+--gpus=2 --ntasks-per-gpu=2 -c 4
+-N 1 --ntasks-per-gpu=2
+-N 2 --ntasks-per-gpu=2
+--gpus=4 --gpus-per-task=2
+--ntasks-per-node=4
+-N 1 --ntasks-per-node=2 --gpus-per-task=1
+--gpus=2 --cpus-per-gpu=4
+--gpus=a100:2 --cpus-per-gpu=4
+-N 2 --gres=gpu:2 --cpus-per-gpu=3
+-n 2 --gpus-per-task=2 --cpus-per-gpu=3
+--gpus-per-socket=1 --sockets-per-node=2 --cpus-per-gpu=4
+--gpus=2 --gpus-per-socket=2 --sockets-per-node=2
+--gpus=4 --gpus-per-node=2
+--gpus=3 --gres=gpu:1 -N 1-3
+-O -n 4 -c 2 --gres=gpu:1
+-n 2 --gpus-per-task=a100:1,v100:1
+-N 1 -w n1,n2
+EOF_OPTS
+fi
 
 write_policy "$EXAMPLE_POLICY"
 finish

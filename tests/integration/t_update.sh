@@ -10,7 +10,19 @@ as alice scontrol update jobid="$J" gres=gpu:5
 check "raising its GPUs over the per-job cap is refused" [ "$RC" -ne 0 ]
 assert_contains "scontrol shows Slurm's policy error" \
 	"Job violates accounting/QOS policy" "$OUT"
-assert_contains "the job keeps its request" "gres:gpu:1" \
+MSG='qosdeny: DenyOnMaxPerJob: QOS interactive: gres/gpu requested 5, MaxTRESPerJob limit 4'
+if slurm_at_least 23.02; then
+	assert_contains "and, from 23.02, the qosdeny line" "$MSG" "$OUT"
+	check "the qosdeny line comes before Slurm's" \
+		[ "$(printf '%s\n' "$OUT" | grep -n "$MSG" | cut -d: -f1)" -lt \
+		"$(printf '%s\n' "$OUT" | grep -n 'Job violates' | cut -d: -f1)" ]
+else
+	assert_not_contains "22.05's job_modify has no room for the qosdeny line" \
+		"qosdeny:" "$OUT"
+fi
+gres=gres:gpu:1
+slurm_at_least 23.11 && gres=gres/gpu:1
+assert_contains "the job keeps its request" "$gres" \
 	"$(scontrol show job "$J" | grep -i TresPerNode)"
 assert_contains "slurmctld logs why" \
 	'qosdeny: DenyOnMaxPerJob: QOS interactive: gres/gpu requested 5, MaxTRESPerJob limit 4 (user=alice' \
@@ -23,6 +35,11 @@ as bob sbatch --parsable --hold -q research --gres=gpu:4 --wrap true
 K=$OUT
 as bob scontrol update jobid="$K" qos=interactive
 check "switching to a QoS whose cap the job breaks is refused" [ "$RC" -ne 0 ]
+if slurm_at_least 23.02; then
+	assert_contains "saying why" \
+		'qosdeny: DenyOnMaxPerUser: QOS interactive: gres/gpu requested 4, in use 0, MaxTRESPerUser limit 2' \
+		"$OUT"
+fi
 assert_contains "the job stays in its QoS" "QOS=research" \
 	"$(scontrol show job "$K")"
 

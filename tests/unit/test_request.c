@@ -1,11 +1,11 @@
 /*
  * qd_request_count against what slurmctld 22.05 puts in tres_req_cnt at
- * submission. Each row is a job description as the client sends it (what
- * slurm_opt_create_job_desc and the clients' _opt_verify build from the
- * options in the row's name) and the counts slurmctld derives from it; the
- * comment names the Slurm function that decides the row. Partition defaults
- * in every row unless it says otherwise: MinNodes=0, no DefMemPerCPU/Node,
- * first node RealMemory=1000.
+ * submission, and (at the end) the same with 23.11's request syntax. Each row
+ * is a job description as the client sends it (what slurm_opt_create_job_desc
+ * and the clients' _opt_verify build from the options in the row's name) and
+ * the counts slurmctld derives from it; the comment names the Slurm function
+ * that decides the row. Partition defaults in every row unless it says
+ * otherwise: MinNodes=0, no DefMemPerCPU/Node, first node RealMemory=1000.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -499,5 +499,137 @@ Test(request, byte_soup)
 			if (qd_request_count(&req, &t, NULL, 0) == 0)
 				cr_expect_leq(t.ntyped, QD_TYPES_MAX);
 		}
+	}
+}
+
+/* The strings of a row, respelled as Slurm 23.11's clients write them:
+ * "gres:" becomes "gres/". */
+struct slash_row {
+	struct qd_job_request req;
+	char buf[6][160];
+};
+
+static const char *respell(const char *s, char *buf, size_t len)
+{
+	char *p;
+
+	if (!s)
+		return NULL;
+	snprintf(buf, len, "%s", s);
+	for (p = buf; (p = strstr(p, "gres:")); p += 5)
+		p[4] = '/';
+	return buf;
+}
+
+static void to_slash(const struct qd_job_request *in, struct slash_row *out)
+{
+	out->req = *in;
+	out->req.slurm_release = QD_SLURM_RELEASE(23, 11);
+	out->req.tres_per_job = respell(in->tres_per_job, out->buf[0], 160);
+	out->req.tres_per_node = respell(in->tres_per_node, out->buf[1], 160);
+	out->req.tres_per_socket =
+	    respell(in->tres_per_socket, out->buf[2], 160);
+	out->req.tres_per_task = respell(in->tres_per_task, out->buf[3], 160);
+	out->req.mem_per_tres = respell(in->mem_per_tres, out->buf[4], 160);
+	out->req.cpus_per_tres = respell(in->cpus_per_tres, out->buf[5], 160);
+}
+
+/* Every valid row of the 22.05 table, spelled the 23.11 way, asks for the
+ * same GPUs: the strings' syntax changed, not what they mean, but for these
+ * rows (slash_corners has their 23.11 reading). 23.02's CPU and task
+ * arithmetic is tested against 24.11's own counts in t_counting.sh. */
+static const char *const differs_in_slash[] = {
+    "gres:gpu:-2 is 2^64-2", /* a count must start with a digit */
+};
+
+static bool differs(const char *name)
+{
+	for (size_t i = 0;
+	     i < sizeof(differs_in_slash) / sizeof(differs_in_slash[0]); i++)
+		if (!strcmp(name, differs_in_slash[i]))
+			return true;
+	return false;
+}
+
+ParameterizedTestParameters(request, table_slash)
+{
+	static size_t idx[sizeof(rows) / sizeof(rows[0])];
+
+	for (size_t i = 0; i < sizeof(idx) / sizeof(idx[0]); i++)
+		idx[i] = i;
+	return cr_make_param_array(size_t, idx, sizeof(idx) / sizeof(idx[0]));
+}
+
+ParameterizedTest(size_t *i, request, table_slash)
+{
+	const struct row *r = &rows[*i];
+	struct slash_row s;
+	struct qd_tres colon, slash;
+
+	if (r->want.cpu == ERR || differs(r->name))
+		return;
+	to_slash(&r->req, &s);
+	cr_assert_eq(qd_request_count(&r->req, &colon, NULL, 0), 0);
+	cr_assert_eq(qd_request_count(&s.req, &slash, NULL, 0), 0, "%s",
+		     r->name);
+	expect(r->name, "gres/gpu", slash.v[QD_TRES_GPU], colon.v[QD_TRES_GPU]);
+	cr_assert_eq(slash.ntyped, colon.ntyped, "%s", r->name);
+	for (size_t t = 0; t < colon.ntyped; t++) {
+		cr_expect_str_eq(slash.typed[t].type, colon.typed[t].type);
+		expect(r->name, colon.typed[t].type, slash.typed[t].value,
+		       colon.typed[t].value);
+	}
+}
+
+struct slash_case {
+	const char *str; /* tres_per_job of a 1-CPU job */
+	uint64_t gpu;	 /* ERR: rejected */
+	const char *type;
+	uint64_t typed;
+};
+
+/* slurm_get_next_tres's corners, as 24.11 splits them. */
+static const struct slash_case slash_cases[] = {
+    {"gres/gpu:2", 2, NULL, 0},
+    {"gres/gpu=3", 3, NULL, 0},
+    {"gres/gpu:a100:2", 2, "a100", 2},
+    {"gres/gpu:a100=2", 2, "a100", 2},
+    {"gres/gpu:a100", 1, "a100", 1},
+    {"gres/gpu:a100:x:2", 2, "a100:x", 2},
+    {"gres/gpu:1k", 1024, NULL, 0},
+    {"gres/gpu:0,gres/gpu:a100:2", 2, "a100", 2},
+    {"cpu=4,gres/gpu:1", 1, NULL, 0},
+    {"gres/2,gres/gpu:2", ERR, NULL, 0},
+    {"gres:gpu:2", ERR, NULL, 0},
+    {"gres/gpu:", ERR, NULL, 0},
+    {"gres/gpu=x", ERR, NULL, 0},
+    {"gres/gpu:a100:2=1", 1, "a100:2", 1},
+    {"gres/gpu:-2", 1, "-2", 1},
+    {"gres/gpu: 2", 1, " 2", 1},
+};
+
+Test(request, slash_corners)
+{
+	for (size_t i = 0; i < sizeof(slash_cases) / sizeof(slash_cases[0]);
+	     i++) {
+		const struct slash_case *c = &slash_cases[i];
+		struct qd_job_request req = {.slurm_release =
+						 QD_SLURM_RELEASE(23, 11),
+					     .min_cpus = 1,
+					     .node_mem_mb = 1000,
+					     .tres_per_job = c->str};
+		struct qd_tres t;
+		int rc = qd_request_count(&req, &t, NULL, 0);
+
+		if (c->gpu == ERR) {
+			cr_expect_eq(rc, -1, "%s: expected an error", c->str);
+			continue;
+		}
+		cr_assert_eq(rc, 0, "%s", c->str);
+		expect(c->str, "gres/gpu", qd_tres_get(&t, QD_TRES_GPU, 0),
+		       c->gpu);
+		if (c->type)
+			expect(c->str, c->type,
+			       qd_tres_get_typed(&t, c->type, 0), c->typed);
 	}
 }
