@@ -5,6 +5,8 @@
 #include "slurm_fields.h"
 #include "untyped_gpus.h"
 
+#include "src/common/xstring.h"
+
 /*
  * The job's request as asked, and as checked against typed caps: with its
  * untyped GPUs counted toward the types its partitions have. That needs a
@@ -85,19 +87,30 @@ static bool check_qos(const struct qd_policy *pol, slurmdb_qos_rec_t *qos,
  */
 struct partition_check {
 	const struct qd_policy *pol;
-	slurmdb_qos_rec_t *job_qos;
+	slurmdb_qos_rec_t *const *job_qos;
+	size_t n_job_qos;
 	struct request *req;
 	const struct qd_job_view *job;
 	struct qd_verdict *first;
 	bool denied;
 };
 
+static bool is_job_qos(const struct partition_check *c,
+		       const slurmdb_qos_rec_t *q)
+{
+	for (size_t i = 0; i < c->n_job_qos; i++)
+		if (c->job_qos[i] == q)
+			return true;
+	return false;
+}
+
+/* A partition QoS that is the job's own QoS applies once, as that. */
 static bool partition_denies(part_record_t *p, void *arg)
 {
 	struct partition_check *c = arg;
 	struct qd_verdict v;
 
-	if (!p || p->qos_ptr == c->job_qos ||
+	if (!p || is_job_qos(c, p->qos_ptr) ||
 	    !check_qos(c->pol, p->qos_ptr, c->req, c->job, &v)) {
 		c->denied = false;
 		return false;
@@ -109,11 +122,11 @@ static bool partition_denies(part_record_t *p, void *arg)
 }
 
 static bool check_partitions(const struct qd_policy *pol,
-			     slurmdb_qos_rec_t *job_qos, struct request *req,
-			     const struct qd_job_view *job,
+			     slurmdb_qos_rec_t *const *job_qos, size_t n,
+			     struct request *req, const struct qd_job_view *job,
 			     struct qd_verdict *first)
 {
-	struct partition_check c = {pol, job_qos, req, job, first, false};
+	struct partition_check c = {pol, job_qos, n, req, job, first, false};
 
 	qd_each_partition(job->partition, partition_denies, &c);
 	return c.denied;
@@ -131,16 +144,56 @@ static void count_het_component(const struct qd_job_view *job,
 		qd_het_sum_add(job->het, p->qos_ptr->name, req);
 }
 
-slurmdb_qos_rec_t *qd_job_qos(const struct qd_job_view *job, struct qd_who *who,
-			      slurmdb_assoc_rec_t **assoc)
+size_t qd_job_qos_room(const struct qd_job_view *job)
+{
+	size_t n = 1;
+
+	if (job->qos)
+		for (const char *c = job->qos; *c; c++)
+			n += *c == ',';
+	else if (job->n_cur_qos > n)
+		n = job->n_cur_qos;
+	return n;
+}
+
+/* Adds q to qos[] unless it is there or NULL; returns the new count. */
+static size_t add_qos(slurmdb_qos_rec_t **qos, size_t n, size_t max,
+		      slurmdb_qos_rec_t *q)
+{
+	for (size_t i = 0; i < n; i++)
+		if (qos[i] == q)
+			return n;
+	if (q && n < max)
+		qos[n++] = q;
+	return n;
+}
+
+size_t qd_job_qos(const struct qd_job_view *job, struct qd_who *who,
+		  slurmdb_assoc_rec_t **assoc, slurmdb_qos_rec_t **qos,
+		  size_t max)
 {
 	part_record_t *part = qd_first_partition(job->partition);
+	char *names, *save = NULL;
+	size_t n = 0;
 
 	*assoc = qd_find_assoc(job->uid, job->account, part ? part->name : NULL,
 			       who);
-	if (!job->qos && job->cur_qos)
-		return job->cur_qos;
-	return qd_find_job_qos(job->qos && *job->qos ? job->qos : NULL, *assoc);
+	if (!job->qos && job->n_cur_qos) {
+		for (size_t i = 0; i < job->n_cur_qos; i++)
+			n = add_qos(qos, n, max, job->cur_qos[i]);
+		return n;
+	}
+	if (!job->qos || !strchr(job->qos, ','))
+		return add_qos(qos, 0, max,
+			       qd_find_job_qos(job->qos && *job->qos ? job->qos
+								     : NULL,
+					       *assoc));
+	names = xstrdup(job->qos);
+	for (char *q = strtok_r(names, ",", &save); q;
+	     q = strtok_r(NULL, ",", &save))
+		n = add_qos(qos, n, max, qd_find_job_qos(q, *assoc));
+	xfree(names);
+	return n;
 }
 
 bool qd_qos_allowed(const slurmdb_qos_rec_t *qos,
@@ -157,9 +210,23 @@ bool qd_qos_allowed(const slurmdb_qos_rec_t *qos,
 	return !(qos->flags & QOS_FLAG_REQ_RESV) || (resv && *resv);
 }
 
+/* Denied under each of the job's QoS; *first is the first one's verdict. */
+static bool every_qos_denies(const struct qd_policy *pol,
+			     slurmdb_qos_rec_t *const *qos, size_t n,
+			     struct request *req, const struct qd_job_view *job,
+			     struct qd_verdict *first)
+{
+	struct qd_verdict v;
+
+	for (size_t i = 0; i < n; i++)
+		if (!check_qos(pol, qos[i], req, job, i ? &v : first))
+			return false;
+	return n > 0;
+}
+
 bool qd_decide(const struct qd_policy *pol, const struct qd_tres *req,
-	       const struct qd_job_view *job, slurmdb_qos_rec_t *qos,
-	       const struct qd_who *who, char *msg, size_t len)
+	       const struct qd_job_view *job, slurmdb_qos_rec_t *const *qos,
+	       size_t n, const struct qd_who *who, char *msg, size_t len)
 {
 	struct request r = {.asked = req};
 	struct qd_verdict v;
@@ -167,11 +234,12 @@ bool qd_decide(const struct qd_policy *pol, const struct qd_tres *req,
 
 	if (qd_policy_is_exempt(pol, who->user))
 		return false;
-	denied = check_qos(pol, qos, &r, job, &v) ||
-		 check_partitions(pol, qos, &r, job, &v);
+	denied = every_qos_denies(pol, qos, n, &r, job, &v) ||
+		 check_partitions(pol, qos, n, &r, job, &v);
 	if (denied)
 		qd_verdict_format(&v, msg, len);
 	else if (job->het)
-		count_het_component(job, qos, request_counted(&r));
+		count_het_component(job, n ? qos[0] : NULL,
+				    request_counted(&r));
 	return denied;
 }

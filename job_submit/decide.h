@@ -17,20 +17,28 @@
 struct qd_job_view {
 	uint32_t uid;
 	const char *account; /* NULL: the user's default */
-	const char *qos;     /* NULL: cur_qos, else the association's default */
-	slurmdb_qos_rec_t *cur_qos; /* a pending job's QoS, for updates */
+	const char *qos;     /* NULL: cur_qos, else the association's default;
+				from 24.11 a list ("a,b") */
+	slurmdb_qos_rec_t **cur_qos; /* a pending job's QoS, for updates */
+	size_t n_cur_qos;
 	const char *partition;	/* NULL: the default partition; may be a list */
 	struct qd_het_sum *het; /* earlier components of a het job, or NULL */
 };
 
 /*
- * The QoS Slurm gives the job: the one it names ("": the association's
- * default, as an update means it), else cur_qos, else its association's
- * default; NULL when that QoS does not exist. Fills who, for the log, and
+ * The QoS the job may run under, at most max of them into qos[]: those it
+ * names ("": the association's default, as an update means it), in the
+ * order it lists them (24.11 takes several: Slurm runs the job under any
+ * one), each once, unknown names left out; else cur_qos; else its
+ * association's default. Returns how many. Fills who, for the log, and
  * *assoc (NULL when the job has none).
  */
-slurmdb_qos_rec_t *qd_job_qos(const struct qd_job_view *job, struct qd_who *who,
-			      slurmdb_assoc_rec_t **assoc);
+size_t qd_job_qos(const struct qd_job_view *job, struct qd_who *who,
+		  slurmdb_assoc_rec_t **assoc, slurmdb_qos_rec_t **qos,
+		  size_t max);
+
+/* Room qd_job_qos may need for the job's QoS (at least 1). */
+size_t qd_job_qos_room(const struct qd_job_view *job);
 
 /*
  * Whether Slurm lets an update give the job qos: the checks of
@@ -41,12 +49,16 @@ bool qd_qos_allowed(const slurmdb_qos_rec_t *qos,
 		    const slurmdb_assoc_rec_t *assoc, bool by_operator,
 		    const char *resv);
 
-/* Returns true when the job, with qos from qd_job_qos, breaks a cap; msg
- * then holds the user's line. req is the job's request as asked; in a QoS
- * with a typed cap its untyped GPUs also count toward the types its
- * partitions have (untyped_gpus.h, partition_gpus.h). */
+/*
+ * Returns true when the job, with the n QoS from qd_job_qos, breaks a cap
+ * under each QoS it may run under, or in each partition it may run in; msg
+ * then holds the user's line, the first QoS's (or partition's). req is the
+ * job's request as asked; in a QoS with a typed cap its untyped GPUs also
+ * count toward the types its partitions have (untyped_gpus.h,
+ * partition_gpus.h).
+ */
 bool qd_decide(const struct qd_policy *pol, const struct qd_tres *req,
-	       const struct qd_job_view *job, slurmdb_qos_rec_t *qos,
-	       const struct qd_who *who, char *msg, size_t len);
+	       const struct qd_job_view *job, slurmdb_qos_rec_t *const *qos,
+	       size_t n, const struct qd_who *who, char *msg, size_t len);
 
 #endif

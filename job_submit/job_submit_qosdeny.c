@@ -143,10 +143,11 @@ static void log_dbd_change(bool down)
 		info("qosdeny: slurmdbd reachable again");
 }
 
-/* What the job's QoS is, for its usage records (usage_qos_env.h). */
+/* What the job's QoS is, for its usage records (usage_qos_env.h): the
+ * first it may run under. */
 struct qos_label {
 	char name[QD_NAME_MAX]; /* "" when the job gets none */
-	bool allowed;		/* an update: Slurm lets the job have it */
+	bool allowed;		/* an update: Slurm lets the job have them */
 	bool by_operator;	/* an update: asked by an operator */
 	const char *resv;	/* an update: the job's reservation */
 };
@@ -162,7 +163,8 @@ static int decide_and_report(const struct qd_tres *req,
 	assoc_mgr_lock_t locks = QD_ASSOC_READ_LOCKS;
 	const struct qd_policy *pol;
 	slurmdb_assoc_rec_t *assoc;
-	slurmdb_qos_rec_t *qos;
+	size_t room = qd_job_qos_room(job), n;
+	slurmdb_qos_rec_t **qos = xcalloc(room, sizeof(*qos));
 	struct qd_who who = {0};
 	char msg[512];
 	bool denied = false, enforce = true, dbd_down, dbd_changed;
@@ -173,17 +175,22 @@ static int decide_and_report(const struct qd_tres *req,
 	dbd_was_down = dbd_down;
 	pol = current_policy();
 	assoc_mgr_lock(&locks);
-	qos = qd_job_qos(job, &who, &assoc);
+	n = qd_job_qos(job, &who, &assoc, qos, room);
 	snprintf(label->name, sizeof(label->name), "%s",
-		 qos && qos->name ? qos->name : "");
-	label->allowed =
-	    qd_qos_allowed(qos, assoc, label->by_operator, label->resv);
+		 n && qos[0]->name ? qos[0]->name : "");
+	label->allowed = n > 0;
+	for (size_t i = 0; i < n; i++)
+		label->allowed &= qd_qos_allowed(qos[i], assoc,
+						 label->by_operator,
+						 label->resv);
 	if (pol && req) {
-		denied = qd_decide(pol, req, job, qos, &who, msg, sizeof(msg));
+		denied = qd_decide(pol, req, job, qos, n, &who, msg,
+				   sizeof(msg));
 		enforce = pol->enforce;
 	}
 	assoc_mgr_unlock(&locks);
 	slurm_mutex_unlock(&policy_lock);
+	xfree(qos);
 
 	if (dbd_changed)
 		log_dbd_change(dbd_down);
@@ -291,7 +298,6 @@ static int modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	    .uid = job_ptr->user_id,
 	    .account = job_desc->account ? job_desc->account : job_ptr->account,
 	    .qos = job_desc->qos,
-	    .cur_qos = job_ptr->qos_ptr,
 	    .partition =
 		job_desc->partition ? job_desc->partition : job_ptr->partition,
 	};
@@ -305,8 +311,10 @@ static int modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	if (!size_change && !job_desc->qos && !job_desc->partition &&
 	    !job_desc->account)
 		return SLURM_SUCCESS;
+	job.n_cur_qos = qd_job_cur_qos(job_ptr, &job.cur_qos);
 	rc = decide_and_report(count(&r, &req) ? &req : NULL, &job, &label,
 			       err_msg);
+	xfree(job.cur_qos);
 	if (rc == SLURM_SUCCESS && job_desc->qos && label.allowed)
 		set_qos_env(&job_ptr->spank_job_env,
 			    &job_ptr->spank_job_env_size, label.name);

@@ -30,6 +30,10 @@
 	QD_SLURM_RELEASE(SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),            \
 			 SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER))
 
+/* 24.11 lets a job name several QoS (--qos=a,b): job_record_t's qos_list,
+ * qos_ptr being the one the last scheduling pass tried. */
+#define QD_JOB_QOS_LIST (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0))
+
 /* 23.02 named the job's details job_details_t (24.05 then moved it, with
  * job_record_t, to src/common/job_record.h as an anonymous struct). */
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)

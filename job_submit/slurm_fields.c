@@ -106,6 +106,26 @@ static uint64_t first_node_mem(const part_record_t *part)
 	return node->config_ptr->real_memory - node->mem_spec_limit;
 }
 
+static int is_mem_per_gpu(void *x, void *key)
+{
+	(void)key;
+	return ((job_defaults_t *)x)->type == JOB_DEF_MEM_PER_GPU;
+}
+
+/* DefMemPerGPU of the partition, else of slurm.conf; 0 when neither. */
+static uint64_t def_mem_per_gpu(const part_record_t *part)
+{
+	job_defaults_t *d = NULL;
+
+	if (part && part->job_defaults_list)
+		d = list_find_first(part->job_defaults_list, is_mem_per_gpu,
+				    NULL);
+	if (!d && slurm_conf.job_defaults_list)
+		d = list_find_first(slurm_conf.job_defaults_list,
+				    is_mem_per_gpu, NULL);
+	return d && d->value != NO_VAL64 ? d->value : 0;
+}
+
 void qd_request_partition_defaults(struct qd_job_request *req,
 				   const char *partition)
 {
@@ -122,6 +142,34 @@ void qd_request_partition_defaults(struct qd_job_request *req,
 		req->part_min_nodes = u32(part->min_nodes);
 		req->node_mem_mb = first_node_mem(part);
 	}
+	req->def_mem_per_gpu = def_mem_per_gpu(part);
+}
+
+#if QD_JOB_QOS_LIST
+static int add_qos(void *x, void *arg)
+{
+	slurmdb_qos_rec_t ***next = arg;
+
+	*(*next)++ = x;
+	return 0;
+}
+#endif
+
+size_t qd_job_cur_qos(const job_record_t *job, slurmdb_qos_rec_t ***qos)
+{
+	slurmdb_qos_rec_t **next;
+
+#if QD_JOB_QOS_LIST
+	if (job->qos_list && list_count(job->qos_list) > 0) {
+		*qos = next = xcalloc(list_count(job->qos_list), sizeof(**qos));
+		list_for_each_ro(job->qos_list, add_qos, &next);
+		return (size_t)(next - *qos);
+	}
+#endif
+	*qos = next = xcalloc(1, sizeof(**qos));
+	if (job->qos_ptr)
+		*next++ = job->qos_ptr;
+	return (size_t)(next - *qos);
 }
 
 #define PICK32(upd, cur)  ((upd) != NO_VAL ? (upd) : (cur))

@@ -48,4 +48,11 @@ void qd_request_partition_defaults(struct qd_job_request *req,
 bool qd_request_from_update(const job_desc_msg_t *upd, const job_record_t *job,
 			    struct qd_job_request *req);
 
+/*
+ * The QoS a pending job may run under, into *qos (xcalloc'd, the caller
+ * xfrees it): from 24.11 its qos_list when it lists several, else its
+ * qos_ptr. Returns how many (0: none known). Caller holds the job lock.
+ */
+size_t qd_job_cur_qos(const job_record_t *job, slurmdb_qos_rec_t ***qos);
+
 #endif

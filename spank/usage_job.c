@@ -155,7 +155,13 @@ int qd_job_record(qd_env_fn env, void *env_arg, const char *cluster,
 	    optional_from(env, env_arg, "SLURM_JOB_PARTITION", r->partition,
 			  err, errlen))
 		return -1;
-	label_from(env, env_arg, QD_QOS_ENV, r->qos);
+	/* From 26.05 slurmd gives the prolog and epilog the QoS the job runs
+	 * under; before, the label job_submit/qosdeny put in the job's SPANK
+	 * environment is all there is (for a job that may run under several
+	 * QoS, the first it lists). */
+	label_from(env, env_arg, "SLURM_JOB_QOS", r->qos);
+	if (!r->qos[0])
+		label_from(env, env_arg, QD_QOS_ENV, r->qos);
 	v = env("SLURM_JOB_RESTART_COUNT", env_arg);
 	if (v && parse_u32(v, UINT32_MAX, restarts))
 		return qd_errf(err, errlen,
