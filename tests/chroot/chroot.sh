@@ -53,9 +53,11 @@ bootstrap_script() {
 create() {
 	local rel=$1 dir=$BASE/$1 mirror
 	[ -e "$dir/.qd-ready" ] && return 0
-	command -v debootstrap >/dev/null || {
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
-	}
+	if ! command -v debootstrap >/dev/null; then
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq debootstrap; } >/dev/null 2>&1 ||
+			die "cannot install debootstrap"
+	fi
 	mirror=$(host_mirror)
 	[ -z "$(mounts_below "$dir")" ] || die "$dir has mounts, not re-creating"
 	rm -rf --one-file-system "$dir"
