@@ -11,7 +11,10 @@
 #                   Slurm, in $(B)/deb-pkg (lintian-checked)
 
 PREFIX    ?= /usr/local
-PLUGINDIR ?= $(shell pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/slurm-wlm
+# Debian's Slurm keeps its plugins in slurm-wlm/, SchedMD's build in slurm/.
+SLURM_LIBDIR := $(shell pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
+PLUGINDIR ?= $(firstword $(wildcard $(SLURM_LIBDIR)/slurm-wlm $(SLURM_LIBDIR)/slurm) \
+                         $(SLURM_LIBDIR)/slurm-wlm)
 SYSCONFDIR ?= /etc/slurm
 DESTDIR   ?=
 VERSION   := 0.1.0
@@ -91,7 +94,7 @@ FILL_QUEUE := $(B)/tests/fill_queue
 include spank/spank.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: all check check-here deb deb-test unit unit-asan integration integration-asan demo bench \
+.PHONY: all check check-here slurm-from-source deb deb-test bench-plugin unit unit-asan integration integration-asan demo bench \
         install deps format format-check clean
 all: $(CORE_LIB) $(JS_SO) $(SPANK_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
 
@@ -211,14 +214,20 @@ integration-asan: all $(ASAN_CTLD_DIR)/job_submit_qosdeny.so \
 # tree, which is built and installed inside the chroot.
 SLURM ?= 22.05 24.11 26.05
 
+CHECK_RESULTS := $(QD_BUILD)/check-results
 check:
-	@rm -rf $(B)/results
-	@mkdir -p $(B)/results
+	@rm -rf $(CHECK_RESULTS)
+	@mkdir -p $(CHECK_RESULTS)
 	@for v in $(SLURM); do \
-		bash tests/chroot/suite.sh "$$v" \
+		QD_RESULTS=$(CHECK_RESULTS) bash tests/chroot/suite.sh "$$v" \
 			"$(if $(filter command line environment,$(origin SLURM_SRC)),$(SLURM_SRC))" || true; \
 	done
-	sh tests/summary.sh $(B)/results
+	sh tests/summary.sh $(CHECK_RESULTS)
+
+# Slurm built and installed from SLURM_SRC (26.05: Debian ships no source
+# for it), in the chroot make-in.sh runs this in.
+slurm-from-source:
+	bash tests/chroot/build-slurm.sh $(SLURM_SRC) $(B)/slurm-build
 
 # The whole suite against the Slurm installed here.
 check-here: deps
@@ -228,21 +237,34 @@ check-here: deps
 	$(MAKE) fuzz-smoke || true
 	$(MAKE) integration || true
 	$(MAKE) integration-asan || true
-	$(MAKE) deb-test || true
+	@if dpkg -S "$$(command -v slurmctld)" >/dev/null 2>&1; then \
+		$(MAKE) deb-test || true; \
+	else \
+		echo "deb-test: skipped: this Slurm is not Debian's package"; \
+	fi
 
 demo: deps
 	$(MAKE) all
 	bash tests/demo.sh
 
 bench: deps $(BENCH_BIN) $(USAGE_BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SPANK_SO)
-	$(BENCH_BIN) | tee tests/bench/decision.txt
 	bash tests/bench/usage.sh
 	bash tests/bench/launch.sh
 	QD_MEMORY_SUBMISSIONS=20000 QD_MEMORY_OUT=tests/bench/memory.txt \
 		bash tests/integration/run.sh tests/integration/t_memory.sh
 	bash tests/bench/submit.sh
+	$(MAKE) bench-plugin
+	bash tests/chroot/make-in.sh 24.11 bench-plugin BENCH_VERSION=-24.11
+
+# The decision path and the time inside job_submit per submission (uprobes,
+# beside job_submit/lua), for one Slurm version: make bench runs it here and
+# in the 24.11 chroot (tests/bench/*-24.11.txt).
+BENCH_VERSION ?=
+bench-plugin: deps $(BENCH_BIN) $(FILL_QUEUE) $(JS_SO)
+	$(BENCH_BIN) | tee tests/bench/decision$(BENCH_VERSION).txt
 	QD_EXTRA_PKGS=linux-perf sh tests/cluster/install-deps.sh
-	bash tests/bench/plugin_time.sh
+	QD_BENCH_OUT=tests/bench/plugin_time$(BENCH_VERSION).txt \
+		bash tests/bench/plugin_time.sh
 
 install: $(JS_SO) $(SPANK_SO) $(TOOL)
 	install -D -m 0755 $(JS_SO) $(DESTDIR)$(PLUGINDIR)/job_submit_qosdeny.so

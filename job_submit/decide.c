@@ -184,10 +184,10 @@ size_t qd_job_qos(const struct qd_job_view *job, struct qd_who *who,
 		return n;
 	}
 	if (!job->qos || !strchr(job->qos, ','))
-		return add_qos(qos, 0, max,
-			       qd_find_job_qos(job->qos && *job->qos ? job->qos
-								     : NULL,
-					       *assoc));
+		return add_qos(
+		    qos, 0, max,
+		    qd_find_job_qos(job->qos && *job->qos ? job->qos : NULL,
+				    *assoc));
 	names = xstrdup(job->qos);
 	for (char *q = strtok_r(names, ",", &save); q;
 	     q = strtok_r(NULL, ",", &save))

@@ -4,9 +4,9 @@
 # the config.h that matches the build of that Slurm.
 #
 #   SLURM_SRC unset or empty dir: Debian's source package of the installed
-#     slurm-wlm (libslurm-dev's version), fetched into $B/slurm-src. apt runs with private lists and a
-#     deb-src entry derived from the system's debian.sources, so the
-#     system's apt configuration is left untouched. Where the registry
+#     slurm-wlm (libslurm-dev's version), fetched into $B/slurm-src. apt
+#     runs with private lists and a deb-src entry derived from the system's
+#     debian.sources, so the system's apt configuration is left untouched. Where the registry
 #     serves the orig tarball but not the .dsc (Debian 13's 24.11.5), the
 #     orig tarball alone is unpacked: Debian's patches cannot be applied,
 #     and the public headers the tree has are compared with the installed
@@ -14,10 +14,10 @@
 #   SLURM_SRC=DIR with a tree in it: that tree (a site building Slurm
 #     itself, or SchedMD's tree).
 #
-# Either way the tree's version (META), the installed headers'
-# (slurm/slurm_version.h's SLURM_VERSION_NUMBER) and slurmctld's (-V) must agree: a plugin built
+# Either way the tree's version (META), the installed headers' (their
+# SLURM_VERSION_NUMBER) and slurmctld's (-V) must agree: a plugin built
 # against one Slurm's structures and loaded into another's slurmctld reads
-# the wrong fields. Prints the version to $B/slurm-config/version.
+# the wrong fields. Writes the version to $B/slurm-config/version.
 set -eu
 : "${B:=build}"
 : "${SLURM_SRC:=$B/slurm-src}"
@@ -124,8 +124,9 @@ fi
 
 mkdir -p "$cfg"
 cat >"$cfg/config.h" <<EOC
-/* Written by get-slurm-source.sh: the settings of Debian's slurm-wlm build
- * that change the layout of the internal structures qosdeny reads. */
+/* Written by get-slurm-source.sh: the settings of Slurm's build (Debian's,
+ * or configure's defaults) that the internal headers qosdeny includes
+ * depend on; none changes the layout of a structure qosdeny reads. */
 #define USE_ALIAS 1
 #define NDEBUG 1
 EOC

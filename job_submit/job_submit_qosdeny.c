@@ -180,12 +180,11 @@ static int decide_and_report(const struct qd_tres *req,
 		 n && qos[0]->name ? qos[0]->name : "");
 	label->allowed = n > 0;
 	for (size_t i = 0; i < n; i++)
-		label->allowed &= qd_qos_allowed(qos[i], assoc,
-						 label->by_operator,
-						 label->resv);
+		label->allowed &= qd_qos_allowed(
+		    qos[i], assoc, label->by_operator, label->resv);
 	if (pol && req) {
-		denied = qd_decide(pol, req, job, qos, n, &who, msg,
-				   sizeof(msg));
+		denied =
+		    qd_decide(pol, req, job, qos, n, &who, msg, sizeof(msg));
 		enforce = pol->enforce;
 	}
 	assoc_mgr_unlock(&locks);

@@ -82,6 +82,13 @@ EOF
 	# The host's apt settings (proxies, validity checks) apply inside too.
 	cp -a /etc/apt/apt.conf.d/. "$dir/etc/apt/apt.conf.d/" 2>/dev/null || true
 	mkdir -p "$dir$INSIDE"
+	# make, to run the suite's own targets (make deps installs the rest).
+	unshare --mount --propagation private bash "$0" __inside "$dir" \
+		sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends make' \
+		>>"$BASE/$rel.debootstrap.log" 2>&1 || {
+		tail -n 20 "$BASE/$rel.debootstrap.log" >&2
+		die "installing make into $rel failed"
+	}
 	touch "$dir/.qd-ready"
 	msg "$rel ready in $dir"
 }

@@ -28,8 +28,11 @@ case $D in /*) ;; *) D=$(pwd)/$D ;; esac
 D=${D%/}
 TIMEOUT=${QD_START_TIMEOUT:-60}
 CLUSTER=qdtest
-SYS_PLUGINDIR=$(pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/slurm-wlm
-[ -d "$SYS_PLUGINDIR" ] || SYS_PLUGINDIR=/usr/lib/x86_64-linux-gnu/slurm-wlm
+SLURM_LIBDIR=$(pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
+# Debian's Slurm keeps its plugins in slurm-wlm/, one built from SchedMD's
+# tree (26.05, tests/chroot/build-slurm.sh) in slurm/.
+SYS_PLUGINDIR=$SLURM_LIBDIR/slurm-wlm
+[ -d "$SYS_PLUGINDIR" ] || SYS_PLUGINDIR=$SLURM_LIBDIR/slurm
 PLUGINDIR=$SYS_PLUGINDIR:${QD_PLUGINDIR:-$BUILD}
 DBPASS=qdtest-slurm
 TEST_USERS="alice bob charlie"

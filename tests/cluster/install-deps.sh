@@ -10,11 +10,19 @@
 # install is stopped again, by pid.
 set -eu
 
+# Slurm's own packages, unless a Slurm built from source is installed
+# (tests/chroot/build-slurm.sh: 26.05): never Debian's beside it.
+SLURM_PKGS="slurmctld slurmd slurmdbd slurm-client libslurm-dev"
+ctld=$(command -v slurmctld || true)
+if [ -n "$ctld" ] && ! dpkg -S "$ctld" >/dev/null 2>&1; then
+	SLURM_PKGS=""
+fi
+
 # QD_EXTRA_PKGS: more, for one target (linux-perf for make bench).
 # clang and libclang-rt-dev: the fuzz targets (tests/fuzz); the latter,
 # which holds libFuzzer and the sanitizer runtimes, is only a Recommends of
 # clang and so is not pulled in with --no-install-recommends.
-PKGS="slurmctld slurmd slurmdbd slurm-client libslurm-dev munge mariadb-server
+PKGS="$SLURM_PKGS munge mariadb-server
 mariadb-client redis-server libcriterion-dev libhiredis-dev dpkg-dev pkg-config
 clang-format gcc make clang libclang-rt-dev ${QD_EXTRA_PKGS:-}"
 USERS="alice bob charlie"

@@ -633,3 +633,167 @@ Test(request, slash_corners)
 			       qd_tres_get_typed(&t, c->type, 0), c->typed);
 	}
 }
+
+/*
+ * Rows whose count changed after 22.05, as job_submit saw them and as the
+ * ReqTRES of the held job read, measured on slurmctld 24.11.5 and 26.05.3
+ * (the test cluster: DefMemPerCPU=1000, nodes of 64000 MiB; "dmg" a
+ * partition with DefMemPerGPU=2000, "mn2" one with MinNodes=2).
+ */
+#define R2411 QD_SLURM_RELEASE(24, 11)
+#define R2605 QD_SLURM_RELEASE(26, 5)
+#define NODE_DEF                                                               \
+	.def_mem_mb = 1000, .def_mem_per_cpu = true, .node_mem_mb = 64000
+
+struct release_row {
+	const char *name;
+	struct qd_job_request req;
+	struct want want;
+};
+
+static const struct release_row release_rows[] = {
+    /* 23.02: -n wins over --gpus / --gpus-per-task */
+    {"24.11 raw: --gpus=2, 1 per task, -n 4",
+     {.slurm_release = R2411,
+      NODE_DEF,
+      .min_cpus = 4,
+      .num_tasks = 4,
+      .tres_per_job = "gres/gpu:2",
+      .tres_per_task = "gres/gpu:1"},
+     N(4, 4000, 1, 4)},
+    {"24.11: -n 2 --gpus-per-task=a100:2 (\"=\" count)",
+     {.slurm_release = R2411,
+      NODE_DEF,
+      .min_cpus = 2,
+      .num_tasks = 2,
+      .tres_per_task = "gres/gpu:a100=2"},
+     T(2, 2000, 1, 4, "a100", 4)},
+    /* 23.02: a job without -N is one node for its tasks and min_cpus */
+    {"24.11 raw: -n 2 -c 3, no min_cpus",
+     {.slurm_release = R2411, NODE_DEF, .num_tasks = 2, .cpus_per_task = 3},
+     N(6, 6000, 1, 0)},
+    {"24.11: -n 2, cpu=4 and a GPU per task (-c not sent)",
+     {.slurm_release = R2411,
+      NODE_DEF,
+      .num_tasks = 2,
+      .tres_per_task = "cpu=4,gres/gpu=1"},
+     N(2, 2000, 1, 2)},
+    /* 24.05: GPUs per job as given, over per-socket ones */
+    {"24.11: --gpus=2 --gpus-per-socket=2 --sockets-per-node=2",
+     {.slurm_release = R2411,
+      NODE_DEF,
+      .min_cpus = 1,
+      .sockets_per_node = 2,
+      .tres_per_job = "gres/gpu:2",
+      .tres_per_socket = "gres/gpu:2"},
+     N(1, 1000, 1, 2)},
+    /* 24.05: CPUs per GPU raise the CPUs, after the GRES checks */
+    {"24.11: -N 2 --gres=gpu:2 --cpus-per-gpu=3",
+     {.slurm_release = R2411,
+      NODE_DEF,
+      .min_cpus = 12,
+      .min_nodes = 2,
+      .max_nodes = 2,
+      .tres_per_node = "gres/gpu:2",
+      .cpus_per_tres = "gres/gpu:3"},
+     N(12, 12000, 2, 4)},
+    {"24.11 raw: -p mn2 --gres=gpu:2 --cpus-per-gpu=3, min_cpus 1",
+     {.slurm_release = R2411,
+      NODE_DEF,
+      .min_cpus = 1,
+      .part_min_nodes = 2,
+      .tres_per_node = "gres/gpu:2",
+      .cpus_per_tres = "gres/gpu:3"},
+     N(12, 12000, 2, 4)},
+    /* 25.11: min_cpus at least tasks x -c, -O or not */
+    {"24.11: --gpus=2 --ntasks-per-gpu=2 -c 4",
+     {.slurm_release = R2411,
+      NODE_DEF,
+      .min_cpus = 4,
+      .num_tasks = 4,
+      .cpus_per_task = 4,
+      .ntasks_per_tres = 2,
+      .tres_per_job = "gres/gpu:2",
+      .tres_per_task = "cpu=4"},
+     N(4, 4000, 1, 2)},
+    {"26.05: --gpus=2 --ntasks-per-gpu=2 -c 4",
+     {.slurm_release = R2605,
+      NODE_DEF,
+      .min_cpus = 4,
+      .num_tasks = 4,
+      .cpus_per_task = 4,
+      .ntasks_per_tres = 2,
+      .tres_per_job = "gres/gpu:2",
+      .tres_per_task = "cpu=4"},
+     N(16, 16000, 1, 2)},
+    {"24.11: -O -n 4 -c 2 --gres=gpu:1",
+     {.slurm_release = R2411,
+      NODE_DEF,
+      .min_cpus = 1,
+      .overcommit = true,
+      .num_tasks = 4,
+      .cpus_per_task = 2,
+      .tres_per_node = "gres/gpu:1",
+      .tres_per_task = "cpu=2"},
+     N(1, 1000, 1, 1)},
+    {"26.05: -O -n 4 -c 2 --gres=gpu:1",
+     {.slurm_release = R2605,
+      NODE_DEF,
+      .min_cpus = 1,
+      .overcommit = true,
+      .num_tasks = 4,
+      .cpus_per_task = 2,
+      .tres_per_node = "gres/gpu:1",
+      .tres_per_task = "cpu=2"},
+     N(8, 8000, 1, 1)},
+    /* 25.05: DefMemPerGPU x the first GPU record */
+    {"26.05: -p dmg --gpus=3",
+     {.slurm_release = R2605,
+      NODE_DEF,
+      .min_cpus = 1,
+      .def_mem_per_gpu = 2000,
+      .tres_per_job = "gres/gpu:3"},
+     N(1, 6000, 1, 3)},
+    {"26.05: -p dmg --gpus=a100:1,v100:2",
+     {.slurm_release = R2605,
+      NODE_DEF,
+      .min_cpus = 1,
+      .def_mem_per_gpu = 2000,
+      .tres_per_job = "gres/gpu:a100:1,gres/gpu:v100:2"},
+     T(1, 2000, 1, 3, "v100", 2)},
+    {"24.11: -p dmg --gpus=3 (DefMemPerGPU not yet)",
+     {.slurm_release = R2411,
+      NODE_DEF,
+      .min_cpus = 1,
+      .def_mem_per_gpu = 2000,
+      .tres_per_job = "gres/gpu:3"},
+     N(1, 1000, 1, 3)},
+};
+
+ParameterizedTestParameters(request, releases)
+{
+	static size_t idx[sizeof(release_rows) / sizeof(release_rows[0])];
+
+	for (size_t i = 0; i < sizeof(idx) / sizeof(idx[0]); i++)
+		idx[i] = i;
+	return cr_make_param_array(size_t, idx, sizeof(idx) / sizeof(idx[0]));
+}
+
+ParameterizedTest(size_t *i, request, releases)
+{
+	const struct release_row *r = &release_rows[*i];
+	struct qd_tres t;
+	char err[128] = "";
+
+	cr_assert_eq(qd_request_count(&r->req, &t, err, sizeof(err)), 0,
+		     "%s: %s", r->name, err);
+	expect(r->name, "cpu", qd_tres_get(&t, QD_TRES_CPU, 99), r->want.cpu);
+	expect(r->name, "mem", qd_tres_get(&t, QD_TRES_MEM, 99), r->want.mem);
+	expect(r->name, "node", qd_tres_get(&t, QD_TRES_NODE, 99),
+	       r->want.node);
+	expect(r->name, "gres/gpu", qd_tres_get(&t, QD_TRES_GPU, 99),
+	       r->want.gpu);
+	if (r->want.type)
+		expect(r->name, r->want.type,
+		       qd_tres_get_typed(&t, r->want.type, 99), r->want.typed);
+}

@@ -1,0 +1,69 @@
+#!/bin/bash
+# Builds and installs Slurm from a source tree, as a site on SchedMD's own
+# releases does, for the suite against a Slurm that Debian ships no source
+# for (26.05). Run inside its chroot (make-in.sh ... slurm-from-source), as
+# root. Usage: build-slurm.sh TREE BUILD_DIR
+#
+# Configured as Debian configures its own (--enable-multiple-slurmd: the
+# test cluster runs two slurmd on one host), installed into /usr
+# (binaries), /usr/lib/x86_64-linux-gnu (libslurm, and the plugins in its
+# slurm/), /usr/include/slurm, /etc/slurm: where the test cluster and
+# qosdeny's build look for them. Nothing of Debian's Slurm is
+# installed beside it. Kept: an installed Slurm of the tree's version is
+# not rebuilt.
+set -euo pipefail
+tree=$(cd "$1" && pwd)
+bdir=$2
+ver=$(awk '$1 == "Version:" { print $2; exit }' "$tree/META")
+[ -n "$ver" ] || {
+	echo "build-slurm: no version in $tree/META" >&2
+	exit 1
+}
+if command -v slurmctld >/dev/null &&
+	[ "$(slurmctld -V | awk '{ print $2 }')" = "$ver" ]; then
+	echo "build-slurm: Slurm $ver is installed"
+	exit 0
+fi
+if dpkg-query -W -f '${db:Status-Status}' slurmctld 2>/dev/null | grep -q installed; then
+	echo "build-slurm: Debian's slurmctld is installed here: not mixing it with Slurm $ver from $tree" >&2
+	exit 1
+fi
+
+# What Slurm's configure needs for the daemons the suite runs: munge
+# (auth/munge), MariaDB's client (accounting_storage/mysql), hwloc, and the
+# runtime the suite itself needs (install-deps.sh, which leaves Slurm's
+# packages out once this slurmctld is in place).
+export DEBIAN_FRONTEND=noninteractive
+{
+	apt-get update -qq &&
+		apt-get install -y -qq --no-install-recommends gcc make python3 \
+			pkg-config libmunge-dev munge libmariadb-dev libhwloc-dev \
+			libjson-c-dev libyaml-dev liblua5.3-dev
+} >"$bdir.deps.log" 2>&1 || {
+	tail -n 20 "$bdir.deps.log" >&2
+	exit 1
+}
+
+rm -rf "$bdir"
+mkdir -p "$bdir"
+cd "$bdir"
+echo "build-slurm: configuring Slurm $ver ($tree)"
+"$tree/configure" --prefix=/usr --sysconfdir=/etc/slurm \
+	--libdir=/usr/lib/x86_64-linux-gnu --localstatedir=/var \
+	--runstatedir=/run --disable-debug --without-rpath --with-munge \
+	--enable-multiple-slurmd \
+	>configure.log 2>&1 || {
+	tail -n 20 configure.log >&2
+	exit 1
+}
+echo "build-slurm: building ($(nproc) jobs)"
+make -j"$(nproc)" >make.log 2>&1 || {
+	tail -n 30 make.log >&2
+	exit 1
+}
+make install >install.log 2>&1 || {
+	tail -n 20 install.log >&2
+	exit 1
+}
+ldconfig
+echo "build-slurm: Slurm $(slurmctld -V | awk '{ print $2 }') installed"

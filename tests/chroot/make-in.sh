@@ -1,0 +1,46 @@
+#!/bin/bash
+# make, against one Slurm version: here when this host's Debian release
+# ships it, else in a chroot of the release that does (chroot.sh), built
+# under build/RELEASE.
+#
+#   make-in.sh VERSION [MAKE ARGS...]   prints "# Slurm V: Debian R, here"
+#                                       (or chroot), runs make, exits with
+#                                       its status
+#   make-in.sh --build VERSION          prints that build directory,
+#                                       relative to the checkout
+#
+#   VERSION  22.05 | 24.11 | 26.05: the Slurm of Debian 12, 13 and testing.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+build_only=""
+if [ "${1:-}" = --build ]; then
+	build_only=1
+	shift
+fi
+ver=$1
+shift
+
+# The Debian release that ships each Slurm version.
+case $ver in
+22.05) rel=bookworm ;;
+24.11) rel=trixie ;;
+26.05) rel=forky ;;
+*)
+	echo "make-in: unknown Slurm version '$ver' (22.05, 24.11 or 26.05)" >&2
+	exit 2
+	;;
+esac
+
+host_rel=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+if [ -n "$build_only" ]; then
+	if [ "$host_rel" = "$rel" ]; then echo build; else echo "build/$rel"; fi
+	exit 0
+fi
+if [ "$host_rel" = "$rel" ]; then
+	echo "# Slurm $ver: Debian $rel, here"
+	exec make -C "$REPO" "$@"
+fi
+echo "# Slurm $ver: Debian $rel, chroot build/chroot/$rel"
+bash "$HERE/chroot.sh" create "$rel" || exit 1
+exec bash "$HERE/chroot.sh" run "$rel" make B="build/$rel" "$@"
