@@ -147,7 +147,7 @@ $(ASAN_B)/tests/test_%: tests/unit/test_%.c $(ASAN_CORE_LIB) \
 		-lcriterion -lhiredis -lm
 
 $(B)/tests/forge_submit $(B)/tests/submit_as_uid: HELPER_LIBS := -lslurm
-$(B)/tests/%: tests/helpers/%.c
+$(B)/tests/%: tests/helpers/%.c $(wildcard tests/helpers/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(HELPER_LIBS)
 
@@ -179,7 +179,7 @@ $(USAGE_BENCH_BIN): tests/bench/bench_usage.c $(SPANK_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SPANK_CFLAGS) -o $@ $< $(SPANK_LIB) $(SPANK_LIBS)
 
-$(FILL_QUEUE): tests/bench/fill_queue.c
+$(FILL_QUEUE): tests/bench/fill_queue.c tests/helpers/slurm_ids.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lslurm
 
@@ -308,8 +308,8 @@ deb: $(B)/slurm-config/config.h
 # make deb's own failure (lintian's too) is one failed count.
 deb-test:
 	@mkdir -p $(QD_RESULTS)
-	@if $(MAKE) deb; then echo "deb make-deb 1 0"; \
-	else echo "deb make-deb 0 1"; fi >>$(QD_RESULTS)/counts
+	@if $(MAKE) deb; then r="1 0"; else r="0 1"; fi; \
+		echo "deb make-deb $$r" >>$(QD_RESULTS)/counts
 	bash tests/integration/deb-test.sh
 
 FORMAT_FILES := $(wildcard shared/*.[ch] job_submit/*.[ch] spank/*.[ch] \

@@ -19,6 +19,8 @@
 #include <pwd.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+
+#include "../helpers/slurm_ids.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -310,7 +312,7 @@ static int one(const struct opts *o, job_desc_msg_t *d, uint32_t *job_id)
 	case M_BATCH:
 		rc = slurm_submit_batch_job(d, &sr);
 		if (!rc && sr) {
-			*job_id = sr->job_id;
+			*job_id = QD_RESP_JOB_ID(sr);
 			rc = (int)sr->error_code;
 		}
 		slurm_free_submit_response_response_msg(sr);
@@ -318,7 +320,7 @@ static int one(const struct opts *o, job_desc_msg_t *d, uint32_t *job_id)
 	case M_ALLOC:
 		rc = slurm_allocate_resources(d, &ar);
 		if (!rc && ar) {
-			*job_id = ar->job_id;
+			*job_id = QD_RESP_JOB_ID(ar);
 			rc = (int)ar->error_code;
 		}
 		slurm_free_resource_allocation_response_msg(ar);

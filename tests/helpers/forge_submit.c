@@ -12,6 +12,8 @@
 
 #include <slurm/slurm.h>
 
+#include "slurm_ids.h"
+
 int main(int argc, char **argv)
 {
 	char spank_form[256], bare_form[256], cwd[4096];
@@ -50,7 +52,7 @@ int main(int argc, char **argv)
 		slurm_perror("forge_submit");
 		return 1;
 	}
-	printf("%u\n", resp->job_id);
+	printf("%u\n", QD_RESP_JOB_ID(resp));
 	slurm_free_submit_response_response_msg(resp);
 	return 0;
 }

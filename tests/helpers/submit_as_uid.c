@@ -11,6 +11,8 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "slurm_ids.h"
+
 int main(int argc, char **argv)
 {
 	job_desc_msg_t desc;
@@ -36,7 +38,7 @@ int main(int argc, char **argv)
 		printf("error: %s\n", slurm_strerror(errno));
 		return 1;
 	}
-	printf("%u\n", resp->job_id);
+	printf("%u\n", QD_RESP_JOB_ID(resp));
 	slurm_free_submit_response_response_msg(resp);
 	return 0;
 }

@@ -62,7 +62,9 @@ for p in slurmctld slurmd; do
 done
 
 # --- the installed plugins run: PluginDir is Slurm's own alone ----------
+# Clients load plugins too: the directory must be readable to the users.
 empty=$(mktemp -d)
+chmod 755 "$empty"
 QD_PLUGINDIR=$empty bash "$here/run.sh" "$here/t_scenario.sh" \
 	"$here/t_gpu_binding.sh"
 check "the suite's scenario and GPU binding pass with the package's plugins" \
