@@ -105,6 +105,9 @@ run_inside() {
 	local dir=$1 rc=0
 	shift
 	mount --make-rprivate /
+	# The chroot's / a mount point of its own, as a machine's is: the
+	# cgroup tests make their mounts private from there (mount of "/").
+	mount --bind "$dir" "$dir"
 	mount --rbind /proc "$dir/proc"
 	mount --rbind /sys "$dir/sys"
 	mount --rbind /dev "$dir/dev"
