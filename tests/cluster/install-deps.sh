@@ -13,8 +13,8 @@ set -eu
 # Slurm's own packages, unless a Slurm built from source is installed
 # (tests/chroot/build-slurm.sh: 26.05): never Debian's beside it.
 SLURM_PKGS="slurmctld slurmd slurmdbd slurm-client libslurm-dev"
-ctld=$(command -v slurmctld || true)
-if [ -n "$ctld" ] && ! dpkg -S "$ctld" >/dev/null 2>&1; then
+if command -v slurmctld >/dev/null &&
+	[ "$(dpkg-query -W -f='${db:Status-Status}' slurmctld 2>/dev/null)" != installed ]; then
 	SLURM_PKGS=""
 fi
 
