@@ -288,9 +288,10 @@ install: $(JS_SO) $(SPANK_SO) $(TOOL)
 # the tree, so that dpkg-buildpackage's files stay out of the checkout.
 DEB_B    := $(B)/deb-pkg
 DEB_TREE := $(DEB_B)/qosdeny-$(VERSION)
-deb: $(B)/slurm-config/config.h
-	QD_EXTRA_PKGS="debhelper lintian build-essential" \
+deb:
+	QD_DEPS=build QD_EXTRA_PKGS="debhelper lintian build-essential" \
 		sh tests/cluster/install-deps.sh
+	$(MAKE) $(B)/slurm-config/config.h
 	rm -rf $(DEB_B)
 	mkdir -p $(DEB_TREE)
 	tar --exclude=./build --exclude=./.git -cf - . | tar -xf - -C $(DEB_TREE)

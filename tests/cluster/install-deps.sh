@@ -26,6 +26,12 @@ PKGS="$SLURM_PKGS munge mariadb-server
 mariadb-client redis-server libcriterion-dev libhiredis-dev dpkg-dev pkg-config
 clang-format gcc make clang libclang-rt-dev ${QD_EXTRA_PKGS:-}"
 USERS="alice bob charlie"
+# QD_DEPS=build: only what building the plugins and the tool needs (make
+# deb on an administrator's machine), no test users.
+if [ "${QD_DEPS:-}" = build ]; then
+	PKGS="libslurm-dev libhiredis-dev dpkg-dev pkg-config gcc make ${QD_EXTRA_PKGS:-}"
+	USERS=""
+fi
 
 missing=""
 for p in $PKGS; do
