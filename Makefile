@@ -127,10 +127,15 @@ $(B)/tools/%.o: tools/%.c $(wildcard tools/*.h shared/*.h)
 $(TOOL): $(TOOL_OBJ) $(CORE_LIB)
 	$(CC) -o $@ $(TOOL_OBJ) $(CORE_LIB) -lslurm -lhiredis -lm
 
+# The tool's end-to-end tests run this build's qosdeny (B differs per
+# Slurm version).
+$(B)/tests/test_redis_tool $(ASAN_B)/tests/test_redis_tool: \
+	TEST_DEFS := -DQD_TOOL_PATH='"$(abspath $(TOOL))"'
+
 $(B)/tests/test_%: tests/unit/test_%.c $(CORE_LIB) $(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) -lcriterion \
-		-lhiredis -lm
+	$(CC) $(CFLAGS) $(TEST_DEFS) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) \
+		-lcriterion -lhiredis -lm
 
 $(ASAN_B)/shared/%.o: shared/%.c $(wildcard shared/*.h)
 	@mkdir -p $(@D)
@@ -143,8 +148,8 @@ $(ASAN_CORE_LIB): $(ASAN_CORE_OBJ)
 $(ASAN_B)/tests/test_%: tests/unit/test_%.c $(ASAN_CORE_LIB) \
 		$(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(CORE_CFLAGS) -o $@ $< $(ASAN_CORE_LIB) \
-		-lcriterion -lhiredis -lm
+	$(CC) $(CFLAGS) $(TEST_DEFS) $(ASAN_FLAGS) $(CORE_CFLAGS) -o $@ $< \
+		$(ASAN_CORE_LIB) -lcriterion -lhiredis -lm
 
 $(B)/tests/forge_submit $(B)/tests/submit_as_uid: HELPER_LIBS := -lslurm
 $(B)/tests/%: tests/helpers/%.c $(wildcard tests/helpers/*.h)

@@ -1,5 +1,5 @@
 /*
- * `qosdeny share` and `qosdeny flush` (build/qosdeny, or $QD_TOOL) end to
+ * `qosdeny share` and `qosdeny flush` (this build's, or $QD_TOOL) end to
  * end against a real redis-server, with a site of the test's own: slurm.conf
  * (accounting off, so shares come from qosdeny.conf), plugstack.conf with
  * the spank_qosdeny.so line, and a spool per slurmd (SlurmdSpoolDir=.../%n).
@@ -18,6 +18,10 @@
 #include "spool.h"
 #include "spool_orphan.h"
 #include "test_redis_server.h"
+
+#ifndef QD_TOOL_PATH /* the Makefile names this build's */
+#define QD_TOOL_PATH "build/qosdeny"
+#endif
 
 static struct server srv;
 static char out[8192], errout[8192];
@@ -115,8 +119,7 @@ static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static int run(const char *fmt, ...)
 {
-	const char *tool =
-	    getenv("QD_TOOL") ? getenv("QD_TOOL") : "build/qosdeny";
+	const char *tool = getenv("QD_TOOL") ? getenv("QD_TOOL") : QD_TOOL_PATH;
 	char args[512], cmd[2048];
 	va_list ap;
 	int st;
