@@ -17,6 +17,7 @@ check "reporting on (plugstack.conf, slurmd restarted)" reporting_on
 # only spool the start), their epilogs cannot reach it.
 bash "$CLUSTER" redis-stop >/dev/null
 check "Redis stopped" test -z "$(rcli ping 2>/dev/null)"
+t0=$(date +%s)
 as alice sbatch --parsable -N1 --gres=gpu:2 --wrap 'sleep 3'
 a=${OUT%%;*}
 as bob srun -N2 --gpus-per-node=1 sleep 3 &
@@ -26,7 +27,12 @@ check "while they run, their prologs' 1 + 2 open records are spooled" \
 	wait_for "open records" 20 three_open
 b=$(squeue -h -u bob -o %i)
 wait "$srun_pid"
-check "the jobs ended, epilogs included" wait_for "jobs to end" 60 queue_empty
+check "the jobs ended, epilogs included" wait_for "jobs to end" 120 queue_empty
+# A node's record ends at its epilog, when slurmctld tells the node the job
+# ended: 24.11 sometimes does so tens of seconds late (seen: 13 and 78 s
+# for a 3 s srun -N2 job). So a record lasts at least 1 s and no longer
+# than the jobs were in the queue, epilogs included.
+most=$(($(date +%s) - t0 + 1))
 
 recs=$(spool_records)
 assert_eq "3 closed records wait in the spools" 3 \
@@ -42,13 +48,14 @@ spooled() { # USER: the GPU-seconds of the user's spooled records
 }
 rec_a=$(echo "$recs" | grep " job=$a ")
 s=$(($(field "$rec_a" end) - $(field "$rec_a" start)))
-check "alice's job lasted ${s}s, 3 s within 2 s" test "$s" -ge 1 -a "$s" -le 5
+check "alice's job lasted ${s}s, 3 s, at most ${most}s" \
+	test "$s" -ge 1 -a "$s" -le "$most"
 assert_eq "alice's record: 2 GPUs x ${s}s" "$((2 * s))" "$(spooled alice)"
 for n in n1 n2; do
 	rec=$(echo "$recs" | grep " job=$b node=$n ")
 	s=$(($(field "$rec" end) - $(field "$rec" start)))
-	check "bob's job on $n lasted ${s}s, 3 s within 2 s" \
-		test "$s" -ge 1 -a "$s" -le 5
+	check "bob's job on $n lasted ${s}s, 3 s, at most ${most}s" \
+		test "$s" -ge 1 -a "$s" -le "$most"
 done
 node_a=$(field "$rec_a" node)
 file_a=$QD_SPOOL_DIR/$node_a/qosdeny/$QD_CLUSTER_NAME:$a:$node_a:$(field "$rec_a" start).rec
