@@ -17,8 +17,10 @@ ver=$1
 tree=${2:-}
 results=${QD_RESULTS:-${QD_BUILD:-$REPO/build}/check-results}
 mkdir -p "$results"
-# The version's own suites write to its build's results directory.
-unset QD_RESULTS
+# The version's own suites write to its build's results directory, and its
+# make takes none of the outer make's variables (SLURM_SRC is a tree of one
+# version; it is copied to where that version's build looks, below).
+unset QD_RESULTS MAKEFLAGS MFLAGS MAKELEVEL
 
 if [ -n "$tree" ]; then
 	tree_ver=$(awk '$1 == "Version:" { print $2; exit }' "$tree/META" 2>/dev/null)
