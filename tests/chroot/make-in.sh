@@ -8,11 +8,22 @@
 #                                       its status
 #   make-in.sh --build VERSION          prints that build directory,
 #                                       relative to the checkout
+#   make-in.sh --here                   prints the version this host's
+#                                       Debian release ships
 #
 #   VERSION  22.05 | 24.11 | 26.05: the Slurm of Debian 12, 13 and testing.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
+host_rel=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+if [ "${1:-}" = --here ]; then
+	case $host_rel in
+	bookworm) echo 22.05 ;;
+	trixie) echo 24.11 ;;
+	*) echo 26.05 ;;
+	esac
+	exit 0
+fi
 build_only=""
 if [ "${1:-}" = --build ]; then
 	build_only=1
@@ -32,7 +43,6 @@ case $ver in
 	;;
 esac
 
-host_rel=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 if [ -n "$build_only" ]; then
 	if [ "$host_rel" = "$rel" ]; then echo build; else echo "build/$rel"; fi
 	exit 0

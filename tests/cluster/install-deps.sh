@@ -83,7 +83,9 @@ if [ -n "$missing" ]; then
 	{
 		# shellcheck disable=SC2086
 		apt-get update -qq &&
-			apt-get install -y -qq --no-install-recommends $missing
+			apt-get install -y -qq --no-install-recommends \
+				-o Dpkg::Options::=--force-confdef \
+				-o Dpkg::Options::=--force-confold $missing
 	} >/tmp/qosdeny-install-deps.log 2>&1 || rc=$?
 	[ -n "$ours" ] && rm -f "$prc"
 	if [ "$rc" != 0 ]; then
