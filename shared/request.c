@@ -253,7 +253,6 @@ static int next_item_slash(const char **pos, struct item *it)
 					return -1;
 				it->type = last + 1;
 				it->type_len = (size_t)(end - last - 1);
-				it->cnt = 1;
 			}
 			name_end = last;
 		} else if (valid_number_slash(p, end, &it->cnt)) {

@@ -83,8 +83,7 @@ EOF
 	cp -a /etc/apt/apt.conf.d/. "$dir/etc/apt/apt.conf.d/" 2>/dev/null || true
 	mkdir -p "$dir$INSIDE"
 	# make, to run the suite's own targets (make deps installs the rest).
-	unshare --mount --propagation private bash "$0" __inside "$dir" \
-		sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends make' \
+	enter "$dir" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends make' \
 		>>"$BASE/$rel.debootstrap.log" 2>&1 || {
 		tail -n 20 "$BASE/$rel.debootstrap.log" >&2
 		die "installing make into $rel failed"
@@ -98,6 +97,11 @@ mounts_below() {
 	[ -d "$1" ] || return 0
 	awk -v d="$(readlink -f "$1")" '$5 == d || index($5, d "/") == 1 { print $5 }' \
 		/proc/self/mountinfo | sort -r
+}
+
+# CMD in the chroot DIR, from a private mount namespace (run_inside).
+enter() {
+	unshare --mount --propagation private bash "$0" __inside "$@"
 }
 
 # Inside the private namespace: mount, run, unmount.
@@ -126,7 +130,7 @@ run() {
 	local rel=$1 dir=$BASE/$1
 	shift
 	[ -e "$dir/.qd-ready" ] || die "no chroot for $rel (chroot.sh create $rel)"
-	unshare --mount --propagation private bash "$0" __inside "$dir" "$@"
+	enter "$dir" "$@"
 }
 
 destroy() {
