@@ -199,6 +199,23 @@ static int key_id(const char *key, size_t len)
 	return -1;
 }
 
+int qd_tres_set_named(struct qd_tres *t, const char *name, uint64_t value)
+{
+	int id = key_id(name, strlen(name));
+	const char *type;
+
+	if (id < 0)
+		return 1;
+	if (id < QD_TRES_FIXED) {
+		qd_tres_set(t, id, value);
+		return 0;
+	}
+	type = name + strlen(GPU_KEY) + 1;
+	if (!valid_type(type, strlen(type)))
+		return 1;
+	return qd_tres_set_typed(t, type, value);
+}
+
 static int parse_typed(const char *item, const char *key, size_t klen,
 		       const char *val, size_t vlen, struct qd_tres *seen,
 		       char *err, size_t errlen)

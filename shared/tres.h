@@ -64,6 +64,14 @@ int qd_tres_set_typed(struct qd_tres *t, const char *type, uint64_t value);
 /* Adds to gres/gpu:<type>, saturating at QD_UNLIMITED - 1; same errors. */
 int qd_tres_add_typed(struct qd_tres *t, const char *type, uint64_t value);
 
+/*
+ * Sets the TRES slurmctld names "cpu", "mem", "node", "gres/gpu" or
+ * "gres/gpu:<type>" (its TRES names, as in assoc_mgr's tables). Returns 0, 1
+ * when qosdeny does not cover that TRES (left out), -1 when a type does not
+ * fit (qd_tres_set_typed).
+ */
+int qd_tres_set_named(struct qd_tres *t, const char *name, uint64_t value);
+
 /* Value of a fixed TRES, or dflt when it is not set. */
 uint64_t qd_tres_get(const struct qd_tres *t, enum qd_tres_id id,
 		     uint64_t dflt);

@@ -267,3 +267,26 @@ Test(tres, format_value)
 	qd_tres_format_value(QD_TRES_CPU, QD_UNLIMITED, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "unlimited");
 }
+
+/* slurmctld's TRES names, as assoc_mgr lists them (scontrol show
+ * assoc_mgr), into a vector; the TRES qosdeny does not cover are left out. */
+Test(tres, set_named)
+{
+	struct qd_tres t;
+
+	qd_tres_init(&t);
+	cr_expect_eq(qd_tres_set_named(&t, "cpu", 8), 0);
+	cr_expect_eq(qd_tres_set_named(&t, "mem", 1024), 0);
+	cr_expect_eq(qd_tres_set_named(&t, "gres/gpu", 4), 0);
+	cr_expect_eq(qd_tres_set_named(&t, "gres/gpu:a100", 2), 0);
+	cr_expect_eq(qd_tres_set_named(&t, "energy", 7), 1);
+	cr_expect_eq(qd_tres_set_named(&t, "gres/gpumem", 7), 1);
+	cr_expect_eq(qd_tres_set_named(&t, "gres/gpu:", 7), 1);
+	cr_expect_eq(qd_tres_set_named(&t, "gres/gpu:a b", 7), 1);
+	cr_expect_eq(qd_tres_get(&t, QD_TRES_CPU, 0), 8);
+	cr_expect_eq(qd_tres_get(&t, QD_TRES_MEM, 0), 1024);
+	cr_expect_eq(qd_tres_get(&t, QD_TRES_GPU, 0), 4);
+	cr_expect_eq(qd_tres_get_typed(&t, "a100", 0), 2);
+	cr_expect_eq(t.ntyped, 1);
+	cr_expect_not(t.set[QD_TRES_NODE]);
+}
