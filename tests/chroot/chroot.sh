@@ -116,7 +116,12 @@ run_inside() {
 	mount --rbind /sys "$dir/sys"
 	mount --rbind /dev "$dir/dev"
 	mount --bind "$REPO" "$dir$INSIDE"
+	# Names resolve as on the host, this host's own name included: for an
+	# salloc, slurmctld looks up the submit host by name, and where that
+	# fails Slurm 24.11 retries for 10 s holding the job write lock, so a
+	# step's completion message times out and comes 60 s later.
 	cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
+	mount --bind -o ro /etc/hosts "$dir/etc/hosts"
 	chroot "$dir" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" CI="${CI:-}" \
 		/bin/bash -c 'cd '"$INSIDE"' && exec "$@"' bash "$@" || rc=$?

@@ -152,6 +152,24 @@ stop_daemons() { # BOUND NAME...
 	kill_pids "$bound" "${pids[@]}"
 }
 
+# Slurm daemons of this cluster that no pidfile names any more: from 24.05
+# `scontrol reconfigure` makes slurmctld start a new process of itself,
+# which writes the pidfile once it is up, so a stop during a reconfigure
+# reads the old pid.
+stray_daemons() { # BINARY...
+	local bin exe f p
+	for bin in "$@"; do
+		exe=$(exe_of "$bin")
+		[ -n "$exe" ] || continue
+		while read -r f; do
+			p=${f#/proc/}
+			p=${p%/exe}
+			is_ours "$p" "$exe" && echo "$p"
+		done < <(find /proc -mindepth 2 -maxdepth 2 -path '/proc/[0-9]*/exe' \
+			-lname "$exe" 2>/dev/null)
+	done
+}
+
 # slurmstepd processes of this cluster (they outlive slurmd) and the job
 # tasks they leave behind.
 stray_pids() {
@@ -227,6 +245,11 @@ do_stop() {
 	# Slurm first (in parallel: slurmctld alone takes ~1.5 s), then what
 	# it depends on.
 	stop_daemons 15 slurmd-n1 slurmd-n2 slurmctld
+	mapfile -t strays < <(stray_daemons slurmctld slurmd)
+	if [ ${#strays[@]} -gt 0 ]; then
+		msg "stopping Slurm daemons no pidfile names: ${strays[*]}"
+		kill_pids 15 "${strays[@]}"
+	fi
 	stop_daemons 15 slurmdbd redis
 	stop_daemons 30 mariadb munged
 	mapfile -t strays < <(stray_pids)
