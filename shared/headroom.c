@@ -62,10 +62,11 @@ static uint64_t untyped_can_ask(const struct probe *p, unsigned flags)
 	uint64_t least = least_room(p, flags, QD_TRES_GPU, NULL);
 
 	for (size_t i = 0; i < N_PROBES; i++)
-		for (size_t k = 0; (flags & p[i].flag) && k < p[i].limit->ntyped;
-		     k++)
-			least = min64(least, least_room(p, flags, QD_TRES_GPU,
-							p[i].limit->typed[k].type));
+		for (size_t k = 0;
+		     (flags & p[i].flag) && k < p[i].limit->ntyped; k++)
+			least =
+			    min64(least, least_room(p, flags, QD_TRES_GPU,
+						    p[i].limit->typed[k].type));
 	return least;
 }
 
@@ -106,9 +107,10 @@ size_t qd_caps(const struct qd_qos_rule *rule, const struct qd_limits *lim,
 		if (!(flags & probes[i].flag))
 			continue;
 		for (int id = 0; id < QD_TRES_FIXED; id++) {
-			uint64_t ask = id == QD_TRES_GPU
-					   ? untyped_can_ask(probes, flags)
-					   : least_room(probes, flags, id, NULL);
+			uint64_t ask =
+			    id == QD_TRES_GPU
+				? untyped_can_ask(probes, flags)
+				: least_room(probes, flags, id, NULL);
 
 			if (l->set[id] && l->v[id] != QD_UNLIMITED)
 				add(out, max, &n, &probes[i], id, NULL,

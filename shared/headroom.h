@@ -15,12 +15,12 @@
 
 struct qd_cap {
 	enum qd_flag flag;
-	enum qd_tres_id id;		 /* QD_TRES_GPU for a GPU type too */
-	char type[QD_TYPE_NAME_MAX];	 /* "a100"; "" for the fixed TRES */
+	enum qd_tres_id id;	     /* QD_TRES_GPU for a GPU type too */
+	char type[QD_TYPE_NAME_MAX]; /* "a100"; "" for the fixed TRES */
 	uint64_t limit;
-	bool has_in_use;		 /* false for DenyOnMaxPerJob */
-	uint64_t in_use;		 /* the user's, or everyone's (grp) */
-	uint64_t can_ask;		 /* see qd_caps */
+	bool has_in_use;  /* false for DenyOnMaxPerJob */
+	uint64_t in_use;  /* the user's, or everyone's (grp) */
+	uint64_t can_ask; /* see qd_caps */
 };
 
 /*

@@ -48,6 +48,31 @@ static void slurm_conf_pair(struct qd_site *s, const char *key, const char *val)
 		copy(s->slurmd_spool_dir, sizeof(s->slurmd_spool_dir), val);
 	else if (!strcasecmp(key, "PlugStackConfig"))
 		copy(s->plugstack, sizeof(s->plugstack), val);
+	else if (!strcasecmp(key, "SlurmUser"))
+		copy(s->slurm_user, sizeof(s->slurm_user), val);
+	else if (!strcasecmp(key, "PrivateData"))
+		copy(s->private_data, sizeof(s->private_data), val);
+	else if (!strcasecmp(key, "AccountingStorageEnforce"))
+		copy(s->enforce, sizeof(s->enforce), val);
+	else if (!strcasecmp(key, "QOS")) /* only partitions have one */
+		snprintf(s->partition_qos + strlen(s->partition_qos),
+			 sizeof(s->partition_qos) - strlen(s->partition_qos),
+			 "%s%s", s->partition_qos[0] ? "," : "", val);
+}
+
+/* Whether the comma-separated list holds item (case-insensitive). */
+static bool list_has(const char *list, const char *item)
+{
+	size_t len = strlen(item);
+
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+
+		if (n == len && !strncasecmp(p, item, len))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
 }
 
 static int read_slurm_conf(struct qd_site *s, FILE *f)
@@ -249,6 +274,22 @@ int qd_site_policy(const struct qd_site *s, struct qd_policy **p, char *err,
 		fclose(f);
 	*p = qd_policy_load(s->qosdeny_conf, err, errlen);
 	return *p ? 0 : -1;
+}
+
+bool qd_site_private_users(const struct qd_site *s)
+{
+	return list_has(s->private_data, "users") ||
+	       list_has(s->private_data, "usage");
+}
+
+bool qd_site_enforces_qos(const struct qd_site *s)
+{
+	return list_has(s->enforce, "qos") || list_has(s->enforce, "all");
+}
+
+bool qd_site_is_partition_qos(const struct qd_site *s, const char *qos)
+{
+	return list_has(s->partition_qos, qos);
 }
 
 uint64_t qd_site_half_life(const struct qd_policy *p)

@@ -23,6 +23,10 @@ struct qd_site {
 	bool have_slurm_conf; /* read; false: none at the default path */
 	char cluster_name[QD_NAME_MAX]; /* ClusterName, "" when not set */
 	char slurmd_spool_dir[PATH_MAX];
+	char slurm_user[QD_NAME_MAX]; /* SlurmUser, "" when not set */
+	char private_data[256];	      /* PrivateData */
+	char enforce[256];	      /* AccountingStorageEnforce */
+	char partition_qos[1024]; /* the partitions' QOS=, comma-separated */
 	char plugstack[PATH_MAX];
 	char qosdeny_conf[PATH_MAX];
 
@@ -55,6 +59,17 @@ const char *qd_site_cluster(const struct qd_site *s);
  */
 int qd_site_policy(const struct qd_site *s, struct qd_policy **p, char *err,
 		   size_t errlen);
+
+/* Whether slurm.conf's PrivateData hides other users' usage or records
+ * (users, usage) from those who are not operators. */
+bool qd_site_private_users(const struct qd_site *s);
+
+/* Whether AccountingStorageEnforce limits a user to the QoS of their
+ * associations (qos, or all). */
+bool qd_site_enforces_qos(const struct qd_site *s);
+
+/* Whether qos is some partition's QOS= in slurm.conf. */
+bool qd_site_is_partition_qos(const struct qd_site *s, const char *qos);
 
 /* UsageHalfLife of a policy from qd_site_policy (NULL: the default). */
 uint64_t qd_site_half_life(const struct qd_policy *p);

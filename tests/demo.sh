@@ -37,6 +37,8 @@ echo
 echo "== alice runs 2 GPUs, then asks for 1 more (per-user cap 2)"
 A=$(submit_running alice -q interactive --gres=gpu:2)
 echo "alice's job $A is running"
+echo "-- what may she ask for now? (qosdeny limits)"
+show alice "$QD_BUILD/qosdeny" limits --qos interactive
 show alice sbatch -q interactive --gres=gpu:1 --wrap true
 
 echo
@@ -51,6 +53,7 @@ C=$(submit_running charlie -q batch-lowprio -n 24)
 echo "charlie's job $C is running"
 show charlie sbatch -q batch-lowprio -n 16 --wrap true
 show charlie sbatch -q batch-lowprio -n 8 --wrap true
+show charlie "$QD_BUILD/qosdeny" limits -P
 
 echo
 echo "== squeue"

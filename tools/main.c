@@ -20,6 +20,9 @@ static const char usage[] =
     "now\n"
     "  check FILE     parse a qosdeny.conf and report every error with its\n"
     "                 line number\n"
+    "  limits [-P] [--user NAME] [--qos NAME[,NAME...]]\n"
+    "                 every cap qosdeny enforces, what is in use against it\n"
+    "                 and what a job may ask for now (-P: '|'-separated)\n"
     "\n"
     "Options:\n"
     "  -h, --help     print this help and exit\n"
@@ -84,6 +87,8 @@ int main(int argc, char **argv)
 		return qd_cmd_share(argc - 1, argv + 1);
 	if (!strcmp(cmd, "flush"))
 		return qd_cmd_flush(argc - 1, argv + 1);
+	if (!strcmp(cmd, "limits"))
+		return qd_cmd_limits(argc - 1, argv + 1);
 	if (cmd[0] == '-')
 		return qd_usage_error("unknown option '%s'", cmd);
 	return qd_usage_error("unknown command '%s'", cmd);

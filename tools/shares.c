@@ -1,7 +1,6 @@
 /*
  * Fair-share shares: from the Slurm association tree when slurmdbd answers,
- * else from qosdeny.conf. This file is the tool's only use of libslurm, and
- * only of its public slurmdb API.
+ * else from qosdeny.conf, through libslurm's public slurmdb API.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,17 +10,8 @@
 #include <slurm/slurm_errno.h>
 #include <slurm/slurmdb.h>
 
+#include "slurm_list.h"
 #include "tool.h"
-
-/* 24.05 renamed libslurm's List and ListIterator to list_t * and
- * list_itr_t *, the same structures. */
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 5, 0)
-typedef list_t *qd_list_t;
-typedef list_itr_t *qd_list_itr_t;
-#else
-typedef List qd_list_t;
-typedef ListIterator qd_list_itr_t;
-#endif
 
 /* One association into the table; root's own rows are left out. */
 static int add_assoc(struct qd_fs_table *t, const slurmdb_assoc_rec_t *a)

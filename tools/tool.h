@@ -26,6 +26,7 @@ const char *qd_option_value(int argc, char **argv, int *i, const char *name,
 int qd_cmd_check(int argc, char **argv);
 int qd_cmd_share(int argc, char **argv);
 int qd_cmd_flush(int argc, char **argv);
+int qd_cmd_limits(int argc, char **argv);
 
 /*
  * Fills t with the associations of cluster below root, from slurmdbd

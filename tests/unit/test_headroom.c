@@ -4,7 +4,7 @@
 
 #include "headroom.h"
 
-#define ALL (QD_DENY_ON_MAX_PER_JOB | QD_DENY_ON_MAX_PER_USER | QD_DENY_ON_GRP)
+#define ALL	(QD_DENY_ON_MAX_PER_JOB | QD_DENY_ON_MAX_PER_USER | QD_DENY_ON_GRP)
 #define MAXCAPS 64
 
 static struct qd_qos_rule rule;
