@@ -101,9 +101,10 @@ submit_running() {
 	echo "$id"
 }
 
-# The queue drains within a second or two, but 24.11 sometimes tells a
-# node of a job's end tens of seconds late (seen: 78 s), and the next test
-# would find the node still busy.
+# The queue drains within a second or two; the bound is for a job whose
+# completion Slurm delays (24.11 retries a step's completion message after
+# 60 s where slurmctld was slow to answer the first), so that the next test
+# does not find its node still busy.
 cancel_all() {
 	scancel -u alice -u bob -u charlie 2>/dev/null
 	scancel -u alice 2>/dev/null
