@@ -143,14 +143,40 @@ static void log_dbd_change(bool down)
 		info("qosdeny: slurmdbd reachable again");
 }
 
-/* What the job's QoS is, for its usage records (usage_qos_env.h): the
- * first it may run under. */
+/* What the job's QoS is, for its usage records (usage_qos_env.h). */
 struct qos_label {
-	char name[QD_NAME_MAX]; /* "" when the job gets none */
+	char name[QD_QOS_LABEL_MAX]; /* "" when the job gets none */
 	bool allowed;		/* an update: Slurm lets the job have them */
 	bool by_operator;	/* an update: asked by an operator */
 	const char *resv;	/* an update: the job's reservation */
 };
+
+/*
+ * The QoS the job may run under, comma-separated in the order it lists
+ * them: one, or from 24.11 several, of which Slurm picks one when the job
+ * starts (the epilog asks slurmctld which, spank_job.c). Names past
+ * QD_QOS_LABEL_MAX are left out.
+ */
+static void label_names(struct qos_label *l, slurmdb_qos_rec_t **qos,
+			size_t n)
+{
+	size_t len = 0;
+
+	l->name[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		int w;
+
+		if (!qos[i]->name)
+			continue;
+		w = snprintf(l->name + len, sizeof(l->name) - len, "%s%s",
+			     len ? "," : "", qos[i]->name);
+		if (w < 0 || (size_t)w >= sizeof(l->name) - len) {
+			l->name[len] = '\0';
+			break;
+		}
+		len += w;
+	}
+}
 
 /*
  * Finds the job's QoS and, when req is set (a request qosdeny can count),
@@ -176,8 +202,7 @@ static int decide_and_report(const struct qd_tres *req,
 	pol = current_policy();
 	assoc_mgr_lock(&locks);
 	n = qd_job_qos(job, &who, &assoc, qos, room);
-	snprintf(label->name, sizeof(label->name), "%s",
-		 n && qos[0]->name ? qos[0]->name : "");
+	label_names(label, qos, n);
 	label->allowed = n > 0;
 	for (size_t i = 0; i < n; i++)
 		label->allowed &= qd_qos_allowed(

@@ -2,7 +2,8 @@
  * How a job's QoS reaches its job prolog and epilog, for its usage records.
  * Slurm 22.05 gives them none, but passes them the job's SPANK environment
  * (job_ptr->spank_job_env): job_submit/qosdeny puts there, as QD_QOS_ENV,
- * the QoS Slurm gives the job. Users send SPANK entries of their own, which
+ * the QoS Slurm gives the job (those it may run under, when it lists
+ * several). Users send SPANK entries of their own, which
  * slurmd only prefixes SPANK_ where they lack it, so every entry under
  * qosdeny's name is removed first: SPANK_QOSDENY_*, and QOSDENY_*, which
  * slurmd would rename so.
@@ -15,6 +16,10 @@
 #include <stdint.h>
 
 #define QD_QOS_ENV "SPANK_QOSDENY_QOS"
+
+/* Its value: the job's QoS, or from 24.11 the QoS a job may run under,
+ * comma-separated, when it lists several. */
+#define QD_QOS_LABEL_MAX 256
 
 /* The allocator that owns the array and its strings: slurmctld's xmalloc
  * and xfree in the plugin (slurmctld frees them), libc's in the tests. */

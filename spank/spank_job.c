@@ -10,17 +10,75 @@
  * in the spool. Everything that goes wrong goes to slurmd's log as an
  * error, with the record.
  */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+#include <slurm/slurm.h>
+
 #include "spank_priv.h"
+#include "usage_qos_env.h"
 #include "usage_report.h"
 
-static const char *process_env(const char *name, void *arg)
+struct job_env {
+	bool epilog;
+	bool asked;
+	char qos[QD_NAME_MAX];
+};
+
+/*
+ * The environment slurmd built, with one addition. Before 26.05 it gives
+ * no SLURM_JOB_QOS, and for a job that lists several QoS (24.11 and later:
+ * job_submit/qosdeny's label is a list) only slurmctld knows the one Slurm
+ * picked. The epilog asks it, once, for those jobs alone; on failure the
+ * label's first QoS stands (usage_job.c). 26.05 gives SLURM_JOB_QOS (and
+ * changed slurm_load_job's arguments).
+ */
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(26, 5, 0)
+static const char *ask_job_qos(struct job_env *je)
+{
+	const char *id = getenv("SLURM_JOB_ID");
+	job_info_msg_t *msg = NULL;
+	char *end;
+	unsigned long v;
+
+	je->asked = true;
+	if (!id || !*id)
+		return NULL;
+	v = strtoul(id, &end, 10);
+	if (*end || v == 0 || v > UINT32_MAX ||
+	    slurm_load_job(&msg, (uint32_t)v, SHOW_ALL) != 0 || !msg)
+		return NULL;
+	if (msg->record_count == 1 && msg->job_array[0].qos)
+		snprintf(je->qos, sizeof(je->qos), "%s",
+			 msg->job_array[0].qos);
+	slurm_free_job_info_msg(msg);
+	return je->qos[0] ? je->qos : NULL;
+}
+
+static const char *job_env(const char *name, void *arg)
+{
+	struct job_env *je = arg;
+	const char *v = getenv(name), *label;
+
+	if (v || !je->epilog || strcmp(name, "SLURM_JOB_QOS"))
+		return v;
+	if (je->asked)
+		return je->qos[0] ? je->qos : NULL;
+	label = getenv(QD_QOS_ENV);
+	if (!label || !strchr(label, ','))
+		return NULL;
+	return ask_job_qos(je);
+}
+#else
+static const char *job_env(const char *name, void *arg)
 {
 	(void)arg;
 	return getenv(name);
 }
+#endif
 
 static void to_slurm_log(enum qd_log_level level, const char *msg, void *arg)
 {
@@ -40,6 +98,7 @@ int qd_job_script(int ac, char **av, bool epilog)
 	struct qd_spank_opts opts;
 	struct qd_usage_record job;
 	struct qd_reporter *rp = NULL;
+	struct job_env je = {.epilog = epilog};
 	uint32_t restarts;
 
 	qd_spank_opts_init(&opts);
@@ -47,7 +106,7 @@ int qd_job_script(int ac, char **av, bool epilog)
 		slurm_error("%s; GPU usage not reported", err);
 		return 0;
 	}
-	if (qd_job_record(process_env, NULL, opts.cluster, &job, &restarts, err,
+	if (qd_job_record(job_env, &je, opts.cluster, &job, &restarts, err,
 			  sizeof(err))) {
 		/* Quiet for jobs without GPUs here: nothing to count. */
 		if (job.gpus ||

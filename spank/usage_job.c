@@ -104,6 +104,19 @@ static void label_from(qd_env_fn env, void *arg, const char *var, char *dst)
 	snprintf(dst, QD_NAME_MAX, "%s", v && qd_usage_name_ok(v) ? v : "");
 }
 
+/* The first name of a comma-separated list, as label_from. */
+static void first_label_from(qd_env_fn env, void *arg, const char *var,
+			     char *dst)
+{
+	const char *v = env(var, arg);
+	size_t len = v ? strcspn(v, ",") : 0;
+	char first[QD_NAME_MAX];
+
+	snprintf(first, sizeof(first), "%.*s", (int)len, v ? v : "");
+	snprintf(dst, QD_NAME_MAX, "%s",
+		 len < QD_NAME_MAX && qd_usage_name_ok(first) ? first : "");
+}
+
 /* An optional one: unset or empty is "". */
 static int optional_from(qd_env_fn env, void *arg, const char *var, char *dst,
 			 char *err, size_t errlen)
@@ -156,12 +169,14 @@ int qd_job_record(qd_env_fn env, void *env_arg, const char *cluster,
 			  err, errlen))
 		return -1;
 	/* From 26.05 slurmd gives the prolog and epilog the QoS the job runs
-	 * under; before, the label job_submit/qosdeny put in the job's SPANK
-	 * environment is all there is (for a job that may run under several
-	 * QoS, the first it lists). */
+	 * under (before, spank_job.c's env asks slurmctld for it in the
+	 * epilog of a job that may run under several); else the label
+	 * job_submit/qosdeny put in the job's SPANK environment, whose first
+	 * QoS is the one a job listing several runs under unless slurmctld
+	 * picked another. */
 	label_from(env, env_arg, "SLURM_JOB_QOS", r->qos);
 	if (!r->qos[0])
-		label_from(env, env_arg, QD_QOS_ENV, r->qos);
+		first_label_from(env, env_arg, QD_QOS_ENV, r->qos);
 	v = env("SLURM_JOB_RESTART_COUNT", env_arg);
 	if (v && parse_u32(v, UINT32_MAX, restarts))
 		return qd_errf(err, errlen,

@@ -66,6 +66,17 @@ as bob env SLURM_SPANK_QOSDENY_QOS=batch-lowprio srun -N1 -w n2 \
 	--gpus-per-node=1 bash -c 'sleep 2; echo "job=$SLURM_JOB_ID"'
 j_srun=$(echo "$OUT" | sed -n 's/^job=//p')
 check "bob's srun ran: job '$j_srun'" test -n "$j_srun"
+# 24.11 and later: a job that may run under several QoS. interactive's
+# per-user cap (2 GPUs) keeps it from running there, so Slurm runs it under
+# research; the epilog asks slurmctld, and the record says research.
+j_multi=""
+if slurm_at_least 24.11; then
+	as alice sbatch --parsable -N1 --qos=interactive,research --gres=gpu:3 \
+		--wrap 'sleep 2'
+	j_multi=${OUT%%;*}
+	check "the job listing two QoS was submitted: '$j_multi' ($OUT)" \
+		test "$j_multi" -gt 0
+fi
 check "all jobs ended, epilogs included" wait_for "jobs to end" 60 queue_empty
 
 # qos_of ID: the QoS in the job's record in Redis.
@@ -106,6 +117,13 @@ else
 	want_r=$(field "$(het_rec 1)" gpu_seconds)
 fi
 for t in $tasks; do want_i=$((want_i + $(gs_of "$t"))); done
+if [ -n "$j_multi" ]; then
+	assert_eq "two QoS listed: slurmctld ran it under research" research \
+		"$(job_qos "$j_multi")"
+	assert_eq "two QoS listed: the record has the one it ran under" research \
+		"$(qos_of "$j_multi")"
+	want_r=$((want_r + $(gs_of "$j_multi")))
+fi
 want_r=$((want_r + $(gs_of "$j_forged") + $(field "$(redis_record "$j_srun" n2)" gpu_seconds)))
 check "interactive's usage is its jobs' ${want_i} GPU-seconds ($(qos_usage interactive))" \
 	near "$(qos_usage interactive)" "$want_i" 0.01

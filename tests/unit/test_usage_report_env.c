@@ -136,6 +136,31 @@ Test(job_record, an_unusable_qos_is_no_qos)
 	}
 }
 
+/* A job that may run under several QoS (24.11+) is labelled with the
+ * list; without slurmctld's word (SLURM_JOB_QOS) the first stands. */
+Test(job_record, a_list_label_gives_its_first_qos)
+{
+	struct qd_usage_record r;
+
+	prolog_env();
+	set_var("SPANK_QOSDENY_QOS", "SPANK_QOSDENY_QOS=interactive,research");
+	cr_assert_eq(
+	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
+	    0);
+	cr_expect_str_eq(r.qos, "interactive");
+	set_var("SLURM_JOB_QOS", "SLURM_JOB_QOS=research");
+	cr_assert_eq(
+	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
+	    0);
+	cr_expect_str_eq(r.qos, "research", "slurmd's QoS comes first");
+	set_var("SLURM_JOB_QOS", NULL);
+	set_var("SPANK_QOSDENY_QOS", "SPANK_QOSDENY_QOS=a b,c");
+	cr_assert_eq(
+	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
+	    0);
+	cr_expect_str_eq(r.qos, "", "an unusable first name is no QoS");
+}
+
 Test(job_record, no_gpus_is_zero)
 {
 	struct qd_usage_record r;
