@@ -146,9 +146,9 @@ static void log_dbd_change(bool down)
 /* What the job's QoS is, for its usage records (usage_qos_env.h). */
 struct qos_label {
 	char name[QD_QOS_LABEL_MAX]; /* "" when the job gets none */
-	bool allowed;		/* an update: Slurm lets the job have them */
-	bool by_operator;	/* an update: asked by an operator */
-	const char *resv;	/* an update: the job's reservation */
+	bool allowed;	  /* an update: Slurm lets the job have them */
+	bool by_operator; /* an update: asked by an operator */
+	const char *resv; /* an update: the job's reservation */
 };
 
 /*
@@ -157,8 +157,7 @@ struct qos_label {
  * starts (the epilog asks slurmctld which, spank_job.c). Names past
  * QD_QOS_LABEL_MAX are left out.
  */
-static void label_names(struct qos_label *l, slurmdb_qos_rec_t **qos,
-			size_t n)
+static void label_names(struct qos_label *l, slurmdb_qos_rec_t **qos, size_t n)
 {
 	size_t len = 0;
 

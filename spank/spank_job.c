@@ -52,8 +52,7 @@ static const char *ask_job_qos(struct job_env *je)
 	    slurm_load_job(&msg, (uint32_t)v, SHOW_ALL) != 0 || !msg)
 		return NULL;
 	if (msg->record_count == 1 && msg->job_array[0].qos)
-		snprintf(je->qos, sizeof(je->qos), "%s",
-			 msg->job_array[0].qos);
+		snprintf(je->qos, sizeof(je->qos), "%s", msg->job_array[0].qos);
 	slurm_free_job_info_msg(msg);
 	return je->qos[0] ? je->qos : NULL;
 }

@@ -59,8 +59,7 @@ LOGGER(slurm_debug, "D: ")
 static const char *fake_qos;
 static int load_job_calls;
 
-int slurm_load_job(job_info_msg_t **resp, uint32_t job_id,
-		   uint16_t show_flags)
+int slurm_load_job(job_info_msg_t **resp, uint32_t job_id, uint16_t show_flags)
 {
 	job_info_msg_t *m;
 

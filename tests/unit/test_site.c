@@ -1,0 +1,82 @@
+/*
+ * What `qosdeny limits` reads from slurm.conf (shared/site.c): PrivateData,
+ * AccountingStorageEnforce and the partitions' QOS=.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "site.h"
+
+static char dir[] = "/tmp/qd-site.XXXXXX";
+static struct qd_site s;
+static char err[QD_SITE_ERR_MAX];
+
+static void load(const char *conf)
+{
+	char path[sizeof(dir) + 32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/slurm.conf", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(conf, f);
+	fclose(f);
+	setenv("SLURM_CONF", path, 1);
+	cr_assert_eq(qd_site_load(&s, err, sizeof(err)), 0, "%s", err);
+}
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[sizeof(dir) + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+TestSuite(site, .init = setup, .fini = teardown);
+
+Test(site, nothing_set_hides_nothing)
+{
+	load("ClusterName=c\n");
+	cr_expect_not(qd_site_private_users(&s));
+	cr_expect_not(qd_site_enforces_qos(&s));
+	cr_expect_not(qd_site_is_partition_qos(&s, "normal"));
+	cr_expect_str_eq(s.slurm_user, "");
+}
+
+Test(site, private_data_users_or_usage)
+{
+	load("PrivateData=jobs,Users\n");
+	cr_expect(qd_site_private_users(&s));
+	load("privatedata=usage # a comment\n");
+	cr_expect(qd_site_private_users(&s));
+	load("PrivateData=jobs,nodes,usersx\n");
+	cr_expect_not(qd_site_private_users(&s), "a whole word only");
+}
+
+Test(site, enforce_qos)
+{
+	load("AccountingStorageEnforce=associations,limits,qos\n");
+	cr_expect(qd_site_enforces_qos(&s));
+	load("AccountingStorageEnforce=all\n");
+	cr_expect(qd_site_enforces_qos(&s));
+	load("AccountingStorageEnforce=associations,limits\n");
+	cr_expect_not(qd_site_enforces_qos(&s));
+}
+
+Test(site, partition_qos_and_slurm_user)
+{
+	load("SlurmUser=slurm\n"
+	     "PartitionName=gpu Nodes=n1 QOS=pq-gpu State=UP\n"
+	     "PartitionName=short Nodes=n2 State=UP QOS=pq-short\n");
+	cr_expect_str_eq(s.slurm_user, "slurm");
+	cr_expect(qd_site_is_partition_qos(&s, "pq-gpu"));
+	cr_expect(qd_site_is_partition_qos(&s, "PQ-SHORT"));
+	cr_expect_not(qd_site_is_partition_qos(&s, "pq"));
+}
