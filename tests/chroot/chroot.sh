@@ -121,6 +121,7 @@ run_inside() {
 	# fails Slurm 24.11 retries for 10 s holding the job write lock, so a
 	# step's completion message times out and comes 60 s later.
 	cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
+	[ -e "$dir/etc/hosts" ] || : >"$dir/etc/hosts" # debootstrap makes none
 	mount --bind -o ro /etc/hosts "$dir/etc/hosts"
 	chroot "$dir" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" CI="${CI:-}" \
