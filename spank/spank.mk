@@ -12,7 +12,8 @@
 SPANK_CFLAGS   := -Ispank $(CORE_CFLAGS)
 SPANK_LIB_SRC  := spank/paths.c spank/cgroup.c spank/cgroup_v1.c \
                   spank/cgroup_v2.c spank/gpu_devices.c spank/options.c \
-                  spank/usage_job.c spank/usage_site.c spank/usage_report.c
+                  spank/usage_job.c spank/usage_site.c spank/usage_report.c \
+                  spank/job_qos.c
 SPANK_LIBS     := $(CORE_LIB) -lhiredis -lm
 SPANK_LIB_OBJ  := $(SPANK_LIB_SRC:%.c=$(B)/%.o)
 SPANK_LIB      := $(B)/libqosdeny_spank.a
@@ -23,7 +24,7 @@ SPANK_MAP      := spank/spank_qosdeny.map
 
 SPANK_UNIT_SRC := $(wildcard tests/unit/test_cgroup*.c \
                     tests/unit/test_spank_*.c tests/unit/test_gres_conf*.c \
-                    tests/unit/test_usage_report*.c)
+                    tests/unit/test_usage_report*.c tests/unit/test_job_qos.c)
 SPANK_UNIT_BIN := $(SPANK_UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # test_spank_plugin and test_usage_report_plugin load the .so; the others
 # link the parts.

@@ -16,11 +16,13 @@
 #include <string.h>
 #include <time.h>
 
-#include <slurm/slurm.h>
-
+#include "job_qos.h"
 #include "spank_priv.h"
 #include "usage_qos_env.h"
 #include "usage_report.h"
+
+/* scontrol's own RPC gives up after MessageTimeout (10 s by default). */
+#define SCONTROL_TIMEOUT_MS 15000
 
 struct job_env {
 	bool epilog;
@@ -32,52 +34,38 @@ struct job_env {
  * The environment slurmd built, with one addition. Before 26.05 it gives
  * no SLURM_JOB_QOS, and for a job that lists several QoS (24.11 and later:
  * job_submit/qosdeny's label is a list) only slurmctld knows the one Slurm
- * picked. The epilog asks it, once, for those jobs alone; on failure the
- * label's first QoS stands (usage_job.c). 26.05 gives SLURM_JOB_QOS (and
- * changed slurm_load_job's arguments).
+ * picked. The epilog asks it, once, for those jobs alone (job_qos.h); on
+ * failure the label's first QoS stands (usage_job.c).
  */
-#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(26, 5, 0)
-static const char *ask_job_qos(struct job_env *je)
-{
-	const char *id = getenv("SLURM_JOB_ID");
-	job_info_msg_t *msg = NULL;
-	char *end;
-	unsigned long v;
-
-	je->asked = true;
-	if (!id || !*id)
-		return NULL;
-	v = strtoul(id, &end, 10);
-	if (*end || v == 0 || v > UINT32_MAX ||
-	    slurm_load_job(&msg, (uint32_t)v, SHOW_ALL) != 0 || !msg)
-		return NULL;
-	if (msg->record_count == 1 && msg->job_array[0].qos)
-		snprintf(je->qos, sizeof(je->qos), "%s", msg->job_array[0].qos);
-	slurm_free_job_info_msg(msg);
-	return je->qos[0] ? je->qos : NULL;
-}
-
 static const char *job_env(const char *name, void *arg)
 {
 	struct job_env *je = arg;
-	const char *v = getenv(name), *label;
+	const char *v = getenv(name), *label, *id = getenv("SLURM_JOB_ID");
+	char err[256];
+	unsigned long job;
+	char *end;
 
 	if (v || !je->epilog || strcmp(name, "SLURM_JOB_QOS"))
 		return v;
 	if (je->asked)
 		return je->qos[0] ? je->qos : NULL;
+	je->asked = true;
 	label = getenv(QD_QOS_ENV);
-	if (!label || !strchr(label, ','))
+	if (!label || !strchr(label, ',') || !id)
 		return NULL;
-	return ask_job_qos(je);
+	job = strtoul(id, &end, 10);
+	if (*end || !job || job > UINT32_MAX)
+		return NULL;
+	if (qd_job_qos_ask((uint32_t)job, SCONTROL_TIMEOUT_MS, je->qos,
+			   sizeof(je->qos), err, sizeof(err))) {
+		slurm_error("qosdeny: job %lu epilog: the QoS it ran under is "
+			    "unknown, its record says %.*s: %s",
+			    job, (int)strcspn(label, ","), label, err);
+		je->qos[0] = '\0';
+		return NULL;
+	}
+	return je->qos;
 }
-#else
-static const char *job_env(const char *name, void *arg)
-{
-	(void)arg;
-	return getenv(name);
-}
-#endif
 
 static void to_slurm_log(enum qd_log_level level, const char *msg, void *arg)
 {

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
-#include <slurm/slurm.h>
 #include <slurm/spank.h>
 
 #include "test_redis_server.h"
@@ -51,40 +50,6 @@ LOGGER(slurm_error, "E: ")
 LOGGER(slurm_info, "I: ")
 LOGGER(slurm_verbose, "V: ")
 LOGGER(slurm_debug, "D: ")
-
-/* Before 26.05 the epilog of a job listing several QoS asks slurmctld
- * which one it runs under: fake_qos is the answer, NULL an error. */
-#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(26, 5, 0)
-#define ASKS_SLURMCTLD 1
-static const char *fake_qos;
-static int load_job_calls;
-
-int slurm_load_job(job_info_msg_t **resp, uint32_t job_id, uint16_t show_flags)
-{
-	job_info_msg_t *m;
-
-	(void)show_flags;
-	load_job_calls++;
-	*resp = NULL;
-	if (!fake_qos || job_id != 77)
-		return -1;
-	m = calloc(1, sizeof(*m));
-	m->record_count = 1;
-	m->job_array = calloc(1, sizeof(*m->job_array));
-	m->job_array[0].qos = strdup(fake_qos);
-	*resp = m;
-	return 0;
-}
-
-void slurm_free_job_info_msg(job_info_msg_t *m)
-{
-	if (!m)
-		return;
-	free(m->job_array[0].qos);
-	free(m->job_array);
-	free(m);
-}
-#endif
 
 spank_context_t spank_context(void)
 {
@@ -303,40 +268,77 @@ Test(report_plugin, unreadable_slurm_conf_is_logged)
 		  "%s", logbuf);
 }
 
-#ifdef ASKS_SLURMCTLD
-/* job_submit/qosdeny labels a job that may run under several QoS with the
- * list; the epilog's record carries the one slurmctld says it ran under. */
+/*
+ * The epilog of a job that lists several QoS asks slurmctld which it ran
+ * under, through `scontrol -o show job`: a fake one on PATH answers
+ * QD_FAKE_QOS (fails when unset) and counts its calls.
+ */
+static int scontrol_calls(void)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/scontrol.calls", dir);
+	return stat(path, &st) ? 0 : (int)st.st_size;
+}
+
+static void fake_scontrol(const char *qos)
+{
+	char path[256], newpath[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/bin", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/bin/scontrol", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f,
+		"#!/bin/sh\nprintf x >>%s/scontrol.calls\n"
+		"[ \"$1 $2 $3 $4\" = \"-o show job 77\" ] || exit 2\n"
+		"[ -n \"%s\" ] || exit 1\n"
+		"echo \"JobId=77 JobName=wrap QOS=%s JobState=COMPLETING\"\n",
+		dir, qos ? qos : "", qos ? qos : "");
+	fclose(f);
+	cr_assert_eq(chmod(path, 0755), 0);
+	snprintf(newpath, sizeof(newpath), "%s/bin:%s", dir, getenv("PATH"));
+	setenv("PATH", newpath, 1);
+}
+
 Test(report_plugin, several_qos_take_slurmctld_s_word)
 {
 	redis_up();
+	fake_scontrol("b");
 	setenv("SPANK_QOSDENY_QOS", "a,b", 1);
-	fake_qos = "b";
 	cr_expect_eq(hook(prolog_fn, opt, NULL), 0);
-	cr_expect_eq(load_job_calls, 0, "the prolog does not ask");
+	cr_expect_eq(scontrol_calls(), 0, "the prolog does not ask");
 	cr_expect(strstr(spooled(), " qos=a "), "%s", spooled());
 	cr_expect_eq(hook(epilog_fn, opt, NULL), 0);
-	cr_expect_eq(load_job_calls, 1);
+	cr_expect_eq(scontrol_calls(), 1);
 	cr_expect(strstr(in_redis(), " qos=b "), "%s: %s", in_redis(), logbuf);
 }
 
 Test(report_plugin, several_qos_without_an_answer_keep_the_first)
 {
 	redis_up();
+	fake_scontrol(NULL);
 	setenv("SPANK_QOSDENY_QOS", "a,b", 1);
 	cr_expect_eq(hook(prolog_fn, opt, NULL), 0);
 	cr_expect_eq(hook(epilog_fn, opt, NULL), 0);
-	cr_expect_eq(load_job_calls, 1);
+	cr_expect_eq(scontrol_calls(), 1);
 	cr_expect(strstr(in_redis(), " qos=a "), "%s: %s", in_redis(), logbuf);
+	cr_expect(strstr(logbuf, "E: qosdeny: job 77 epilog: the QoS it ran "
+				 "under is unknown, its record says a: "
+				 "scontrol show job 77 failed"),
+		  "%s", logbuf);
 }
 
 Test(report_plugin, one_qos_is_not_asked_for)
 {
 	redis_up();
+	fake_scontrol("b");
 	setenv("SPANK_QOSDENY_QOS", "a", 1);
-	fake_qos = "b";
 	cr_expect_eq(hook(prolog_fn, opt, NULL), 0);
 	cr_expect_eq(hook(epilog_fn, opt, NULL), 0);
-	cr_expect_eq(load_job_calls, 0);
+	cr_expect_eq(scontrol_calls(), 0);
 	cr_expect(strstr(in_redis(), " qos=a "), "%s: %s", in_redis(), logbuf);
 }
-#endif
