@@ -49,8 +49,14 @@ EOC
 }
 
 ctld_pid() { cat "$QD_CLUSTER_DIR/run/slurmctld.pid" 2>/dev/null; }
+ctld_replaced() { # OLD_PID
+	local p
+	p=$(ctld_pid)
+	[ -n "$p" ] && [ "$p" != "$1" ] && [ -d "/proc/$p" ]
+}
 
-# Every configuration must have been measured in the same process.
+# Every configuration must have been measured in the same process (on
+# 24.05 and later: in the process its reconfigure started).
 same_ctld() {
 	[ "$(ctld_pid)" = "$CTLD_PID" ] && [ -d "/proc/$CTLD_PID" ] ||
 		die "slurmctld restarted during the run"
@@ -68,8 +74,17 @@ use_config() {
 	none) unset QD_JOBSUBMIT ;;
 	*) export QD_JOBSUBMIT=$1 ;;
 	esac
+	local old=$CTLD_PID
 	bash "$cluster" write-conf && scontrol reconfigure ||
 		die "slurmctld did not take config $1"
+	# From 24.05 a reconfigure starts a new slurmctld process, which
+	# writes the pidfile once it is up: the rows measure that one (on
+	# 22.05 the whole run is one process).
+	if slurm_at_least 24.05; then
+		wait_for "a new slurmctld after the reconfigure" 60 \
+			ctld_replaced "$old" || die "config $1: no new slurmctld"
+		CTLD_PID=$(ctld_pid)
+	fi
 	local have
 	have=$(scontrol show config | sed -n 's/^JobSubmitPlugins *= *//p')
 	[ "$have" == "${QD_JOBSUBMIT:-(null)}" ] ||

@@ -148,7 +148,12 @@ pick() { awk -v n="$1" -v p="$2" 'NR == int((n - 1) * p) + 1 { print; exit }'; }
 	echo "# the same row. probe: the tracing's own cost, a probe pair on a function"
 	echo "# of a few dozen instructions (qd_request_from_desc), included in every time."
 	echo "# accepted: --hold --gres=gpu:1; denied: -q interactive --gpus=5 (no plugin:"
-	echo "# queued). One client, one request at a time; one slurmctld for the run."
+	if slurm_at_least 24.05; then
+		echo "# queued). One client, one request at a time; one slurmctld per configuration"
+		echo "# (from 24.05 a reconfigure starts a new slurmctld process)."
+	else
+		echo "# queued). One client, one request at a time; one slurmctld for the run."
+	fi
 	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(machine), $(uname -r), run took ${elapsed}s"
 	printf '%-7s %-8s %-9s %6s %7s %7s %7s %8s %7s\n' queued config kind calls p50 p90 \
 		p99 rpc_avg share
