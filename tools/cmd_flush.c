@@ -171,11 +171,7 @@ int qd_cmd_flush(int argc, char **argv)
 		if (v || missing)
 			return qd_usage_error("flush: --spool needs a "
 					      "directory");
-		if (argv[i][0] == '-')
-			return qd_usage_error("flush: unknown option '%s'",
-					      argv[i]);
-		return qd_usage_error("flush: unexpected argument '%s'",
-				      argv[i]);
+		return qd_bad_argument("flush", argv[i]);
 	}
 	return flush(spool);
 }

@@ -52,11 +52,7 @@ static int parse_args(int argc, char **argv, struct limits_args *a)
 			a->qos = v;
 			continue;
 		}
-		if (argv[i][0] == '-')
-			return qd_usage_error("limits: unknown option '%s'",
-					      argv[i]);
-		return qd_usage_error("limits: unexpected argument '%s'",
-				      argv[i]);
+		return qd_bad_argument("limits", argv[i]);
 	}
 	return 0;
 }

@@ -43,11 +43,7 @@ static int parse_args(int argc, char **argv, struct share_args *a)
 			a->redis = v;
 			continue;
 		}
-		if (argv[i][0] == '-')
-			return qd_usage_error("share: unknown option '%s'",
-					      argv[i]);
-		return qd_usage_error("share: unexpected argument '%s'",
-				      argv[i]);
+		return qd_bad_argument("share", argv[i]);
 	}
 	return 0;
 }

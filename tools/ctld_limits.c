@@ -65,10 +65,10 @@ static void allow_assoc_qos(struct qd_ctld_view *v, uint32_t *ids,
 		return;
 	it = slurm_list_iterator_create(a->qos_list);
 	while ((s = slurm_list_next(it))) {
-		if (*s == '-')
-			continue;
-		for (size_t i = 0; i < v->n_qos; i++)
-			if (ids[i] == strtoul(s + (*s == '+'), NULL, 10))
+		unsigned long id = strtoul(s + (*s == '+'), NULL, 10);
+
+		for (size_t i = 0; *s != '-' && i < v->n_qos; i++)
+			if (ids[i] == id)
 				v->qos[i].allowed = true;
 	}
 	slurm_list_iterator_destroy(it);

@@ -47,6 +47,13 @@ int qd_usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int qd_bad_argument(const char *command, const char *arg)
+{
+	return qd_usage_error(
+	    "%s: %s '%s'", command,
+	    arg[0] == '-' ? "unknown option" : "unexpected argument", arg);
+}
+
 const char *qd_option_value(int argc, char **argv, int *i, const char *name,
 			    bool *missing)
 {

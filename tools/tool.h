@@ -15,6 +15,10 @@
 /* "qosdeny: MESSAGE" and a hint at --help on stderr; returns EXIT_USAGE. */
 int qd_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* qd_usage_error for an argument COMMAND does not take: "COMMAND: unknown
+ * option 'ARG'" for an option, else "COMMAND: unexpected argument 'ARG'". */
+int qd_bad_argument(const char *command, const char *arg);
+
 /*
  * The value of option NAME at argv[*i], given as "NAME VALUE" or
  * "NAME=VALUE"; advances *i past it. NULL when argv[*i] is not NAME; sets

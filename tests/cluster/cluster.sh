@@ -152,11 +152,12 @@ stop_daemons() { # BOUND NAME...
 	kill_pids "$bound" "${pids[@]}"
 }
 
-# Slurm daemons of this cluster that no pidfile names any more: from 24.05
+# ours_running BINARY...: the processes of this cluster running them. Also
+# what stops Slurm daemons that no pidfile names any more: from 24.05
 # `scontrol reconfigure` makes slurmctld start a new process of itself,
 # which writes the pidfile once it is up, so a stop during a reconfigure
 # reads the old pid.
-stray_daemons() { # BINARY...
+ours_running() {
 	local bin exe f p
 	for bin in "$@"; do
 		exe=$(exe_of "$bin")
@@ -173,14 +174,8 @@ stray_daemons() { # BINARY...
 # slurmstepd processes of this cluster (they outlive slurmd) and the job
 # tasks they leave behind.
 stray_pids() {
-	local stepd f p
-	stepd=$(exe_of slurmstepd)
-	while read -r f; do
-		p=${f#/proc/}
-		p=${p%/exe}
-		is_ours "$p" "$stepd" && echo "$p"
-	done < <(find /proc -mindepth 2 -maxdepth 2 -path '/proc/[0-9]*/exe' \
-		-lname "$stepd" 2>/dev/null)
+	local f p
+	ours_running slurmstepd
 	while read -r f; do
 		p=${f#/proc/}
 		p=${p%/environ}
@@ -245,7 +240,7 @@ do_stop() {
 	# Slurm first (in parallel: slurmctld alone takes ~1.5 s), then what
 	# it depends on.
 	stop_daemons 15 slurmd-n1 slurmd-n2 slurmctld
-	mapfile -t strays < <(stray_daemons slurmctld slurmd)
+	mapfile -t strays < <(ours_running slurmctld slurmd)
 	if [ ${#strays[@]} -gt 0 ]; then
 		msg "stopping Slurm daemons no pidfile names: ${strays[*]}"
 		kill_pids 15 "${strays[@]}"

@@ -27,3 +27,22 @@ ctld_knows_qos() {
 	scontrol show assoc_mgr flags=qos qos=interactive 2>/dev/null |
 		grep -q 'GrpTRES=.*gres/gpu=4'
 }
+
+# partition_qos_on / partition_qos_off: a partition `short` (n1, n2) whose
+# QoS pq-short (MaxTRESPerJob=cpu=4) has a DenyOnMaxPerJob record; slurmctld
+# restarted to take the partition, and restarted without it.
+partition_qos_on() {
+	local extra=$QD_CLUSTER_DIR/partition-qos.conf
+	sacctmgr -i add qos pq-short >/dev/null
+	sacctmgr -i modify qos pq-short set MaxTRESPerJob=cpu=4 >/dev/null
+	echo "PartitionName=short Nodes=n1,n2 QOS=pq-short MaxTime=INFINITE State=UP" >"$extra"
+	QD_SLURM_CONF_EXTRA=$extra bash "$QD_ROOT/tests/cluster/cluster.sh" write-conf >/dev/null &&
+		bash "$QD_ROOT/tests/cluster/cluster.sh" restart-ctld >/dev/null
+	write_policy "$EXAMPLE_POLICY
+QOS=pq-short Flags=DenyOnMaxPerJob"
+}
+partition_qos_off() {
+	bash "$QD_ROOT/tests/cluster/cluster.sh" write-conf >/dev/null &&
+		bash "$QD_ROOT/tests/cluster/cluster.sh" restart-ctld >/dev/null
+	write_policy "$EXAMPLE_POLICY"
+}

@@ -3,7 +3,6 @@
 # "can ask for now" is accepted and one asking for one more is denied.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"
-CLUSTER="$QD_ROOT/tests/cluster/cluster.sh"
 QD=$QD_BUILD/qosdeny
 HEADER='QOS|Flag|TRES|Limit|InUse|CanAskNow'
 
@@ -118,20 +117,13 @@ scancel "$B1"
 cancel_all
 
 # --- a partition's QoS -------------------------------------------------------
-sacctmgr -i add qos pq-short >/dev/null
-sacctmgr -i modify qos pq-short set MaxTRESPerJob=cpu=4 >/dev/null
-extra=$QD_CLUSTER_DIR/limits-partition.conf
-echo "PartitionName=short Nodes=n1,n2 QOS=pq-short MaxTime=INFINITE State=UP" >"$extra"
-QD_SLURM_CONF_EXTRA=$extra bash "$CLUSTER" write-conf >/dev/null &&
-	bash "$CLUSTER" restart-ctld >/dev/null
-write_policy "$EXAMPLE_POLICY
-QOS=pq-short Flags=DenyOnMaxPerJob"
+partition_qos_on
 limits alice --qos pq-short
 assert_eq "a partition's QoS is allowed, though no account lists it" \
 	"pq-short|DenyOnMaxPerJob|cpu|4||4" "$(row pq-short DenyOnMaxPerJob cpu)"
 check "4 CPUs in the partition are accepted" accepted alice -p short -n 4
 check "5 are denied" denied_by_qosdeny alice -p short -n 5
-bash "$CLUSTER" write-conf >/dev/null && bash "$CLUSTER" restart-ctld >/dev/null
+partition_qos_off
 
 # --- Enforce=no: the numbers, and a note that nothing is denied -------------
 write_policy "${EXAMPLE_POLICY/Enforce=yes/Enforce=no}"

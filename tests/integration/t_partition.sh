@@ -2,16 +2,8 @@
 # A partition's QoS (QOS= on the partition in slurm.conf) is checked too.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"
-CLUSTER="$QD_ROOT/tests/cluster/cluster.sh"
 
-sacctmgr -i add qos pq-short >/dev/null
-sacctmgr -i modify qos pq-short set MaxTRESPerJob=cpu=4 >/dev/null
-extra=$QD_CLUSTER_DIR/partition-qos.conf
-echo "PartitionName=short Nodes=n1,n2 QOS=pq-short MaxTime=INFINITE State=UP" >"$extra"
-QD_SLURM_CONF_EXTRA=$extra bash "$CLUSTER" write-conf >/dev/null &&
-	bash "$CLUSTER" restart-ctld >/dev/null
-write_policy "$EXAMPLE_POLICY
-QOS=pq-short Flags=DenyOnMaxPerJob"
+partition_qos_on
 
 as alice sbatch -p short -n 8 --wrap true
 assert_eq "over the partition QoS's cap is refused" 1 "$RC"
