@@ -29,7 +29,12 @@ CC        ?= cc
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 -Wall -Wextra -fPIC -D_GNU_SOURCE \
              -DQD_VERSION='"$(VERSION)"' -DQD_SYSCONFDIR='"$(SYSCONFDIR)"'
-CORE_CFLAGS := -Ishared
+# shared/ holds three parts of the core: policy/ (the submit-time checks),
+# usage/ (usage records, spool, Redis, fair share) and common/ (what both
+# read: slurm.conf and plugstack.conf, text files, error strings).
+CORE_DIRS := shared/common shared/policy shared/usage
+CORE_CFLAGS := $(CORE_DIRS:%=-I%)
+CORE_HDR  := $(wildcard $(CORE_DIRS:%=%/*.h))
 
 # Slurm's internal headers (job_desc_msg_t, assoc_mgr, locks) for the
 # job_submit adapter: Debian's source package of the installed slurm-wlm,
@@ -40,7 +45,7 @@ SLURM_SRC ?= $(B)/slurm-src
 SLURM_CFLAGS := -U_GNU_SOURCE -D_GNU_SOURCE= \
                 -I$(B)/slurm-config -I$(SLURM_SRC) -I/usr/include
 
-CORE_SRC  := $(wildcard shared/*.c)
+CORE_SRC  := $(wildcard $(CORE_DIRS:%=%/*.c))
 CORE_OBJ  := $(CORE_SRC:%.c=$(B)/%.o)
 CORE_LIB  := $(B)/libqosdeny_core.a
 
@@ -98,7 +103,7 @@ include tests/fuzz/fuzz.mk
         install deps format format-check clean
 all: $(CORE_LIB) $(JS_SO) $(SPANK_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
 
-$(B)/shared/%.o: shared/%.c $(wildcard shared/*.h)
+$(B)/shared/%.o: shared/%.c $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CORE_CFLAGS) -c -o $@ $<
 
@@ -110,7 +115,7 @@ $(B)/slurm-config/config.h: job_submit/get-slurm-source.sh \
 		$(wildcard /usr/include/slurm/slurm_version.h /usr/sbin/slurmctld)
 	SLURM_SRC=$(SLURM_SRC) B=$(B) sh job_submit/get-slurm-source.sh
 
-$(B)/job_submit/%.o: job_submit/%.c $(wildcard job_submit/*.h shared/*.h) \
+$(B)/job_submit/%.o: job_submit/%.c $(wildcard job_submit/*.h) $(CORE_HDR) \
 		$(B)/slurm-config/config.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CORE_CFLAGS) $(SLURM_CFLAGS) -c -o $@ $<
@@ -120,7 +125,7 @@ $(JS_SO): $(JS_OBJ) $(CORE_LIB) job_submit/job_submit_qosdeny.map
 	$(CC) -shared -o $@ $(JS_OBJ) $(CORE_LIB) \
 		-Wl,--version-script=job_submit/job_submit_qosdeny.map
 
-$(B)/tools/%.o: tools/%.c $(wildcard tools/*.h shared/*.h)
+$(B)/tools/%.o: tools/%.c $(wildcard tools/*.h) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CORE_CFLAGS) -c -o $@ $<
 
@@ -137,7 +142,7 @@ $(B)/tests/test_%: tests/unit/test_%.c $(CORE_LIB) $(wildcard tests/unit/*.h)
 	$(CC) $(CFLAGS) $(TEST_DEFS) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) \
 		-lcriterion -lhiredis -lm
 
-$(ASAN_B)/shared/%.o: shared/%.c $(wildcard shared/*.h)
+$(ASAN_B)/shared/%.o: shared/%.c $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(CORE_CFLAGS) -c -o $@ $<
 
@@ -156,12 +161,12 @@ $(B)/tests/%: tests/helpers/%.c $(wildcard tests/helpers/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(HELPER_LIBS)
 
-$(ASAN_CTLD_B)/shared/%.o: shared/%.c $(wildcard shared/*.h)
+$(ASAN_CTLD_B)/shared/%.o: shared/%.c $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_CTLD_FLAGS) $(CORE_CFLAGS) -c -o $@ $<
 
 $(ASAN_CTLD_B)/job_submit/%.o: job_submit/%.c \
-		$(wildcard job_submit/*.h shared/*.h) $(B)/slurm-config/config.h
+		$(wildcard job_submit/*.h) $(CORE_HDR) $(B)/slurm-config/config.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_CTLD_FLAGS) $(CORE_CFLAGS) $(SLURM_CFLAGS) \
 		-c -o $@ $<
@@ -321,7 +326,7 @@ deb-test:
 		echo "deb make-deb $$r" >>$(QD_RESULTS)/counts
 	bash tests/integration/deb-test.sh
 
-FORMAT_FILES := $(wildcard shared/*.[ch] job_submit/*.[ch] spank/*.[ch] \
+FORMAT_FILES := $(wildcard shared/*/*.[ch] job_submit/*.[ch] spank/*.[ch] \
                  tools/*.[ch] tests/unit/*.[ch] tests/bench/*.[ch] \
                  tests/helpers/*.[ch] \
                  tests/fuzz/*.[ch])

@@ -32,7 +32,7 @@ SPANK_PLUG_TEST  := $(B)/tests/test_spank_plugin \
                     $(B)/tests/test_usage_report_plugin
 SPANK_PART_TESTS := $(filter-out $(SPANK_PLUG_TEST),$(SPANK_UNIT_BIN))
 
-$(B)/spank/%.o: spank/%.c $(wildcard spank/*.h shared/*.h)
+$(B)/spank/%.o: spank/%.c $(wildcard spank/*.h) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SPANK_CFLAGS) -c -o $@ $<
 
@@ -68,7 +68,7 @@ SPANK_ASAN_SO   := $(ASAN_B)/spank_qosdeny.so
 SPANK_ASAN_PART := $(SPANK_PART_TESTS:$(B)/tests/%=$(ASAN_B)/tests/%)
 SPANK_ASAN_PLUG := $(SPANK_PLUG_TEST:$(B)/tests/%=$(ASAN_B)/tests/%)
 
-$(ASAN_B)/spank/%.o: spank/%.c $(wildcard spank/*.h shared/*.h)
+$(ASAN_B)/spank/%.o: spank/%.c $(wildcard spank/*.h) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(SPANK_CFLAGS) -c -o $@ $<
 

@@ -19,7 +19,7 @@ QD_FUZZ_MK := $(lastword $(MAKEFILE_LIST))
 
 # The main Makefile's, should this be included before they are defined.
 B             ?= build
-CORE_SRC      ?= $(wildcard shared/*.c)
+CORE_SRC      ?= $(wildcard shared/*/*.c)
 
 FUZZ_CC       ?= clang
 FUZZ_SECONDS  ?= 60
@@ -31,7 +31,7 @@ FUZZ_BIN      := $(addprefix $(FUZZ_B)/,$(FUZZ_TARGETS))
 # Any sanitizer report or failed invariant stops the run as a crash.
 FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
                  -fno-omit-frame-pointer
-FUZZ_CFLAGS   := -g -O1 -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -Ishared \
+FUZZ_CFLAGS   := -g -O1 -std=gnu11 -Wall -Wextra -D_GNU_SOURCE $(CORE_CFLAGS) \
                  -Ispank $(FUZZ_SAN)
 FUZZ_CORE_OBJ := $(CORE_SRC:%.c=$(FUZZ_B)/%.o)
 # Archives, as for the unit tests: a target links only the objects it
@@ -55,11 +55,11 @@ fuzz-build: $(FUZZ_BIN)
 
 # The core only gets coverage counters (fuzzer-no-link); libFuzzer's main
 # is linked into each target.
-$(FUZZ_B)/shared/%.o: shared/%.c $(wildcard shared/*.h)
+$(FUZZ_B)/shared/%.o: shared/%.c $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(FUZZ_B)/spank/%.o: spank/%.c $(wildcard spank/*.h shared/*.h)
+$(FUZZ_B)/spank/%.o: spank/%.c $(wildcard spank/*.h) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
@@ -72,7 +72,7 @@ $(FUZZ_SPANK_LIB): $(FUZZ_SPANK_OBJ)
 	ar rcs $@ $^
 
 $(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h \
-		$(wildcard shared/*.h spank/*.h) $(FUZZ_SPANK_LIB) \
+		$(CORE_HDR) $(wildcard spank/*.h) $(FUZZ_SPANK_LIB) \
 		$(FUZZ_CORE_LIB)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Untyped GPU requests against typed caps (shared/untyped_gpus.h). Slurm
+# Untyped GPU requests against typed caps (shared/policy/untyped_gpus.h). Slurm
 # alone lets --gres=gpu:3 past MaxTRESPerJob=gres/gpu:a100=2 and then
 # allocates three A100s; qosdeny counts untyped GPUs toward every type the
 # job's partitions have, up to how many they have. The test cluster: n1 has

@@ -1,6 +1,6 @@
 /*
- * What `qosdeny limits` reads from slurm.conf (shared/site.c): PrivateData,
- * AccountingStorageEnforce and the partitions' QOS=.
+ * What `qosdeny limits` reads from slurm.conf (shared/common/site.c):
+ * PrivateData, AccountingStorageEnforce and the partitions' QOS=.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -93,7 +93,7 @@ int qd_redis_read_usage(struct qd_redis *r, const char *cluster,
 			uint64_t half_life_s, qd_redis_usage_fn fn, void *arg,
 			char *err, size_t errlen);
 
-/* The Lua script qd_redis_apply runs (shared/usage_script.c). */
+/* The Lua script qd_redis_apply runs (shared/usage/usage_script.c). */
 extern const char qd_usage_script[];
 
 #endif
