@@ -1,20 +1,46 @@
 /*
- * qosdeny share [-P] [--cluster NAME] [--redis HOST:PORT|unix:PATH]: GPU
- * fair share (contract section 7). Shares from slurmdbd (else qosdeny.conf),
- * usage from Redis decayed to now, arithmetic and layout in
- * shared/fairshare.
+ * qosdeny share [-P] [--cluster NAME[,NAME...]] [--redis HOST:PORT|unix:PATH]:
+ * GPU fair share (contract sections 7 and 8). Shares from slurmdbd (else
+ * qosdeny.conf), usage from Redis summed over the clusters (decayed
+ * completed usage plus running jobs'), arithmetic and layout in
+ * shared/usage/fairshare*.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "redis_usage.h"
+#include "fairshare_usage.h"
 #include "tool.h"
+
+#define MAX_CLUSTERS 64
 
 struct share_args {
 	bool parsable;
-	const char *cluster;
+	char names[MAX_CLUSTERS][QD_NAME_MAX]; /* --cluster */
+	size_t n;
 	const char *redis;
 };
+
+/* --cluster's comma-separated names: each valid, none twice. */
+static int parse_clusters(const char *v, struct share_args *a)
+{
+	for (const char *p = v;; p++) {
+		size_t len = strcspn(p, ",");
+
+		if (a->n == MAX_CLUSTERS || len >= QD_NAME_MAX)
+			return -1;
+		memcpy(a->names[a->n], p, len);
+		a->names[a->n][len] = '\0';
+		if (!qd_usage_name_ok(a->names[a->n]))
+			return -1;
+		for (size_t i = 0; i < a->n; i++)
+			if (!strcmp(a->names[i], a->names[a->n]))
+				return -1;
+		a->n++;
+		p += len;
+		if (!*p)
+			return 0;
+	}
+}
 
 static int parse_args(int argc, char **argv, struct share_args *a)
 {
@@ -28,10 +54,10 @@ static int parse_args(int argc, char **argv, struct share_args *a)
 		}
 		v = qd_option_value(argc, argv, &i, "--cluster", &missing);
 		if (v || missing) {
-			if (missing || !qd_usage_name_ok(v))
+			if (missing || a->n || parse_clusters(v, a))
 				return qd_usage_error(
-				    "share: --cluster needs a cluster name");
-			a->cluster = v;
+				    "share: --cluster needs cluster names, "
+				    "comma-separated, each once");
 			continue;
 		}
 		v = qd_option_value(argc, argv, &i, "--redis", &missing);
@@ -48,24 +74,46 @@ static int parse_args(int argc, char **argv, struct share_args *a)
 	return 0;
 }
 
-struct usage_ctx {
-	struct qd_fs_table *t;
-	bool add; /* rows for usage without an association (no slurmdbd) */
-};
-
-static int take_usage(enum qd_usage_kind kind, const char *account,
-		      const char *user, double usage, void *arg)
+/*
+ * The clusters whose usage counts: --cluster, else qosdeny.conf's
+ * FairShareClusters, else this one. Returns how many, or 0 with err.
+ */
+static size_t clusters_of(const struct share_args *a,
+			  const struct qd_policy *policy,
+			  const struct qd_site *site, const char **out,
+			  char *err, size_t errlen)
 {
-	struct usage_ctx *u = arg;
-	const char *who = kind == QD_USAGE_ASSOC ? user : NULL;
-	struct qd_fs_row *r = u->add ? qd_fs_add(u->t, account, who, NULL)
-				     : qd_fs_find(u->t, account, who);
+	const char *self = qd_site_cluster(site);
+	size_t n = 0;
 
-	/* With slurmdbd, usage of a deleted association is not shown. */
-	if (!r)
-		return u->add ? -1 : 0;
-	r->usage = usage;
-	return 0;
+	if (a->n) {
+		for (; n < a->n; n++)
+			out[n] = a->names[n];
+	} else if (policy && policy->n_fs_clusters) {
+		for (; n < policy->n_fs_clusters && n < MAX_CLUSTERS; n++)
+			out[n] = policy->fs_clusters[n];
+	} else if (self) {
+		out[n++] = self;
+	} else {
+		snprintf(err, errlen,
+			 "no cluster name: give --cluster NAME, or set "
+			 "ClusterName in %s",
+			 site->slurm_conf);
+	}
+	return n;
+}
+
+/* Shares are this cluster's associations when it is among those counted
+ * (as the site factor ranks its jobs), else the first listed cluster's. */
+static const char *shares_cluster(const struct qd_site *site,
+				  const char *const *clusters, size_t n)
+{
+	const char *self = qd_site_cluster(site);
+
+	for (size_t i = 0; self && i < n; i++)
+		if (!strcmp(clusters[i], self))
+			return self;
+	return clusters[0];
 }
 
 static int share(const struct share_args *a, struct qd_fs_table *t)
@@ -73,30 +121,29 @@ static int share(const struct share_args *a, struct qd_fs_table *t)
 	char err[QD_SITE_ERR_MAX > QD_ERR_MAX ? QD_SITE_ERR_MAX : QD_ERR_MAX];
 	struct qd_redis_config cfg = {0};
 	struct qd_policy *policy = NULL;
+	const char *clusters[MAX_CLUSTERS];
 	struct qd_redis *r = NULL;
-	struct usage_ctx u = {t, false};
-	const char *cluster;
+	bool add = false;
 	struct qd_site site;
+	size_t n;
 	int rv = 1;
 
 	if (qd_site_load(&site, err, sizeof(err)) ||
 	    qd_site_policy(&site, &policy, err, sizeof(err)))
 		goto fail;
-	cluster = a->cluster ? a->cluster : qd_site_cluster(&site);
-	if (!cluster) {
-		snprintf(err, sizeof(err),
-			 "no cluster name: give --cluster NAME, or set "
-			 "ClusterName in %s",
-			 site.slurm_conf);
+	n = clusters_of(a, policy, &site, clusters, err, sizeof(err));
+	if (!n)
 		goto fail;
-	}
-	if (qd_shares_from_slurmdb(&site, cluster, t)) {
+	if (qd_shares_from_slurmdb(&site, shares_cluster(&site, clusters, n),
+				   t)) {
 		fprintf(stderr,
 			"qosdeny: share: slurmdbd not reachable, shares from "
 			"%s\n",
 			site.qosdeny_conf);
 		qd_fs_free(t);
-		u.add = true;
+		/* With slurmdbd, usage of a deleted association is not
+		 * shown; without, the usage is all there is to go by. */
+		add = true;
 		if (qd_shares_from_policy(policy, t))
 			goto oom;
 	}
@@ -104,8 +151,8 @@ static int share(const struct share_args *a, struct qd_fs_table *t)
 	cfg.password_file = site.password_file[0] ? site.password_file : NULL;
 	cfg.timeout_ms = site.timeout_ms;
 	r = qd_redis_new(&cfg, err, sizeof(err));
-	if (!r || qd_redis_read_usage(r, cluster, qd_site_half_life(policy),
-				      take_usage, &u, err, sizeof(err)))
+	if (!r || qd_fs_read_usage(t, r, clusters, n, qd_site_half_life(policy),
+				   add, err, sizeof(err)))
 		goto fail;
 	if (qd_fs_compute(t))
 		goto oom;

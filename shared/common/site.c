@@ -226,11 +226,18 @@ fail:
 int qd_site_load(struct qd_site *s, char *err, size_t errlen)
 {
 	const char *env = getenv("SLURM_CONF");
+
+	return qd_site_load_from(s, env && *env ? env : NULL, err, errlen);
+}
+
+int qd_site_load_from(struct qd_site *s, const char *slurm_conf, char *err,
+		      size_t errlen)
+{
 	FILE *f;
 
 	memset(s, 0, sizeof(*s));
 	copy(s->slurm_conf, sizeof(s->slurm_conf),
-	     env && *env ? env : QD_DEFAULT_SLURM_CONF);
+	     slurm_conf ? slurm_conf : QD_DEFAULT_SLURM_CONF);
 	f = fopen(s->slurm_conf, "re");
 	if (f) {
 		s->have_slurm_conf = true;
@@ -240,7 +247,7 @@ int qd_site_load(struct qd_site *s, char *err, size_t errlen)
 				       strerror(errno));
 		}
 		fclose(f);
-	} else if (errno != ENOENT || (env && *env)) {
+	} else if (errno != ENOENT || slurm_conf) {
 		return qd_errf(err, errlen, "%s: %s", s->slurm_conf,
 			       strerror(errno));
 	}

@@ -48,6 +48,11 @@ struct qd_site {
  */
 int qd_site_load(struct qd_site *s, char *err, size_t errlen);
 
+/* The same from a given slurm.conf (slurmctld's own; NULL: the default
+ * path, which may then be missing). */
+int qd_site_load_from(struct qd_site *s, const char *slurm_conf, char *err,
+		      size_t errlen);
+
 /* The cluster: the line's cluster=, else ClusterName; NULL when neither. */
 const char *qd_site_cluster(const struct qd_site *s);
 

@@ -9,6 +9,7 @@ void qd_policy_free(struct qd_policy *p)
 	if (!p)
 		return;
 	free(p->exempt_users);
+	free(p->fs_clusters);
 	free(p->rules);
 	free(p->shares);
 	free(p);

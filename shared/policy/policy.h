@@ -13,9 +13,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "names.h"
 #include "tres.h"
-
-#define QD_NAME_MAX 64 /* QoS, account and user names */
 
 enum qd_flag {
 	QD_DENY_ON_MAX_PER_JOB = 1 << 0,
@@ -46,6 +45,10 @@ struct qd_policy {
 	char (*exempt_users)[QD_NAME_MAX]; /* ExemptUsers= */
 	size_t n_exempt;
 	uint64_t usage_half_life_s; /* UsageHalfLife=, default 7 days */
+	/* FairShareClusters=: whose GPU usage counts in fair share; none: this
+	 * cluster alone. */
+	char (*fs_clusters)[QD_NAME_MAX];
+	size_t n_fs_clusters;
 	struct qd_qos_rule *rules;
 	size_t n_rules;
 	struct qd_share_rule *shares;

@@ -20,6 +20,7 @@ enum key {
 	K_ENFORCE,
 	K_EXEMPT_USERS,
 	K_HALF_LIFE,
+	K_FS_CLUSTERS,
 	K_QOS,
 	K_FLAGS,
 	K_MAX_PER_JOB,
@@ -35,6 +36,7 @@ static const char *const key_names[K_COUNT] = {
     [K_ENFORCE] = "Enforce",
     [K_EXEMPT_USERS] = "ExemptUsers",
     [K_HALF_LIFE] = "UsageHalfLife",
+    [K_FS_CLUSTERS] = "FairShareClusters",
     [K_QOS] = "QOS",
     [K_FLAGS] = "Flags",
     [K_MAX_PER_JOB] = "MaxTRESPerJob",
@@ -50,7 +52,8 @@ enum kind { R_GLOBAL, R_QOS, R_ACCOUNT, R_USER, R_KINDS };
 #define BIT(k) (1u << (k))
 
 static const unsigned allowed[R_KINDS] = {
-    [R_GLOBAL] = BIT(K_ENFORCE) | BIT(K_EXEMPT_USERS) | BIT(K_HALF_LIFE),
+    [R_GLOBAL] = BIT(K_ENFORCE) | BIT(K_EXEMPT_USERS) | BIT(K_HALF_LIFE) |
+		  BIT(K_FS_CLUSTERS),
     [R_QOS] = BIT(K_QOS) | BIT(K_FLAGS) | BIT(K_MAX_PER_JOB) |
 	      BIT(K_MAX_PER_USER) | BIT(K_GRP),
     [R_ACCOUNT] = BIT(K_ACCOUNT) | BIT(K_SHARES),
@@ -232,36 +235,51 @@ static int set_enforce(struct parser *ps, const struct record *r)
 	return 0;
 }
 
-static int add_exempt(struct parser *ps, const char *name, size_t len)
+/* One name onto a list of names (ExemptUsers, FairShareClusters). */
+static int add_name(struct parser *ps, char (**list)[QD_NAME_MAX], size_t *n,
+		    const char *name, size_t len)
 {
-	struct qd_policy *p = ps->p;
-	char(*users)[QD_NAME_MAX] =
-	    realloc(p->exempt_users, (p->n_exempt + 1) * sizeof(*users));
+	char(*names)[QD_NAME_MAX] = realloc(*list, (*n + 1) * sizeof(*names));
 
-	if (!users)
+	if (!names)
 		return out_of_memory(ps);
-	p->exempt_users = users;
-	memcpy(users[p->n_exempt], name, len);
-	users[p->n_exempt++][len] = '\0';
+	*list = names;
+	memcpy(names[*n], name, len);
+	names[(*n)++][len] = '\0';
 	return 0;
 }
 
-static int set_exempt(struct parser *ps, const struct record *r)
+/*
+ * A comma-separated list of names. what names one in errors ("user",
+ * "cluster"). Cluster names stand in Redis keys, so they must be names a
+ * usage record accepts; a cluster listed twice would count twice.
+ */
+static int set_names(struct parser *ps, const struct record *r, int k,
+		     const char *what, char (**list)[QD_NAME_MAX], size_t *n)
 {
-	const char *tok = r->tok[K_EXEMPT_USERS];
-	int line = r->tok_line[K_EXEMPT_USERS];
+	const char *tok = r->tok[k];
+	int line = r->tok_line[k];
 
-	for (const char *v = r->val[K_EXEMPT_USERS];; v++) {
+	for (const char *v = r->val[k];; v++) {
 		size_t len = strcspn(v, ",");
 
 		if (len == 0)
-			return fail(ps, line, tok, "empty user name in");
+			return fail(ps, line, tok, "empty %s name in", what);
 		if (len >= QD_NAME_MAX)
 			return fail_n(ps, line, v, len,
 				      "name too long (at most %d characters)",
 				      QD_NAME_MAX - 1);
-		if (add_exempt(ps, v, len))
+		if (add_name(ps, list, n, v, len))
 			return -1;
+		if (k == K_FS_CLUSTERS) {
+			if (!qd_usage_name_ok((*list)[*n - 1]))
+				return fail_n(ps, line, v, len,
+					      "invalid cluster name");
+			for (size_t i = 0; i + 1 < *n; i++)
+				if (!strcmp((*list)[i], (*list)[*n - 1]))
+					return fail_n(ps, line, v, len,
+						      "cluster listed twice");
+		}
 		v += len;
 		if (!*v)
 			return 0;
@@ -287,7 +305,13 @@ static int apply_global(struct parser *ps, const struct record *r)
 {
 	if (r->tok[K_ENFORCE] && set_enforce(ps, r))
 		return -1;
-	if (r->tok[K_EXEMPT_USERS] && set_exempt(ps, r))
+	if (r->tok[K_EXEMPT_USERS] &&
+	    set_names(ps, r, K_EXEMPT_USERS, "user", &ps->p->exempt_users,
+		      &ps->p->n_exempt))
+		return -1;
+	if (r->tok[K_FS_CLUSTERS] &&
+	    set_names(ps, r, K_FS_CLUSTERS, "cluster", &ps->p->fs_clusters,
+		      &ps->p->n_fs_clusters))
 		return -1;
 	if (r->tok[K_HALF_LIFE] && set_half_life(ps, r))
 		return -1;

@@ -16,15 +16,61 @@ static bool row_is(const struct qd_fs_row *r, const char *account,
 	return !strcmp(r->account, account) && !strcmp(r->user, user);
 }
 
+static size_t hash_names(const char *account, const char *user)
+{
+	size_t h = 14695981039346656037u; /* FNV-1a */
+
+	for (const char *p = account; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211u;
+	h *= 1099511628211u; /* the '\0' between the names */
+	for (const char *p = user; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211u;
+	return h;
+}
+
+/* The slot holding (account, user), or the empty slot where it would go. */
+static size_t *slot_of(const struct qd_fs_table *t, const char *account,
+		       const char *user)
+{
+	size_t mask = t->nslots - 1, i = hash_names(account, user) & mask;
+
+	while (t->slots[i] && !row_is(&t->rows[t->slots[i] - 1], account, user))
+		i = (i + 1) & mask;
+	return &t->slots[i];
+}
+
+/* Rebuilds the index at a load of at most one half. */
+static int reindex(struct qd_fs_table *t, size_t rows)
+{
+	size_t n = 64;
+
+	while (n < 2 * rows)
+		n *= 2;
+	if (n != t->nslots) {
+		size_t *slots = calloc(n, sizeof(*slots));
+
+		if (!slots)
+			return -1;
+		free(t->slots);
+		t->slots = slots;
+		t->nslots = n;
+	} else {
+		memset(t->slots, 0, n * sizeof(*t->slots));
+	}
+	for (size_t i = 0; i < t->n; i++)
+		*slot_of(t, t->rows[i].account, t->rows[i].user) = i + 1;
+	return 0;
+}
+
 struct qd_fs_row *qd_fs_find(struct qd_fs_table *t, const char *account,
 			     const char *user)
 {
-	if (!user)
-		user = "";
-	for (size_t i = 0; i < t->n; i++)
-		if (row_is(&t->rows[i], account, user))
-			return &t->rows[i];
-	return NULL;
+	size_t *slot;
+
+	if (!t->nslots)
+		return NULL;
+	slot = slot_of(t, account, user ? user : "");
+	return *slot ? &t->rows[*slot - 1] : NULL;
 }
 
 static struct qd_fs_row *append(struct qd_fs_table *t, const char *account,
@@ -42,12 +88,15 @@ static struct qd_fs_row *append(struct qd_fs_table *t, const char *account,
 		t->rows = rows;
 		t->cap = cap;
 	}
+	if (2 * (t->n + 1) > t->nslots && reindex(t, t->n + 1))
+		return NULL;
 	r = &t->rows[t->n++];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->account, sizeof(r->account), "%s", account);
 	snprintf(r->user, sizeof(r->user), "%s", user);
 	snprintf(r->parent, sizeof(r->parent), "%s", parent ? parent : "");
 	r->raw_shares = 1;
+	*slot_of(t, r->account, r->user) = t->n;
 	return r;
 }
 
@@ -137,6 +186,8 @@ int qd_fs_compute(struct qd_fs_table *t)
 	if (!t->n)
 		return 0;
 	qsort(t->rows, t->n, sizeof(*t->rows), row_cmp);
+	if (reindex(t, t->n))
+		goto fail;
 	up = calloc(t->n, sizeof(*up));
 	sib = calloc(t->n + 1, sizeof(*sib));
 	if (!up || !sib)
@@ -201,5 +252,6 @@ fail:
 void qd_fs_free(struct qd_fs_table *t)
 {
 	free(t->rows);
+	free(t->slots);
 	memset(t, 0, sizeof(*t));
 }

@@ -43,6 +43,11 @@ struct qd_fs_row {
 struct qd_fs_table {
 	struct qd_fs_row *rows;
 	size_t n, cap;
+	/* Hash index of the rows by (account, user): row index + 1, 0 empty.
+	 * Tables of 10,000 associations are built every refresh of the site
+	 * factor, so finding a row must not walk them all. */
+	size_t *slots;
+	size_t nslots;
 };
 
 /*

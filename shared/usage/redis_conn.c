@@ -368,3 +368,57 @@ void qd_redis_free(struct qd_redis *r)
 	free(r->password);
 	free(r);
 }
+
+/* Loads a script once per handle; its SHA survives reconnects. */
+static int load_script(struct qd_redis *r, const char *script, char *sha,
+		       int64_t deadline, char *err, size_t errlen)
+{
+	const char *argv[] = {"SCRIPT", "LOAD", script};
+	redisReply *reply;
+	int rv = -1;
+
+	if (sha[0])
+		return 0;
+	reply = qd_redis_command(r, deadline, "SCRIPT LOAD", 3, argv, NULL, err,
+				 errlen);
+	if (!reply)
+		return -1;
+	if (reply->type == REDIS_REPLY_ERROR) {
+		qd_redis_fail(r, err, errlen, "SCRIPT LOAD", "%s", reply->str);
+		goto fail;
+	}
+	if (reply->type != REDIS_REPLY_STRING || reply->len != 40) {
+		qd_redis_fail(r, err, errlen, "SCRIPT LOAD",
+			      "unexpected reply");
+		goto fail;
+	}
+	memcpy(sha, reply->str, 40);
+	sha[40] = '\0';
+	rv = 0;
+fail:
+	freeReplyObject(reply);
+	return rv;
+}
+
+redisReply *qd_redis_eval(struct qd_redis *r, const char *script, char *sha,
+			  int64_t deadline_ms, int argc, const char **argv,
+			  char *err, size_t errlen)
+{
+	redisReply *reply;
+
+	if (load_script(r, script, sha, deadline_ms, err, errlen))
+		return NULL;
+	argv[0] = "EVALSHA";
+	argv[1] = sha;
+	reply = qd_redis_command(r, deadline_ms, "EVALSHA", argc, argv, NULL,
+				 err, errlen);
+	if (reply && reply->type == REDIS_REPLY_ERROR &&
+	    !strncmp(reply->str, "NOSCRIPT", 8)) {
+		freeReplyObject(reply);
+		argv[0] = "EVAL";
+		argv[1] = script;
+		reply = qd_redis_command(r, deadline_ms, "EVAL", argc, argv,
+					 NULL, err, errlen);
+	}
+	return reply;
+}

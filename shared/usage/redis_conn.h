@@ -24,9 +24,30 @@ struct qd_redis {
 	char *user;	/* NULL: AUTH with the password alone */
 	char *password; /* NULL: no AUTH */
 	int timeout_ms;
-	char sha[41]; /* the script's SHA1 once loaded, kept across
-			 reconnects: the text, hence the SHA, never changes */
+	/* The scripts' SHA1 once loaded, kept across reconnects: the text,
+	 * hence the SHA, never changes. */
+	char sha[41];	      /* qd_usage_script */
+	char sha_running[41]; /* qd_running_script */
 };
+
+/* Longest key: "qosdeny:{C}:KIND:A:B". */
+#define QD_REDIS_KEY_MAX (32 + 3 * QD_NAME_MAX + 48)
+
+/* buf = "qosdeny:{cluster}:kind:a[:b]". Returns 0, or -1 when too long. */
+int qd_redis_key(char *buf, const char *cluster, const char *kind,
+		 const char *a, const char *b);
+
+/*
+ * Runs a Lua script by its SHA (sha: the handle's slot for it, "" until
+ * loaded): SCRIPT LOAD first when this handle has not loaded it, and EVAL
+ * with the text when the server lost its cache (restart, SCRIPT FLUSH).
+ * argv[0] and argv[1] are set here (EVALSHA, the SHA); the caller fills
+ * argv[2..argc-1] (numkeys, keys, arguments). Returns the reply, which may
+ * be an error reply, or NULL with err.
+ */
+redisReply *qd_redis_eval(struct qd_redis *r, const char *script, char *sha,
+			  int64_t deadline_ms, int argc, const char **argv,
+			  char *err, size_t errlen);
 
 /* Milliseconds on the monotonic clock. */
 int64_t qd_redis_now_ms(void);

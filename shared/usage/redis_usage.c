@@ -10,49 +10,17 @@
 
 #include "decay.h"
 #include "redis_conn.h"
+#include "running_usage.h"
 
-#define KEY_MAX	   (32 + 3 * QD_NAME_MAX + 48)
 #define SCAN_COUNT "1000"
-#define SHA_LEN	   40
 
-static int key(char *buf, const char *cluster, const char *kind, const char *a,
+int qd_redis_key(char *buf, const char *cluster, const char *kind, const char *a,
 	       const char *b)
 {
-	int n = snprintf(buf, KEY_MAX, "qosdeny:{%s}:%s:%s%s%s", cluster, kind,
+	int n = snprintf(buf, QD_REDIS_KEY_MAX, "qosdeny:{%s}:%s:%s%s%s", cluster, kind,
 			 a, b ? ":" : "", b ? b : "");
 
-	return n < 0 || n >= KEY_MAX ? -1 : 0;
-}
-
-/* Loads the script once per handle; its SHA survives reconnects. */
-static int load_script(struct qd_redis *r, int64_t deadline, char *err,
-		       size_t errlen)
-{
-	const char *argv[] = {"SCRIPT", "LOAD", qd_usage_script};
-	redisReply *reply;
-	int rv = -1;
-
-	if (r->sha[0])
-		return 0;
-	reply = qd_redis_command(r, deadline, "SCRIPT LOAD", 3, argv, NULL, err,
-				 errlen);
-	if (!reply)
-		return -1;
-	if (reply->type == REDIS_REPLY_ERROR) {
-		qd_redis_fail(r, err, errlen, "SCRIPT LOAD", "%s", reply->str);
-		goto fail;
-	}
-	if (reply->type != REDIS_REPLY_STRING || reply->len != SHA_LEN) {
-		qd_redis_fail(r, err, errlen, "SCRIPT LOAD",
-			      "unexpected reply");
-		goto fail;
-	}
-	memcpy(r->sha, reply->str, SHA_LEN);
-	r->sha[SHA_LEN] = '\0';
-	rv = 0;
-fail:
-	freeReplyObject(reply);
-	return rv;
+	return n < 0 || n >= QD_REDIS_KEY_MAX ? -1 : 0;
 }
 
 static int script_result(struct qd_redis *r, redisReply *reply,
@@ -71,10 +39,10 @@ int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 		   uint64_t half_life_s, char *err, size_t errlen)
 {
 	char text[QD_RECORD_MAX], rec_err[QD_RECORD_ERR_MAX];
-	char keys[5][KEY_MAX], id[2 * QD_NAME_MAX], nkeys[4];
-	char gs[24], end[24], hl[24], ttl[24];
-	const char *argv[3 + 5 + 5];
-	int argc = 0, nk = 4, rv = -1;
+	char keys[7][QD_REDIS_KEY_MAX], id[2 * QD_NAME_MAX], nkeys[4];
+	char gs[24], end[24], hl[24], ttl[24], job[16];
+	const char *argv[3 + 7 + 6];
+	int argc = 0, nk = 6, rv = -1;
 	redisReply *reply = NULL;
 	int64_t deadline;
 
@@ -91,24 +59,23 @@ int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 				     "the half-life must be positive");
 	snprintf(id, sizeof(id), "%" PRIu32 ":%s:%" PRId64, rec->job_id,
 		 rec->node, rec->start);
-	if (key(keys[0], rec->cluster, "rec", id, NULL) ||
-	    key(keys[1], rec->cluster, "user", rec->user, NULL) ||
-	    key(keys[2], rec->cluster, "account", rec->account, NULL) ||
-	    key(keys[3], rec->cluster, "assoc", rec->account, rec->user) ||
+	if (qd_redis_key(keys[0], rec->cluster, "rec", id, NULL) ||
+	    qd_running_keys(rec->cluster, keys[1], keys[2]) ||
+	    qd_redis_key(keys[3], rec->cluster, "user", rec->user, NULL) ||
+	    qd_redis_key(keys[4], rec->cluster, "account", rec->account, NULL) ||
+	    qd_redis_key(keys[5], rec->cluster, "assoc", rec->account, rec->user) ||
 	    (rec->qos[0] &&
-	     key(keys[nk++], rec->cluster, "qos", rec->qos, NULL)))
+	     qd_redis_key(keys[nk++], rec->cluster, "qos", rec->qos, NULL)))
 		return qd_redis_fail(r, err, errlen, "apply", "key too long");
 	snprintf(nkeys, sizeof(nkeys), "%d", nk);
 	snprintf(gs, sizeof(gs), "%" PRIu64, rec->gpu_seconds);
 	snprintf(end, sizeof(end), "%" PRId64, rec->end);
 	snprintf(hl, sizeof(hl), "%" PRIu64, half_life_s);
 	snprintf(ttl, sizeof(ttl), "%d", QD_RECORD_ID_TTL_S);
+	snprintf(job, sizeof(job), "%" PRIu32, rec->job_id);
 
 	deadline = qd_redis_now_ms() + r->timeout_ms;
-	if (load_script(r, deadline, err, errlen))
-		return -1;
-	argv[argc++] = "EVALSHA";
-	argv[argc++] = r->sha;
+	argc = 2; /* EVALSHA and the SHA, set by qd_redis_eval */
 	argv[argc++] = nkeys;
 	for (int i = 0; i < nk; i++)
 		argv[argc++] = keys[i];
@@ -117,22 +84,11 @@ int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 	argv[argc++] = hl;
 	argv[argc++] = ttl;
 	argv[argc++] = text;
-	reply = qd_redis_command(r, deadline, "EVALSHA", argc, argv, NULL, err,
-				 errlen);
+	argv[argc++] = job;
+	reply = qd_redis_eval(r, qd_usage_script, r->sha, deadline, argc, argv,
+			      err, errlen);
 	if (!reply)
 		return -1;
-	/* The server lost its script cache (restart, SCRIPT FLUSH): EVAL
-	 * sends the text, and caches it again for the next EVALSHA. */
-	if (reply->type == REDIS_REPLY_ERROR &&
-	    !strncmp(reply->str, "NOSCRIPT", 8)) {
-		freeReplyObject(reply);
-		argv[0] = "EVAL";
-		argv[1] = qd_usage_script;
-		reply = qd_redis_command(r, deadline, "EVAL", argc, argv, NULL,
-					 err, errlen);
-		if (!reply)
-			return -1;
-	}
 	rv = script_result(r, reply, argv[0], err, errlen);
 	freeReplyObject(reply);
 	return rv;
@@ -288,7 +244,7 @@ int qd_redis_read_usage(struct qd_redis *r, const char *cluster,
 			uint64_t half_life_s, qd_redis_usage_fn fn, void *arg,
 			char *err, size_t errlen)
 {
-	char prefix[KEY_MAX], pattern[KEY_MAX + 2], cursor[32] = "0";
+	char prefix[QD_REDIS_KEY_MAX], pattern[QD_REDIS_KEY_MAX + 2], cursor[32] = "0";
 	struct scan s = {r, prefix, half_life_s, 0, fn, arg};
 	redisReply *reply = NULL;
 	int rv = -1;

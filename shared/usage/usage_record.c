@@ -67,24 +67,6 @@ static const char *sanitise(char *out, size_t outlen, const char *s, size_t len)
 	return out;
 }
 
-static bool name_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || strchr("._@+$-", c);
-}
-
-bool qd_usage_name_ok(const char *s)
-{
-	size_t len = strlen(s);
-
-	if (!len || len >= QD_NAME_MAX)
-		return false;
-	for (size_t i = 0; i < len; i++)
-		if (!name_char(s[i]))
-			return false;
-	return true;
-}
-
 bool qd_usage_record_is_open(const struct qd_usage_record *r)
 {
 	return r->end == 0;

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "names.h"
 #include "policy.h"
 
 #define QD_RECORD_MAX	  1024 /* longest encoding, newline included */
@@ -42,9 +43,6 @@ struct qd_usage_record {
 	uint32_t gpus;		     /* GPUs allocated on this node */
 	uint64_t gpu_seconds;	     /* gpus * (end - start); 0 while open */
 };
-
-/* Whether s is a valid name for a record field (empty not allowed). */
-bool qd_usage_name_ok(const char *s);
 
 /*
  * Closes an open record at end: sets end and gpu_seconds. An end before the

@@ -5,10 +5,13 @@
  * check that can fail runs before the first write.
  *
  * KEYS[1]     the record's id key (qosdeny:{C}:rec:JOB:NODE:START)
- * KEYS[2..n]  usage hashes (user, account, assoc, and qos when known)
+ * KEYS[2]     the cluster's running jobs   KEYS[3]  its ended jobs
+ *             (running_usage.h: the record replaces the job's running entry)
+ * KEYS[4..n]  usage hashes (user, account, assoc, and qos when known)
  * ARGV[1]     GPU-seconds     ARGV[2]  the record's end, Unix time
  * ARGV[3]     half-life, s    ARGV[4]  id key expiry, s
  * ARGV[5]     the record's text, kept as the id key's value
+ * ARGV[6]     the job id
  *
  * Returns 1 when counted now, 0 when the id was known.
  */
@@ -20,17 +23,18 @@ const char qd_usage_script[] =
     "local hl = tonumber(ARGV[3])\n"
     "local ttl = tonumber(ARGV[4])\n"
     "if not (gs and gs >= 0 and rend and hl and hl > 0 and ttl and\n"
-    "        ttl > 0 and #KEYS >= 2) then\n"
+    "        ttl > 0 and #KEYS >= 4 and ARGV[6]) then\n"
     "  return redis.error_reply('qosdeny: invalid arguments')\n"
     "end\n"
     "for i = 2, #KEYS do\n"
     "  local ty = redis.call('TYPE', KEYS[i]).ok\n"
-    "  if ty ~= 'none' and ty ~= 'hash' then\n"
+    "  local expect = i == 3 and 'zset' or 'hash'\n"
+    "  if ty ~= 'none' and ty ~= expect then\n"
     "    return redis.error_reply('qosdeny: ' .. KEYS[i] .. ' holds a ' ..\n"
-    "                             ty .. ', not a hash')\n"
+    "                             ty .. ', not a ' .. expect)\n"
     "  end\n"
     /* A damaged value is reported, not silently restarted from 0. */
-    "  if ty == 'hash' then\n"
+    "  if ty == 'hash' and i >= 4 then\n"
     "    local old = redis.call('HMGET', KEYS[i], 'v', 't')\n"
     "    if not (tonumber(old[1]) and tonumber(old[2])) then\n"
     "      return redis.error_reply('qosdeny: ' .. KEYS[i] ..\n"
@@ -48,12 +52,18 @@ const char qd_usage_script[] =
      * had been added on time. */
     "local add = gs\n"
     "if rend < now then add = gs * 2 ^ (-(now - rend) / hl) end\n"
-    "for i = 2, #KEYS do\n"
+    "for i = 4, #KEYS do\n"
     "  local old = redis.call('HMGET', KEYS[i], 'v', 't')\n"
     "  local v = tonumber(old[1]) or 0\n"
     "  local t = tonumber(old[2]) or now\n"
     "  if t < now then v = v * 2 ^ (-(now - t) / hl) end\n"
     "  redis.call('HSET', KEYS[i], 'v', string.format('%.17g', v + add),\n"
     "             't', string.format('%.6f', now))\n"
+    "end\n"
+    /* The job's running entry (site factor) gives way to its records. */
+    "redis.call('HDEL', KEYS[2], ARGV[6])\n"
+    "local ended = tonumber(redis.call('ZSCORE', KEYS[3], ARGV[6]))\n"
+    "if not ended or ended < rend then\n"
+    "  redis.call('ZADD', KEYS[3], rend, ARGV[6])\n"
     "end\n"
     "return 1\n";

@@ -418,9 +418,11 @@ Test(redis, auth_with_acl_user)
 }
 
 /*
- * The least a production ACL user needs (README): the script commands, the
- * reads of `share`, and, since a script runs with its caller's rights, the
- * commands the script calls; keys under qosdeny: only.
+ * The least a production ACL user needs (docs/gpu-and-usage.md): the script
+ * commands, the reads of `share` (+hgetall: running jobs), and, since a
+ * script runs with its caller's rights, the commands the scripts call (the
+ * site factor's publication of running jobs: +del +zremrangebyscore); keys
+ * under qosdeny: only.
  */
 Test(redis, least_privileged_acl_user)
 {
@@ -428,7 +430,8 @@ Test(redis, least_privileged_acl_user)
 	    "--user",	     "qd",     "on",	   ">pw",   "~qosdeny:*",
 	    "resetchannels", "-@all",  "+evalsha", "+eval", "+script|load",
 	    "+scan",	     "+hmget", "+time",	   "+set",  "+hset",
-	    "+type",	     NULL};
+	    "+type",	     "+hdel",  "+zscore",  "+zadd", "+hgetall",
+	    "+del",	     "+zremrangebyscore",  NULL};
 	time_t now = time(NULL);
 	struct qd_usage_record r = rec(1, 1, now - 10, now);
 	struct seen s = {0};

@@ -1,0 +1,176 @@
+/*
+ * Running jobs' usage: published by site_factor/qosdeny, read with the
+ * completed usage by fair share (running_usage.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redis_conn.h"
+#include "running_usage.h"
+
+/* "ACCOUNT USER GPU_SECONDS START", at most. */
+#define ENTRY_MAX (2 * QD_NAME_MAX + 48)
+
+int qd_running_keys(const char *cluster, char *running, char *ended)
+{
+	int a = snprintf(running, QD_REDIS_KEY_MAX, "qosdeny:{%s}:running",
+			 cluster);
+	int b = snprintf(ended, QD_REDIS_KEY_MAX, "qosdeny:{%s}:ended", cluster);
+
+	return a < 0 || a >= QD_REDIS_KEY_MAX || b < 0 ||
+		       b >= QD_REDIS_KEY_MAX
+		   ? -1
+		   : 0;
+}
+
+long qd_redis_publish_running(struct qd_redis *r, const char *cluster,
+			      const struct qd_running_job *jobs, size_t n,
+			      char *err, size_t errlen)
+{
+	char running[QD_REDIS_KEY_MAX], ended[QD_REDIS_KEY_MAX], keep[24];
+	const char **argv = calloc(6 + 3 * n, sizeof(*argv));
+	char *text = calloc(n ? n : 1, 16 + 24 + ENTRY_MAX);
+	redisReply *reply = NULL;
+	long rv = -1;
+	int argc = 2;
+
+	if (!argv || !text) {
+		qd_redis_fail(r, err, errlen, "publish", "out of memory");
+		goto fail;
+	}
+	if (!qd_usage_name_ok(cluster) || qd_running_keys(cluster, running, ended)) {
+		qd_redis_fail(r, err, errlen, "publish",
+			      "invalid cluster name '%s'", cluster);
+		goto fail;
+	}
+	snprintf(keep, sizeof(keep), "%d", QD_ENDED_KEEP_S);
+	argv[argc++] = "2";
+	argv[argc++] = running;
+	argv[argc++] = ended;
+	argv[argc++] = keep;
+	for (size_t i = 0; i < n; i++) {
+		char *id = text + i * (16 + 24 + ENTRY_MAX), *start = id + 16,
+		     *entry = start + 24;
+		const struct qd_running_job *j = &jobs[i];
+
+		if (!qd_usage_name_ok(j->account) || !qd_usage_name_ok(j->user)) {
+			qd_redis_fail(r, err, errlen, "publish",
+				      "job %" PRIu32 ": invalid name", j->job_id);
+			goto fail;
+		}
+		snprintf(id, 16, "%" PRIu32, j->job_id);
+		snprintf(start, 24, "%" PRId64, j->start);
+		snprintf(entry, ENTRY_MAX, "%s %s %" PRIu64 " %" PRId64,
+			 j->account, j->user, j->gpu_seconds, j->start);
+		argv[argc++] = id;
+		argv[argc++] = start;
+		argv[argc++] = entry;
+	}
+	reply = qd_redis_eval(r, qd_running_script, r->sha_running,
+			      qd_redis_now_ms() + r->timeout_ms, argc, argv, err,
+			      errlen);
+	if (!reply)
+		goto fail;
+	if (reply->type == REDIS_REPLY_ERROR)
+		qd_redis_fail(r, err, errlen, "publish", "%s", reply->str);
+	else if (reply->type != REDIS_REPLY_INTEGER || reply->integer < 0)
+		qd_redis_fail(r, err, errlen, "publish",
+			      "unexpected reply from the script");
+	else
+		rv = reply->integer;
+fail:
+	if (reply)
+		freeReplyObject(reply);
+	free(text);
+	free(argv);
+	return rv;
+}
+
+/* One entry's text into its names and GPU-seconds; -1 when malformed. */
+static int parse_entry(const char *s, size_t len, char *account, char *user,
+		       uint64_t *gs)
+{
+	char buf[ENTRY_MAX], *save = NULL, *f[4], *end;
+	long long start;
+	int n = 0;
+
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		if (n < 4)
+			f[n++] = t;
+		else
+			return -1;
+	if (n != 4 || !qd_usage_name_ok(f[0]) || !qd_usage_name_ok(f[1]) ||
+	    f[2][0] < '0' || f[2][0] > '9')
+		return -1;
+	errno = 0;
+	*gs = strtoull(f[2], &end, 10);
+	if (*end || errno)
+		return -1;
+	start = strtoll(f[3], &end, 10);
+	if (*end || errno || start < 0)
+		return -1;
+	snprintf(account, QD_NAME_MAX, "%s", f[0]);
+	snprintf(user, QD_NAME_MAX, "%s", f[1]);
+	return 0;
+}
+
+int qd_redis_read_running(struct qd_redis *r, const char *cluster,
+			  qd_redis_usage_fn fn, void *arg, char *err,
+			  size_t errlen)
+{
+	char running[QD_REDIS_KEY_MAX], ended[QD_REDIS_KEY_MAX];
+	const char *argv[] = {"HGETALL", running};
+	redisReply *reply;
+	int rv = -1;
+
+	if (!qd_usage_name_ok(cluster) || qd_running_keys(cluster, running, ended))
+		return qd_redis_fail(r, err, errlen, "HGETALL",
+				     "invalid cluster name '%s'", cluster);
+	reply = qd_redis_command(r, qd_redis_now_ms() + r->timeout_ms,
+				 "HGETALL", 2, argv, NULL, err, errlen);
+	if (!reply)
+		return -1;
+	if (reply->type == REDIS_REPLY_ERROR) {
+		qd_redis_fail(r, err, errlen, "HGETALL", "%s: %s", running,
+			      reply->str);
+		goto fail;
+	}
+	if (reply->type != REDIS_REPLY_ARRAY || reply->elements % 2) {
+		qd_redis_fail(r, err, errlen, "HGETALL", "unexpected reply");
+		goto fail;
+	}
+	for (size_t i = 0; i < reply->elements; i += 2) {
+		const redisReply *job = reply->element[i],
+				 *v = reply->element[i + 1];
+		char account[QD_NAME_MAX], user[QD_NAME_MAX];
+		uint64_t gs;
+
+		if (job->type != REDIS_REPLY_STRING ||
+		    v->type != REDIS_REPLY_STRING ||
+		    parse_entry(v->str, v->len, account, user, &gs)) {
+			qd_redis_fail(r, err, errlen, "HGETALL",
+				      "%s: job %.20s: not a running entry "
+				      "(ACCOUNT USER GPU_SECONDS START)",
+				      running,
+				      job->type == REDIS_REPLY_STRING ? job->str
+								      : "?");
+			goto fail;
+		}
+		if (fn(QD_USAGE_ASSOC, account, user, (double)gs, arg)) {
+			qd_redis_fail(r, err, errlen, "HGETALL",
+				      "stopped by the caller");
+			goto fail;
+		}
+	}
+	rv = 0;
+fail:
+	freeReplyObject(reply);
+	return rv;
+}
