@@ -97,11 +97,12 @@ USAGE_BENCH_BIN := $(B)/tests/bench_usage
 FILL_QUEUE := $(B)/tests/fill_queue
 
 include spank/spank.mk
+include pam/pam.mk
 include tests/fuzz/fuzz.mk
 
 .PHONY: all check check-here slurm-from-source deb deb-test bench-plugin unit unit-asan integration integration-asan demo bench \
         install deps format format-check clean
-all: $(CORE_LIB) $(JS_SO) $(SPANK_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
+all: $(CORE_LIB) $(JS_SO) $(SPANK_SO) $(PAM_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
 
 $(B)/shared/%.o: shared/%.c $(CORE_HDR)
 	@mkdir -p $(@D)
@@ -279,7 +280,7 @@ bench-plugin: deps $(BENCH_BIN) $(FILL_QUEUE) $(JS_SO)
 	QD_BENCH_OUT=tests/bench/plugin_time$(BENCH_VERSION).txt \
 		bash tests/bench/plugin_time.sh
 
-install: $(JS_SO) $(SPANK_SO) $(TOOL)
+install: $(JS_SO) $(SPANK_SO) $(TOOL) pam-install
 	install -D -m 0755 $(JS_SO) $(DESTDIR)$(PLUGINDIR)/job_submit_qosdeny.so
 	install -D -m 0755 $(SPANK_SO) $(DESTDIR)$(PLUGINDIR)/spank_qosdeny.so
 	install -D -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/qosdeny

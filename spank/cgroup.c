@@ -479,9 +479,10 @@ static bool valid_name(const char *name)
 	       len < NAME_MAX && !strchr(name, '/');
 }
 
-int qd_cg_confine(pid_t pid, enum qd_cg_mode mode, const char *name,
-		  const struct qd_paths *gpus, const struct qd_paths *allowed,
-		  struct qd_cg_binding **out, char *err, size_t errlen)
+static int confine(pid_t pid, enum qd_cg_mode mode, const char *name,
+		   const struct qd_paths *gpus, const struct qd_paths *allowed,
+		   int nomove, struct qd_cg_binding **out, char *err,
+		   size_t errlen)
 {
 	int rv = -1;
 	struct qd_cg_binding *b = NULL;
@@ -514,6 +515,7 @@ int qd_cg_confine(pid_t pid, enum qd_cg_mode mode, const char *name,
 	}
 	b->mode = mode;
 	b->pid = pid;
+	b->nomove = nomove;
 	b->prog_fd = b->map_fd = b->chain_fd = -1;
 	if (mode == QD_CG_V1
 		? cg_v1_confine(b, parent, name, deny, n, err, errlen)
@@ -527,6 +529,109 @@ fail:
 	free(b);
 	free(deny);
 	return rv;
+}
+
+int qd_cg_confine(pid_t pid, enum qd_cg_mode mode, const char *name,
+		  const struct qd_paths *gpus, const struct qd_paths *allowed,
+		  struct qd_cg_binding **out, char *err, size_t errlen)
+{
+	return confine(pid, mode, name, gpus, allowed, 0, out, err, errlen);
+}
+
+int qd_cg_prepare(pid_t pid, enum qd_cg_mode mode, const char *name,
+		  const struct qd_paths *gpus, const struct qd_paths *allowed,
+		  struct qd_cg_binding **out, char *err, size_t errlen)
+{
+	return confine(pid, mode, name, gpus, allowed, 1, out, err, errlen);
+}
+
+int qd_cg_dir(pid_t pid, enum qd_cg_mode mode, char *dir, size_t len, char *err,
+	      size_t errlen)
+{
+	char top[PATH_MAX];
+
+	if (mode != QD_CG_V1 && mode != QD_CG_V2)
+		return cg_err(err, errlen, "cgroup mode %s has no directory",
+			      qd_cg_mode_name(mode));
+	return cg_dir_of(pid, mode == QD_CG_V1 ? "devices" : NULL, dir, len,
+			 top, sizeof(top), err, errlen);
+}
+
+/* Whether path is dir or below it. */
+static bool at_or_below(const char *path, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	return !strncmp(path, dir, len) && (!path[len] || path[len] == '/');
+}
+
+/* Whether a component of path starts with "step_" (Slurm's step cgroups). */
+static bool in_slurm_step(const char *path)
+{
+	for (const char *p = strchr(path, '/'); p; p = strchr(p + 1, '/'))
+		if (!strncmp(p + 1, "step_", 5))
+			return true;
+	return false;
+}
+
+int qd_cg_join(pid_t pid, enum qd_cg_mode mode, const char *dir,
+	       unsigned prog_id, int *moved, char *err, size_t errlen)
+{
+	char cur[PATH_MAX], why[PATH_MAX + 256];
+	int covers = 0, r;
+
+	*moved = 0;
+	if (qd_cg_dir(pid, mode, cur, sizeof(cur), err, errlen))
+		return -1;
+	if (mode == QD_CG_V1) {
+		if (at_or_below(cur, dir))
+			return 0;
+		/* A v1 devices cgroup holds every rule of its ancestors;
+		 * whether another allows more cannot be read (devices.list
+		 * shows "a *:* rwm" whatever it denies), so none is left. */
+		if (!at_or_below(dir, cur))
+			return cg_err(err, errlen,
+				      "cgroup v1: pid %d's devices cgroup %s "
+				      "is not above %s: moving it could widen "
+				      "what it may open",
+				      (int)pid, cur, dir);
+	} else {
+		r = cg_v2_effective(cur, prog_id, NULL, NULL, err, errlen);
+		if (r < 0)
+			return -1;
+		if (r)
+			return 0;
+		if (in_slurm_step(cur))
+			return cg_err(err, errlen,
+				      "cgroup v2: pid %d is in %s, where "
+				      "Slurm's cgroup/v2 plugin tracks it; "
+				      "moving it would hide it from Slurm",
+				      (int)pid, cur);
+		if (cg_v2_effective(dir, prog_id, cur, &covers, err, errlen) <
+		    0)
+			return -1;
+		if (!covers)
+			return cg_err(err, errlen,
+				      "cgroup v2: a device program effective "
+				      "for pid %d in %s is not in %s: moving "
+				      "it could widen what it may open",
+				      (int)pid, cur, dir);
+	}
+	if (cg_move(dir, pid, why, sizeof(why)))
+		return cg_err(err, errlen, "cgroup %s: %s",
+			      mode == QD_CG_V1 ? "v1" : "v2", why);
+	*moved = 1;
+	/* The kernel's word, not ours: where pid is now. */
+	if (qd_cg_dir(pid, mode, cur, sizeof(cur), err, errlen))
+		return -1;
+	if (mode == QD_CG_V1
+		? strcmp(cur, dir) != 0
+		: cg_v2_effective(cur, prog_id, NULL, NULL, err, errlen) != 1)
+		return cg_err(err, errlen,
+			      "pid %d was moved to %s but is not confined "
+			      "there (%s)",
+			      (int)pid, dir, cur);
+	return 0;
 }
 
 int qd_cg_release(struct qd_cg_binding *b, char *err, size_t errlen)

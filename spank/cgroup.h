@@ -58,6 +58,8 @@ struct qd_cg_binding {
 	 * and release puts chain_fd back.
 	 */
 	char replaced[PATH_MAX];
+	unsigned prog_id; /* v2: our program's id */
+	int nomove;	  /* qd_cg_prepare(): pid stays where it is */
 };
 
 /* "auto", "v1", "v2", "off". */
@@ -93,6 +95,38 @@ int qd_cg_confine(pid_t pid, enum qd_cg_mode mode, const char *name,
  * a later try. On 0, b is freed. NULL: 0.
  */
 int qd_cg_release(struct qd_cg_binding *b, char *err, size_t errlen);
+
+/*
+ * As qd_cg_confine(), but pid is not moved: the child cgroup is made and
+ * confined beside it, for other processes to join (qd_cg_join()). pid only
+ * says where (its cgroup is the parent). v2 where pid's own cgroup holds an
+ * exclusive program: -1, as nothing can be attached below it.
+ */
+int qd_cg_prepare(pid_t pid, enum qd_cg_mode mode, const char *name,
+		  const struct qd_paths *gpus, const struct qd_paths *allowed,
+		  struct qd_cg_binding **out, char *err, size_t errlen);
+
+/* pid's cgroup directory: its v1 devices cgroup (V1) or cgroup2 one (V2). */
+int qd_cg_dir(pid_t pid, enum qd_cg_mode mode, char *dir, size_t len, char *err,
+	      size_t errlen);
+
+/*
+ * Puts pid under a confinement qd_cg_prepare() made (dir; v2 also the
+ * program's id), never widening what pid may open:
+ *
+ * - v1: done if pid's devices cgroup is dir or below it; else pid is moved
+ *   into dir only when its devices cgroup is an ancestor of dir (dir
+ *   inherits every rule of its ancestors), else -1.
+ * - v2: done if prog_id is among pid's effective device programs; else pid
+ *   is moved into dir only when every program effective for it now is
+ *   effective in dir too, and not out of a cgroup Slurm's cgroup/v2 plugin
+ *   tracks the step's processes by (a path with a "step_" component), else
+ *   -1. Checked again after the move.
+ *
+ * *moved says whether pid was moved. -1 with err saying why.
+ */
+int qd_cg_join(pid_t pid, enum qd_cg_mode mode, const char *dir,
+	       unsigned prog_id, int *moved, char *err, size_t errlen);
 
 /* Frees b without removing anything (the cgroup outlives us). */
 void qd_cg_forget(struct qd_cg_binding *b);

@@ -63,6 +63,12 @@ int cg_v2_confine(struct qd_cg_binding *b, const char *parent, const char *top,
 		  const char *name, const struct qd_dev *deny, size_t n,
 		  char *err, size_t errlen);
 
+/* Whether device program id is effective in the cgroup at dir: 1, 0, -1.
+ * With others set, also whether every program effective at others is
+ * effective at dir (*covers). */
+int cg_v2_effective(const char *dir, unsigned id, const char *others,
+		    int *covers, char *err, size_t errlen);
+
 /* v2 release beyond the rmdir: put a replaced program back, close fds. */
 int cg_v2_release(struct qd_cg_binding *b, char *err, size_t errlen);
 void cg_v2_close(struct qd_cg_binding *b);

@@ -92,7 +92,7 @@ int cg_v1_confine(struct qd_cg_binding *b, const char *parent, const char *name,
 	if (check_list(b->dir, deny, n, err, errlen))
 		goto fail;
 	/* Last, so the task is never in a cgroup with half the rules. */
-	if (cg_move(b->dir, b->pid, why, sizeof(why))) {
+	if (!b->nomove && cg_move(b->dir, b->pid, why, sizeof(why))) {
 		cg_err(err, errlen, "cgroup v1: %s", why);
 		goto fail;
 	}

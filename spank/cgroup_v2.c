@@ -385,6 +385,13 @@ int cg_v2_confine(struct qd_cg_binding *b, const char *parent, const char *top,
 			       where);
 			goto fail;
 		}
+		if (b->nomove) {
+			cg_err(err, errlen,
+			       "cgroup v2: %s holds an exclusive device "
+			       "program, so no cgroup below it can get one",
+			       where);
+			goto fail;
+		}
 		/* Replacing it in place confines all that is in there. */
 		switch (cg_holds_only(parent, b->pid, why, sizeof(why))) {
 		case 1:
@@ -440,7 +447,9 @@ int cg_v2_confine(struct qd_cg_binding *b, const char *parent, const char *top,
 		snprintf(b->replaced, sizeof(b->replaced), "%s", parent);
 	if (verify(target, ours, before, nbefore, chain ? id : 0, err, errlen))
 		goto fail;
-	if (!exclusive && cg_move(b->dir, b->pid, why, sizeof(why))) {
+	b->prog_id = ours;
+	if (!exclusive && !b->nomove &&
+	    cg_move(b->dir, b->pid, why, sizeof(why))) {
 		cg_err(err, errlen, "cgroup v2: %s", why);
 		goto fail;
 	}
@@ -458,6 +467,25 @@ fail:
 		cg_v2_close(b);
 	}
 	return rv;
+}
+
+int cg_v2_effective(const char *dir, unsigned id, const char *others,
+		    int *covers, char *err, size_t errlen)
+{
+	uint32_t here[MAX_PROGS], n = MAX_PROGS;
+	uint32_t there[MAX_PROGS], m = MAX_PROGS;
+
+	if (query_dir(dir, true, NULL, here, &n, err, errlen))
+		return -1;
+	if (others) {
+		if (query_dir(others, true, NULL, there, &m, err, errlen))
+			return -1;
+		*covers = 1;
+		for (uint32_t i = 0; i < m; i++)
+			if (!listed(there[i], here, n))
+				*covers = 0;
+	}
+	return listed(id, here, n) ? 1 : 0;
 }
 
 int cg_v2_release(struct qd_cg_binding *b, char *err, size_t errlen)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adopt.h"
 #include "options.h"
 
 enum opt {
@@ -14,6 +15,7 @@ enum opt {
 	O_TIMEOUT_MS,
 	O_CGROUP,
 	O_GPU_DEVICES,
+	O_ADOPT_DIR,
 	O_COUNT
 };
 
@@ -25,6 +27,7 @@ static const char *const opt_names[O_COUNT] = {
     [O_TIMEOUT_MS] = "timeout_ms",
     [O_CGROUP] = "cgroup",
     [O_GPU_DEVICES] = "gpu_devices",
+    [O_ADOPT_DIR] = "adopt_dir",
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -50,6 +53,8 @@ void qd_spank_opts_init(struct qd_spank_opts *o)
 	o->redis_port = QD_REDIS_PORT_DEFAULT;
 	o->timeout_ms = QD_TIMEOUT_MS_DEFAULT;
 	o->cgroup = QD_CG_AUTO;
+	snprintf(o->adopt_dir, sizeof(o->adopt_dir), "%s",
+		 QD_ADOPT_DIR_DEFAULT);
 }
 
 /* A decimal in [min, max], nothing else. */
@@ -184,6 +189,9 @@ static int set(struct qd_spank_opts *o, enum opt k, const char *word,
 		if (!copy(o->gpu_devices, sizeof(o->gpu_devices), val))
 			return fail(err, errlen, "%s: too long", word);
 		return 0;
+	case O_ADOPT_DIR:
+		return path_value(o->adopt_dir, sizeof(o->adopt_dir), word, val,
+				  err, errlen);
 	case O_COUNT:
 		break;
 	}
@@ -211,7 +219,7 @@ int qd_spank_opts_parse(struct qd_spank_opts *o, int argc, char *const argv[],
 				    "unknown option '%s' in plugstack.conf "
 				    "(known: redis, redis_password_file, "
 				    "cluster, spool, timeout_ms, cgroup, "
-				    "gpu_devices)",
+				    "gpu_devices, adopt_dir)",
 				    word);
 		if (!eq || !eq[1])
 			return fail(err, errlen, "option '%s' needs a value",

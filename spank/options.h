@@ -28,6 +28,9 @@ struct qd_spank_opts {
 	unsigned timeout_ms;
 	enum qd_cg_mode cgroup;
 	char gpu_devices[PATH_MAX]; /* "": gres.conf, else the fallback */
+	/* Where jobs' GPUs and extern-step confinements are recorded for
+	 * pam_qosdeny (adopt.h). */
+	char adopt_dir[PATH_MAX];
 };
 
 /* The defaults. */

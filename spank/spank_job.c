@@ -10,12 +10,14 @@
  * in the spool. Everything that goes wrong goes to slurmd's log as an
  * error, with the record.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "adopt.h"
 #include "job_qos.h"
 #include "spank_priv.h"
 #include "usage_qos_env.h"
@@ -78,6 +80,41 @@ static void to_slurm_log(enum qd_log_level level, const char *msg, void *arg)
 		slurm_verbose("%s", msg);
 }
 
+/*
+ * The job's GPUs on this node for its extern step, whose environment has
+ * none (adopt.h): written at the prolog, before slurmd starts the extern
+ * step, and removed at the epilog with the extern step's record. A failure
+ * leaves ssh sessions into the job refused, not the job failed.
+ */
+static void adopt_gpus(const struct qd_spank_opts *o, bool epilog)
+{
+	const char *id = getenv("SLURM_JOB_ID"),
+		   *node = getenv("SLURMD_NODENAME");
+	const char *gpus = getenv("SLURM_JOB_GPUS");
+	char err[PATH_MAX + 256];
+	unsigned long job;
+	char *end;
+
+	if (o->cgroup == QD_CG_OFF || !id || !node || !*node)
+		return;
+	job = strtoul(id, &end, 10);
+	if (*end || !job || job > UINT32_MAX)
+		return;
+	if (epilog) {
+		if (qd_adopt_remove(o->adopt_dir, node, (uint32_t)job, "gpus",
+				    err, sizeof(err)) ||
+		    qd_adopt_remove(o->adopt_dir, node, (uint32_t)job, "adopt",
+				    err, sizeof(err)))
+			slurm_error("qosdeny: job %lu epilog: %s", job, err);
+		return;
+	}
+	if (qd_adopt_write(o->adopt_dir, node, (uint32_t)job, "gpus",
+			   gpus ? gpus : "", err, sizeof(err)))
+		slurm_error("qosdeny: job %lu prolog: ssh sessions into the "
+			    "job on %s will be refused: %s",
+			    job, node, err);
+}
+
 int qd_job_script(int ac, char **av, bool epilog)
 {
 	const char *hook = epilog ? "epilog" : "prolog";
@@ -93,6 +130,7 @@ int qd_job_script(int ac, char **av, bool epilog)
 		slurm_error("%s; GPU usage not reported", err);
 		return 0;
 	}
+	adopt_gpus(&opts, epilog);
 	if (qd_job_record(job_env, &je, opts.cluster, &job, &restarts, err,
 			  sizeof(err))) {
 		/* Quiet for jobs without GPUs here: nothing to count. */

@@ -10,6 +10,7 @@
  * renumbers it from 0 under ConstrainDevices, and it is the task's own to
  * change.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "adopt.h"
 #include "cgroup.h"
 #include "gpu_devices.h"
 #include "spank_priv.h"
@@ -35,6 +37,13 @@ static bool gpus_loaded;
 /* What each local task's confinement made, by local task id. */
 static struct qd_cg_binding **bindings;
 static size_t nbindings;
+
+/* The extern step's confinement for adopted processes (adopt.h). */
+static struct qd_cg_binding *extern_b;
+static bool extern_rec;
+static uint32_t extern_job;
+static char extern_node[256];
+static char extern_dir[PATH_MAX];
 
 static void node_name(spank_t sp, char *buf, size_t len)
 {
@@ -138,6 +147,168 @@ static void tell_user(pid_t pid, const char *msg)
 	close(fd);
 }
 
+/*
+ * The extern step's one process, `sleep`, which slurmstepd forks (setsid, so
+ * its own process group) right before calling task_post_fork with no task:
+ * its cgroups are where Slurm put the extern step.
+ */
+static pid_t extern_sleep(void)
+{
+	char path[300], buf[512], *p;
+	struct dirent *e;
+	pid_t me = getpid(), found = 0;
+	int ppid, pgrp, fd;
+	ssize_t n;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		/* "PID (COMM) STATE PPID PGRP ...": COMM may hold blanks. */
+		p = strrchr(buf, ')');
+		if (!p || sscanf(p + 1, " %*c %d %d", &ppid, &pgrp) != 2)
+			continue;
+		if (ppid == me && pgrp == atoi(e->d_name))
+			found = (pid_t)pgrp;
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * PrologFlags=Contain: the extern step, which pam_slurm_adopt adopts ssh
+ * sessions into, has no task and no GPU variables. Build the confinement
+ * for those sessions, a cgroup denying every GPU of the node but the job's
+ * (which the job prolog recorded), and record it for pam_qosdeny.so. Never
+ * fails the step: from 24.11 that would fail the job, while all that is at
+ * stake is the ssh sessions, which pam_qosdeny refuses when the record says
+ * so, or is missing.
+ */
+static int extern_post_fork(spank_t sp, const struct qd_spank_opts *o)
+{
+	int rv = -1;
+	uint32_t job = 0;
+	char node[256], gpus[4096], err[2048], why[1024], name[96];
+	char suffix[64], text[PATH_MAX + 1024];
+	struct qd_adopt_rec rec;
+	struct qd_paths allowed = {0};
+	enum qd_cg_mode mode;
+	pid_t sleeper;
+	size_t len, slen;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.mode = QD_CG_OFF;
+	node_name(sp, node, sizeof(node));
+	if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS) {
+		slurm_error("qosdeny: extern step: no job id; ssh sessions "
+			    "into its job cannot be confined");
+		return ESPANK_SUCCESS;
+	}
+	if (o->cgroup == QD_CG_OFF) {
+		rv = 0; /* binding off: nothing to confine */
+		goto record;
+	}
+	if (qd_adopt_read(o->adopt_dir, node, job, "gpus", gpus, sizeof(gpus),
+			  why, sizeof(why))) {
+		snprintf(err, sizeof(err),
+			 "the job's GPUs on %s are unknown: its prolog "
+			 "recorded none (%s)",
+			 node, why);
+		goto record;
+	}
+	if (load_node_gpus(sp, o, err, sizeof(err)))
+		goto record;
+	if (qd_gpu_select(&node_gpus, gpus, &allowed, why, sizeof(why))) {
+		snprintf(err, sizeof(err),
+			 "SLURM_JOB_GPUS=%.64s: %s (GPUs from %s)", gpus, why,
+			 gpus_source);
+		goto record;
+	}
+	sleeper = extern_sleep();
+	if (!sleeper) {
+		snprintf(err, sizeof(err),
+			 "the extern step's process is not "
+			 "found among slurmstepd's children");
+		goto record;
+	}
+	if (qd_cg_resolve(sleeper, o->cgroup, &mode, err, sizeof(err)))
+		goto record;
+	/*
+	 * task/cgroup with ConstrainDevices=yes (the only case Slurm makes v1
+	 * devices cgroups) put the step in .../job_ID/step_extern, confined
+	 * to the job's GPUs, and puts adopted processes there too. A cgroup of
+	 * ours below it would keep Slurm from removing its own at the step's
+	 * end (its task plugin cleans up before our exit hook runs): adopted
+	 * processes are to be in Slurm's, as they are.
+	 */
+	snprintf(suffix, sizeof(suffix), "/job_%u/step_extern", job);
+	if (mode == QD_CG_V1 &&
+	    !qd_cg_dir(sleeper, mode, rec.dir, sizeof(rec.dir), err,
+		       sizeof(err)) &&
+	    (len = strlen(rec.dir)) > (slen = strlen(suffix)) &&
+	    !strcmp(rec.dir + len - slen, suffix)) {
+		rec.mode = QD_CG_V1;
+		rec.slurm = 1;
+		rv = 0;
+		goto record;
+	}
+	rec.dir[0] = '\0';
+	/* slurmstepd's pid: several slurmd on one host share the tree. */
+	snprintf(name, sizeof(name), QD_CG_PREFIX "%u_extern_%d", job,
+		 (int)getpid());
+	if (qd_cg_prepare(sleeper, mode, name, &node_gpus, &allowed, &extern_b,
+			  err, sizeof(err)))
+		goto record;
+	if (extern_b) {
+		rec.mode = extern_b->mode;
+		rec.prog_id = extern_b->prog_id;
+		snprintf(rec.dir, sizeof(rec.dir), "%s", extern_b->dir);
+	}
+	rv = 0;
+record:
+	if (rv)
+		snprintf(rec.refuse, sizeof(rec.refuse), "%.*s",
+			 (int)sizeof(rec.refuse) - 1, err);
+	if (qd_adopt_format(&rec, text, sizeof(text)) ||
+	    qd_adopt_write(o->adopt_dir, node, job, "adopt", text, why,
+			   sizeof(why))) {
+		slurm_error(
+		    "qosdeny: job %u extern step: no record for "
+		    "pam_qosdeny, whose ssh sessions into the job on %s "
+		    "are refused: %s",
+		    job, node, why);
+	} else {
+		extern_rec = true;
+		extern_job = job;
+		snprintf(extern_node, sizeof(extern_node), "%s", node);
+		snprintf(extern_dir, sizeof(extern_dir), "%s", o->adopt_dir);
+	}
+	if (rv)
+		slurm_error("qosdeny: job %u extern step: ssh sessions into "
+			    "the job on %s cannot be confined and are refused: "
+			    "%s",
+			    job, node, err);
+	else
+		slurm_verbose("qosdeny: job %u extern step: sessions adopted "
+			      "on %s go to %s (GPUs %s)",
+			      job, node,
+			      rec.mode == QD_CG_OFF ? "no cgroup" : rec.dir,
+			      o->cgroup == QD_CG_OFF ? "all" : gpus);
+	qd_paths_free(&allowed);
+	return ESPANK_SUCCESS;
+}
+
 int qd_remote_task_post_fork(spank_t sp, const struct qd_spank_opts *o)
 {
 	int rv = ESPANK_ERROR, task = -1, gtask = -1;
@@ -150,6 +321,9 @@ int qd_remote_task_post_fork(spank_t sp, const struct qd_spank_opts *o)
 	const char *var;
 	spank_err_t e;
 
+	if (spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS &&
+	    step == QD_STEP_EXTERN)
+		return extern_post_fork(sp, o);
 	if (o->cgroup == QD_CG_OFF)
 		return ESPANK_SUCCESS;
 	if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
@@ -255,6 +429,23 @@ void qd_remote_exit(void)
 	free(bindings);
 	bindings = NULL;
 	nbindings = 0;
+	/*
+	 * The extern step: slurmstepd killed and waited for every process of
+	 * the step, adopted ones included (proctrack), before this hook.
+	 */
+	if (extern_b) {
+		if (qd_cg_release(extern_b, err, sizeof(err))) {
+			slurm_error("qosdeny: job %u extern step: left in "
+				    "place: %s",
+				    extern_job, err);
+			qd_cg_forget(extern_b);
+		}
+		extern_b = NULL;
+	}
+	if (extern_rec && qd_adopt_remove(extern_dir, extern_node, extern_job,
+					  "adopt", err, sizeof(err)))
+		slurm_error("qosdeny: job %u extern step: %s", extern_job, err);
+	extern_rec = false;
 	qd_paths_free(&node_gpus);
 	gpus_loaded = false;
 }

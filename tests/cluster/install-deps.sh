@@ -13,6 +13,9 @@ set -eu
 # Slurm's own packages, unless a Slurm built from source is installed
 # (tests/chroot/build-slurm.sh: 26.05): never Debian's beside it.
 SLURM_PKGS="slurmctld slurmd slurmdbd slurm-client libslurm-dev"
+# ssh into a job's node (t_adopt.sh): Slurm's PAM module, Debian's build of
+# it, so only beside Debian's Slurm.
+SLURM_PKGS="$SLURM_PKGS libpam-slurm-adopt"
 if command -v slurmctld >/dev/null &&
 	[ "$(dpkg-query -W -f='${db:Status-Status}' slurmctld 2>/dev/null)" != installed ]; then
 	SLURM_PKGS=""
@@ -24,12 +27,13 @@ fi
 # clang and so is not pulled in with --no-install-recommends.
 PKGS="$SLURM_PKGS munge mariadb-server
 mariadb-client redis-server libcriterion-dev libhiredis-dev dpkg-dev pkg-config
-clang-format gcc make clang libclang-rt-dev ${QD_EXTRA_PKGS:-}"
+clang-format gcc make clang libclang-rt-dev ${QD_EXTRA_PKGS:-}
+libpam0g-dev openssh-server"
 USERS="alice bob charlie"
 # QD_DEPS=build: only what building the plugins and the tool needs (make
 # deb on an administrator's machine), no test users.
 if [ "${QD_DEPS:-}" = build ]; then
-	PKGS="libslurm-dev libhiredis-dev dpkg-dev pkg-config gcc make ${QD_EXTRA_PKGS:-}"
+	PKGS="libslurm-dev libhiredis-dev libpam0g-dev dpkg-dev pkg-config gcc make ${QD_EXTRA_PKGS:-}"
 	USERS=""
 fi
 
@@ -50,7 +54,7 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 
-DAEMONS="munged mariadbd mysqld redis-server slurmctld slurmd slurmdbd slurmstepd"
+DAEMONS="munged mariadbd mysqld redis-server slurmctld slurmd slurmdbd slurmstepd sshd"
 
 # pids of the daemons above under this root, one per line: inside a chroot
 # /proc also shows the host's, which are none of this install's business.

@@ -1,0 +1,254 @@
+/*
+ * pam_qosdeny.so: ssh sessions that pam_slurm_adopt adopts into a job are
+ * confined to that job's GPUs on the node (contract section 6), or refused.
+ *
+ * slurmstepd runs no SPANK hook when it adopts a process, so
+ * spank_qosdeny.so prepares the confinement in the job's extern step
+ * (PrologFlags=Contain) and records it (spank/adopt.h); this module, stacked
+ * after pam_slurm_adopt in the account stack, reads which job
+ * pam_slurm_adopt put the process in and joins that job's confinement:
+ *
+ *     account  required  pam_slurm_adopt.so
+ *     account  required  pam_qosdeny.so
+ *
+ * and, to check again after session modules that move processes between
+ * cgroups (pam_systemd), also:
+ *
+ *     session  required  pam_qosdeny.so
+ *
+ * Options: nodename=NAME (the slurmd whose jobs pam_slurm_adopt looks at,
+ * as its own nodename= option; needed only with several slurmd on one host
+ * when a job spans more than one of them), dir=PATH (spank_qosdeny.so's
+ * adopt_dir=, default /run/qosdeny).
+ *
+ * Fails closed: a session of a user other than root that was not adopted
+ * into a job, whose job left no record on this node, or that cannot be
+ * confined, is refused with a "qosdeny:" line the user sees.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#define PAM_SM_ACCOUNT
+#define PAM_SM_SESSION
+#include <security/pam_ext.h>
+#include <security/pam_modules.h>
+
+#include "adopt.h"
+#include "cgroup.h"
+
+struct opts {
+	char dir[PATH_MAX];
+	char node[256];
+};
+
+static int parse_opts(pam_handle_t *pamh, int argc, const char **argv,
+		      struct opts *o)
+{
+	snprintf(o->dir, sizeof(o->dir), "%s", QD_ADOPT_DIR_DEFAULT);
+	o->node[0] = '\0';
+	for (int i = 0; i < argc; i++) {
+		if (!strncmp(argv[i], "dir=", 4) && argv[i][4] == '/' &&
+		    strlen(argv[i] + 4) < sizeof(o->dir)) {
+			snprintf(o->dir, sizeof(o->dir), "%s", argv[i] + 4);
+		} else if (!strncmp(argv[i], "nodename=", 9) && argv[i][9] &&
+			   strlen(argv[i] + 9) < sizeof(o->node)) {
+			snprintf(o->node, sizeof(o->node), "%s", argv[i] + 9);
+		} else {
+			pam_syslog(pamh, LOG_ERR,
+				   "qosdeny: unknown or malformed option '%s' "
+				   "(known: dir=/PATH, nodename=NAME)",
+				   argv[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* To the user (sshd shows it before closing) and to syslog. */
+static void tell(pam_handle_t *pamh, int prio, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void tell(pam_handle_t *pamh, int prio, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	pam_syslog(pamh, prio, "%s", msg);
+	if (prio <= LOG_ERR)
+		pam_error(pamh, "%s", msg);
+}
+
+/*
+ * Where proctrack/cgroup put this process (freezer in v1, the cgroup2 tree
+ * in v2): a path with ".../job_JOB/step_extern", and with several slurmd on
+ * one host ".../slurm_NODE/uid_..." (v1). Confirms the adoption
+ * pam_slurm_adopt reported, and names the node when it can.
+ */
+static int adopted_into(uint32_t job, char *node, size_t nodelen)
+{
+	char want[64], *line = NULL, *p, *q;
+	size_t cap = 0;
+	int found = 0;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	if (!f)
+		return 0;
+	snprintf(want, sizeof(want), "/job_%" PRIu32 "/step_extern", job);
+	while (!found && getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		p = strstr(line, want);
+		if (!p || (p[strlen(want)] && p[strlen(want)] != '/'))
+			continue;
+		found = 1;
+		p = strstr(line, "/slurm_");
+		if (p && node[0] == '\0') {
+			p += strlen("/slurm_");
+			q = strchr(p, '/');
+			if (q && (size_t)(q - p) < nodelen)
+				snprintf(node, nodelen, "%.*s", (int)(q - p),
+					 p);
+		}
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+static int confine(pam_handle_t *pamh, int argc, const char **argv,
+		   const char *stage)
+{
+	int rv = PAM_PERM_DENIED, moved = 0;
+	const char *user = NULL, *id;
+	char node[256], text[PATH_MAX + 1024], err[PATH_MAX + 512];
+	char from_cg[256] = "";
+	struct qd_adopt_rec rec;
+	struct passwd *pw;
+	struct opts o;
+	unsigned long job;
+	char *end;
+
+	if (parse_opts(pamh, argc, argv, &o))
+		return PAM_SERVICE_ERR;
+	if (pam_get_item(pamh, PAM_USER, (const void **)&user) != PAM_SUCCESS ||
+	    !user)
+		return PAM_USER_UNKNOWN;
+	pw = getpwnam(user);
+	if (!pw)
+		return PAM_USER_UNKNOWN;
+	/* pam_slurm_adopt leaves root alone (ignore_root); so do we. */
+	if (pw->pw_uid == 0)
+		return PAM_IGNORE;
+	/* pam_slurm_adopt sets it once slurmstepd adopted the process. */
+	id = pam_getenv(pamh, "SLURM_JOB_ID");
+	if (!id) {
+		tell(pamh, LOG_ERR,
+		     "qosdeny: %s: access denied: this session is in no job "
+		     "(pam_slurm_adopt must come first and adopt it)",
+		     user);
+		return PAM_PERM_DENIED;
+	}
+	job = strtoul(id, &end, 10);
+	if (*end || !job || job > UINT32_MAX) {
+		tell(pamh, LOG_ERR,
+		     "qosdeny: %s: access denied: bad job id '%s'", user, id);
+		return PAM_PERM_DENIED;
+	}
+	snprintf(node, sizeof(node), "%s", o.node);
+	if (!adopted_into((uint32_t)job, from_cg, sizeof(from_cg))) {
+		tell(pamh, LOG_ERR,
+		     "qosdeny: %s: access denied: this process is not in job "
+		     "%lu's extern step cgroup (ProctrackType=proctrack/cgroup "
+		     "and PrologFlags=Contain are needed)",
+		     user, job);
+		return PAM_PERM_DENIED;
+	}
+	if (!node[0] && from_cg[0]) {
+		/* The slurmd whose cgroup tree holds us, if it left a record.
+		 */
+		if (!qd_adopt_read(o.dir, from_cg, (uint32_t)job, "adopt", text,
+				   sizeof(text), err, sizeof(err)))
+			snprintf(node, sizeof(node), "%s", from_cg);
+	}
+	if (!node[0] && qd_adopt_find_node(o.dir, (uint32_t)job, node,
+					   sizeof(node), err, sizeof(err))) {
+		tell(pamh, LOG_ERR, "qosdeny: %s: access denied to job %lu: %s",
+		     user, job, err);
+		return PAM_PERM_DENIED;
+	}
+	if (qd_adopt_read(o.dir, node, (uint32_t)job, "adopt", text,
+			  sizeof(text), err, sizeof(err)) ||
+	    qd_adopt_parse(text, &rec, err, sizeof(err))) {
+		tell(pamh, LOG_ERR,
+		     "qosdeny: %s: access denied to job %lu on %s: its extern "
+		     "step's record: %s",
+		     user, job, node, err);
+		return PAM_PERM_DENIED;
+	}
+	if (rec.refuse[0]) {
+		tell(pamh, LOG_ERR,
+		     "qosdeny: %s: access denied to job %lu on %s: its GPUs "
+		     "cannot be confined: %s",
+		     user, job, node, rec.refuse);
+		return PAM_PERM_DENIED;
+	}
+	if (rec.mode == QD_CG_OFF) {
+		pam_syslog(pamh, LOG_INFO,
+			   "qosdeny: %s: job %lu on %s: nothing to confine",
+			   user, job, node);
+		return PAM_SUCCESS;
+	}
+	if (qd_cg_join(getpid(), rec.mode, rec.dir, rec.prog_id, &moved, err,
+		       sizeof(err))) {
+		tell(pamh, LOG_ERR,
+		     "qosdeny: %s: access denied to job %lu on %s: %s", user,
+		     job, node, err);
+		goto out;
+	}
+	pam_syslog(pamh, LOG_INFO,
+		   "qosdeny: %s (%s): pid %d %s job %lu's GPU confinement on "
+		   "%s (%s)",
+		   user, stage, (int)getpid(),
+		   moved ? "moved into" : "already in", job, node, rec.dir);
+	rv = PAM_SUCCESS;
+out:
+	return rv;
+}
+
+PAM_EXTERN int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc,
+				const char **argv)
+{
+	(void)flags;
+	return confine(pamh, argc, argv, "account");
+}
+
+/* Again at the session: a module before this one may have moved it. */
+PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc,
+				   const char **argv)
+{
+	int rv;
+
+	(void)flags;
+	rv = confine(pamh, argc, argv, "session");
+	return rv == PAM_PERM_DENIED ? PAM_SESSION_ERR : rv;
+}
+
+PAM_EXTERN int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc,
+				    const char **argv)
+{
+	(void)pamh;
+	(void)flags;
+	(void)argc;
+	(void)argv;
+	return PAM_SUCCESS;
+}

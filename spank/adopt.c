@@ -1,0 +1,284 @@
+/*
+ * The records behind pam_qosdeny.so: see adopt.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "adopt.h"
+
+static int adopt_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int adopt_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A node name is one path component: no '/', not "." or "..". */
+static int valid_node(const char *node)
+{
+	return *node && !strchr(node, '/') && strcmp(node, ".") &&
+	       strcmp(node, "..") && strlen(node) < NAME_MAX - 32;
+}
+
+int qd_adopt_path(char *buf, size_t len, const char *dir, const char *node,
+		  uint32_t job, const char *ext, char *err, size_t errlen)
+{
+	if (!valid_node(node))
+		return adopt_err(err, errlen, "node name '%s' unusable in %s",
+				 node, dir);
+	if (snprintf(buf, len, "%s/%s/job_%" PRIu32 ".%s", dir, node, job,
+		     ext) >= (int)len)
+		return adopt_err(err, errlen, "%s/%s: path too long", dir,
+				 node);
+	return 0;
+}
+
+/* dir itself, made root's and private if we create it. */
+static int make_dir(const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (!mkdir(dir, 0700) || errno == EEXIST) {
+		if (stat(dir, &st))
+			return adopt_err(err, errlen, "%s: %s", dir,
+					 strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			return adopt_err(err, errlen, "%s: not a directory",
+					 dir);
+		return 0;
+	}
+	return adopt_err(err, errlen, "mkdir %s: %s", dir, strerror(errno));
+}
+
+int qd_adopt_write(const char *dir, const char *node, uint32_t job,
+		   const char *ext, const char *text, char *err, size_t errlen)
+{
+	int rv = -1, fd = -1;
+	char path[PATH_MAX], tmp[PATH_MAX + 16], sub[PATH_MAX];
+	size_t len = strlen(text), off = 0;
+	ssize_t n;
+
+	if (qd_adopt_path(path, sizeof(path), dir, node, job, ext, err, errlen))
+		return -1;
+	snprintf(sub, sizeof(sub), "%s/%s", dir, node);
+	if (make_dir(dir, err, errlen) || make_dir(sub, err, errlen))
+		return -1;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
+		return adopt_err(err, errlen, "open %s: %s", tmp,
+				 strerror(errno));
+	while (off < len) {
+		n = write(fd, text + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			adopt_err(err, errlen, "write %s: %s", tmp,
+				  n < 0 ? strerror(errno) : "short write");
+			goto fail;
+		}
+		off += (size_t)n;
+	}
+	if (close(fd)) {
+		fd = -1;
+		adopt_err(err, errlen, "close %s: %s", tmp, strerror(errno));
+		goto fail;
+	}
+	fd = -1;
+	/* Whole or not at all: a reader never sees half a record. */
+	if (rename(tmp, path)) {
+		adopt_err(err, errlen, "rename %s: %s", tmp, strerror(errno));
+		goto fail;
+	}
+	rv = 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (rv)
+		unlink(tmp);
+	return rv;
+}
+
+int qd_adopt_read(const char *dir, const char *node, uint32_t job,
+		  const char *ext, char *buf, size_t len, char *err,
+		  size_t errlen)
+{
+	int rv = -1, saved;
+	char path[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (qd_adopt_path(path, sizeof(path), dir, node, job, ext, err, errlen))
+		return -1;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		saved = errno;
+		adopt_err(err, errlen, "%s: %s", path, strerror(saved));
+		errno = saved;
+		return -1;
+	}
+	/* Whoever could write it would choose the session's confinement. */
+	if (fstat(fd, &st) || st.st_uid != 0 || (st.st_mode & 022) ||
+	    !S_ISREG(st.st_mode)) {
+		adopt_err(err, errlen,
+			  "%s: not a regular file owned by root and writable "
+			  "by root alone",
+			  path);
+		errno = EPERM;
+		goto fail;
+	}
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		saved = errno;
+		adopt_err(err, errlen, "read %s: %s", path, strerror(saved));
+		errno = saved;
+		goto fail;
+	}
+	buf[n] = '\0';
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	rv = 0;
+fail:
+	close(fd);
+	return rv;
+}
+
+int qd_adopt_remove(const char *dir, const char *node, uint32_t job,
+		    const char *ext, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+
+	if (qd_adopt_path(path, sizeof(path), dir, node, job, ext, err, errlen))
+		return -1;
+	if (unlink(path) && errno != ENOENT)
+		return adopt_err(err, errlen, "unlink %s: %s", path,
+				 strerror(errno));
+	return 0;
+}
+
+int qd_adopt_format(const struct qd_adopt_rec *r, char *buf, size_t len)
+{
+	int n;
+
+	if (r->refuse[0])
+		n = snprintf(buf, len, "refuse=%s\n", r->refuse);
+	else if (r->mode == QD_CG_OFF)
+		n = snprintf(buf, len, "mode=off\n");
+	else
+		n = snprintf(buf, len, "mode=%s\nslurm=%d\nprog=%u\ndir=%s\n",
+			     qd_cg_mode_name(r->mode), r->slurm ? 1 : 0,
+			     r->prog_id, r->dir);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int qd_adopt_parse(const char *text, struct qd_adopt_rec *r, char *err,
+		   size_t errlen)
+{
+	const char *p = text, *nl, *eq;
+	char key[16];
+	size_t klen, vlen;
+	int have_mode = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->mode = QD_CG_OFF;
+	while (*p) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		eq = memchr(p, '=', (size_t)(nl - p));
+		if (!eq || (klen = (size_t)(eq - p)) >= sizeof(key))
+			return adopt_err(err, errlen, "bad line '%.*s'",
+					 (int)(nl - p), p);
+		memcpy(key, p, klen);
+		key[klen] = '\0';
+		eq++;
+		vlen = (size_t)(nl - eq);
+		if (!strcmp(key, "refuse")) {
+			snprintf(r->refuse, sizeof(r->refuse), "%.*s",
+				 (int)vlen, eq);
+			if (!r->refuse[0])
+				snprintf(r->refuse, sizeof(r->refuse), "?");
+			have_mode = 1;
+		} else if (!strcmp(key, "mode")) {
+			if (vlen == 2 && !strncmp(eq, "v1", 2))
+				r->mode = QD_CG_V1;
+			else if (vlen == 2 && !strncmp(eq, "v2", 2))
+				r->mode = QD_CG_V2;
+			else if (vlen == 3 && !strncmp(eq, "off", 3))
+				r->mode = QD_CG_OFF;
+			else
+				return adopt_err(err, errlen, "bad mode '%.*s'",
+						 (int)vlen, eq);
+			have_mode = 1;
+		} else if (!strcmp(key, "slurm")) {
+			r->slurm = vlen == 1 && *eq == '1';
+		} else if (!strcmp(key, "prog")) {
+			r->prog_id = (unsigned)strtoul(eq, NULL, 10);
+		} else if (!strcmp(key, "dir")) {
+			if (vlen >= sizeof(r->dir) || *eq != '/')
+				return adopt_err(err, errlen, "bad dir");
+			memcpy(r->dir, eq, vlen);
+			r->dir[vlen] = '\0';
+		} else {
+			return adopt_err(err, errlen, "unknown key '%s'", key);
+		}
+		p = *nl ? nl + 1 : nl;
+	}
+	if (!have_mode)
+		return adopt_err(err, errlen, "no mode");
+	if (!r->refuse[0] && r->mode != QD_CG_OFF &&
+	    (!r->dir[0] || (r->mode == QD_CG_V2 && !r->prog_id && !r->slurm)))
+		return adopt_err(err, errlen, "incomplete record");
+	return 0;
+}
+
+int qd_adopt_find_node(const char *dir, uint32_t job, char *node, size_t len,
+		       char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	struct stat st;
+	int found = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return adopt_err(err, errlen, "%s: %s", dir, strerror(errno));
+	while ((e = readdir(d))) {
+		if (!valid_node(e->d_name))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s/job_%" PRIu32 ".adopt",
+			     dir, e->d_name, job) >= (int)sizeof(path) ||
+		    stat(path, &st))
+			continue;
+		if (found++ == 0)
+			snprintf(node, len, "%s", e->d_name);
+	}
+	closedir(d);
+	if (found == 1)
+		return 0;
+	if (!found)
+		return adopt_err(err, errlen,
+				 "no node under %s has job %" PRIu32
+				 "'s extern step",
+				 dir, job);
+	return adopt_err(err, errlen,
+			 "%d nodes under %s have job %" PRIu32
+			 "'s extern step: give nodename=",
+			 found, dir, job);
+}

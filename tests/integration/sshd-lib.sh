@@ -1,0 +1,77 @@
+# An sshd on a loopback port with its own PAM stack, for t_adopt.sh (bash,
+# sourced after lib.sh, with the cluster's env). Everything under
+# $QD_CLUSTER_DIR/ssh but the PAM service file, /etc/pam.d/$SSHD_SERVICE,
+# which sshd reads from there alone: a name of our own (sshd takes its
+# program name as the PAM service), removed by sshd_stop.
+SSH_DIR=$QD_CLUSTER_DIR/ssh
+SSHD_SERVICE=qdsshd-$(printf '%s' "$QD_CLUSTER_DIR" | md5sum | cut -c1-8)
+SSHD_PID=$SSH_DIR/sshd.pid
+SSHD_PORT=
+
+# sshd_pam_stack LINES: the account and session lines after sshd's own.
+sshd_pam_stack() {
+	{
+		echo "# t_adopt.sh (qosdeny tests): removed when the test ends"
+		# publickey logins: PAM's auth stack is not asked
+		echo "auth     required pam_deny.so"
+		printf '%s\n' "$1"
+	} >"/etc/pam.d/$SSHD_SERVICE"
+}
+
+# sshd_start: sshd as $SSHD_SERVICE on 127.0.0.1:$SSHD_PORT, key login for
+# alice with $SSH_DIR/key.
+sshd_start() {
+	local sshd
+	mkdir -p "$SSH_DIR/keys" /run/sshd
+	chmod 755 "$SSH_DIR"
+	[ -f "$SSH_DIR/host_key" ] || ssh-keygen -q -t ed25519 -N '' -f "$SSH_DIR/host_key"
+	[ -f "$SSH_DIR/key" ] || ssh-keygen -q -t ed25519 -N '' -f "$SSH_DIR/key"
+	cp "$SSH_DIR/key.pub" "$SSH_DIR/keys/alice"
+	chmod 644 "$SSH_DIR/keys/alice"
+	SSHD_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	cat >"$SSH_DIR/sshd_config" <<EOF
+Port $SSHD_PORT
+ListenAddress 127.0.0.1
+HostKey $SSH_DIR/host_key
+PidFile $SSHD_PID
+UsePAM yes
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin no
+AuthorizedKeysFile $SSH_DIR/keys/%u
+StrictModes no
+AllowUsers alice
+PrintMotd no
+SetEnv SLURM_CONF=$SLURM_CONF
+EOF
+	# The program name is the PAM service name.
+	sshd=$SSH_DIR/$SSHD_SERVICE
+	ln -sf "$(command -v sshd || echo /usr/sbin/sshd)" "$sshd"
+	rm -f "$SSHD_PID"
+	# pam_slurm_adopt, in sshd's own process, reads SLURM_CONF.
+	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin SLURM_CONF="$SLURM_CONF" \
+		"$sshd" -f "$SSH_DIR/sshd_config" -E "$SSH_DIR/sshd.log" || return 1
+	wait_for "sshd's pid file" 10 test -s "$SSHD_PID"
+}
+
+# sshd_stop: sshd by its pid (checked to be ours), the PAM file removed.
+sshd_stop() {
+	local pid
+	pid=$(cat "$SSHD_PID" 2>/dev/null)
+	if [ -n "$pid" ] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null |
+		grep -qF "$SSH_DIR/sshd_config"; then
+		kill "$pid"
+		wait_for "sshd $pid to stop" 10 eval "! kill -0 $pid 2>/dev/null"
+	fi
+	rm -f "/etc/pam.d/$SSHD_SERVICE" "$SSHD_PID"
+}
+
+# ssh_alice CMD: runs CMD over ssh as alice; sets OUT (stdout+stderr), RC.
+ssh_alice() {
+	OUT=$(timeout -k 5 60 ssh -F /dev/null -i "$SSH_DIR/key" -p "$SSHD_PORT" \
+		-o BatchMode=yes -o StrictHostKeyChecking=no \
+		-o UserKnownHostsFile=/dev/null \
+		alice@127.0.0.1 "$1" 2>&1)
+	RC=$?
+}

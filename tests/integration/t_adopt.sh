@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# ssh into a node of one's job (pam_slurm_adopt, PrologFlags=Contain): the
+# session is adopted into the job's extern step, and pam_qosdeny.so, stacked
+# after pam_slurm_adopt, confines it to the job's GPUs on the node, or
+# refuses it. Also the extern step itself, which spank_qosdeny.so used to
+# fail (and with it every job from 24.11).
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/gpu-lib.sh"
+source "$(dirname "$0")/sshd-lib.sh"
+CLUSTER="$QD_ROOT/tests/cluster/cluster.sh"
+ADOPT=/lib/security/pam_slurm_adopt.so
+[ -e "$ADOPT" ] || ADOPT=$(ls /lib/*/security/pam_slurm_adopt.so /usr/lib/*/security/pam_slurm_adopt.so 2>/dev/null | head -n 1)
+PAM_QD=$QD_BUILD/pam_qosdeny.so
+ADOPT_DIR=$QD_CLUSTER_DIR/adopt
+EXTRA=$QD_CLUSTER_DIR/adopt-slurm.conf
+
+if [ -z "$ADOPT" ] || ! command -v sshd >/dev/null && [ ! -x /usr/sbin/sshd ]; then
+	fail "pam_slurm_adopt.so and sshd are needed (make deps)"
+	finish
+fi
+
+# cgroups CONSTRAIN TASKPLUGIN: slurm.conf and cgroup.conf for that setup,
+# slurmctld and slurmd restarted on them.
+cgroups() {
+	printf 'CgroupPlugin=cgroup/v1\nConstrainDevices=%s\n' "$1" \
+		>"$QD_SLURM_ETC/cgroup.conf"
+	echo "PrologFlags=Contain" >"$EXTRA"
+	QD_SLURM_CONF_EXTRA=$EXTRA QD_TASKPLUGIN=$2 QD_PROCTRACK=proctrack/cgroup \
+		bash "$CLUSTER" write-conf >/dev/null &&
+		bash "$CLUSTER" restart-ctld >/dev/null &&
+		bash "$CLUSTER" restart-slurmd >/dev/null
+}
+
+plugstack() { # OPTIONS...
+	echo "required spank_qosdeny.so redis=127.0.0.1:$QD_REDIS_PORT adopt_dir=$ADOPT_DIR $*" >"$PLUGSTACK"
+}
+
+# With several slurmd on this host pam_slurm_adopt looks at n1's steps
+# alone (nodename=n1); so does pam_qosdeny.
+pam_lines() {
+	sshd_pam_stack "account  required $ADOPT nodename=n1 service=$SSHD_SERVICE
+account  required $PAM_QD dir=$ADOPT_DIR nodename=n1
+session  required $PAM_QD dir=$ADOPT_DIR nodename=n1"
+}
+
+# hold GRES: a job of alice's on n1 holding GRES, running until cancelled;
+# sets J once its extern step recorded its confinement.
+hold() {
+	as alice sbatch --parsable -w n1 --gres="$1" -o /dev/null --wrap 'sleep 300'
+	J=${OUT%%;*}
+	wait_for "job $J's extern step" 30 test -e "$ADOPT_DIR/n1/job_$J.adopt"
+}
+
+probe_cmd="SLURMD_NODENAME=n1 SLURM_PROCID=ssh bash $QD_ROOT/tests/integration/gpu-probe.sh $QD_DEV_DIR; echo job=\$SLURM_JOB_ID"
+
+# session WHAT GPUS JOB: an ssh session as alice opens GPUS (indices on n1)
+# and no other GPU of n1, in job JOB.
+session() {
+	ssh_alice "$probe_cmd"
+	[ "$RC" = 0 ] || printf '# %s\n' "$OUT"
+	assert_eq "$1: ssh session runs" 0 "$RC"
+	assert_eq "$1: adopted into job $3" "job=$3" "$(printf '%s\n' "$OUT" | grep '^job=')"
+	assert_eq "$1: opens GPUs $2 of n1, no other" \
+		"$(expected "node=n1 task=ssh gpus=" "$2")" \
+		"$(printf '%s\n' "$OUT" | grep '^node=' | sed 's/gpus=[^ ]*/gpus=/')"
+}
+
+no_leftovers() { # WHAT
+	local left
+	wait_for "$1: the jobs to end" 30 eval '[ -z "$(squeue -h -u alice)" ]'
+	left=$(find /sys/fs/cgroup/devices /sys/fs/cgroup/unified -maxdepth 6 \
+		-type d -name "qosdeny_*_extern_*" 2>/dev/null)
+	assert_eq "$1: no extern cgroup left" "" "$left"
+	assert_eq "$1: no record left" "" "$(find "$ADOPT_DIR" -type f 2>/dev/null)"
+}
+
+sshd_start
+check "sshd up on 127.0.0.1:$SSHD_PORT" test -n "$SSHD_PORT"
+trap 'sshd_stop' EXIT
+pam_lines
+
+# --- proctrack/cgroup, task/none, cgroup v1
+# Before slurmd starts: it runs the plugin's job prolog only if it saw it.
+plugstack
+check "proctrack/cgroup, task/none, PrologFlags=Contain" cgroups no task/none
+OUT=$(batch -N1 -w n1 --gres=gpu:2)
+check_lines "the batch step still bound beside the extern step" 1 "$OUT"
+assert_not_contains "the extern step no longer fails" "extern task post-fork failed" \
+	"$(cat "$QD_LOG_DIR/slurmd-n1.log")"
+
+ssh_alice "true"
+check "no job of alice's on n1: the login is refused" test "$RC" -ne 0
+assert_contains "by pam_slurm_adopt" "you have no active jobs on this node" "$OUT"
+
+hold gpu:2
+session "v1, task/none" 0,1 "$J"
+J1=$J
+hold gpu:1
+session "v1, two jobs: pam_slurm_adopt picks the newest" 2 "$J"
+J2=$J
+# The record gone, the session cannot be confined: refused.
+mv "$ADOPT_DIR/n1/job_$J2.adopt" "$ADOPT_DIR/n1/hidden"
+ssh_alice "true"
+check "no record of the job's confinement: refused" test "$RC" -ne 0
+assert_contains "with a qosdeny line" "qosdeny: alice: access denied to job $J2 on n1" "$OUT"
+mv "$ADOPT_DIR/n1/hidden" "$ADOPT_DIR/n1/job_$J2.adopt"
+# Without pam_qosdeny, what the feature closes: every GPU of n1.
+sshd_pam_stack "account  required $ADOPT nodename=n1 service=$SSHD_SERVICE"
+ssh_alice "$probe_cmd"
+assert_contains "without pam_qosdeny the session opens every GPU (the side door)" \
+	"0=ENXIO 1=ENXIO 2=ENXIO 3=ENXIO" "$OUT"
+pam_lines
+scancel "$J1" "$J2"
+no_leftovers "v1, task/none"
+
+# --- the same with qosdeny's cgroup v2 device program
+plugstack cgroup=v2
+hold gpu:1
+session "v2, task/none" 0 "$J"
+scancel "$J"
+no_leftovers "v2, task/none"
+plugstack
+
+# --- beside task/cgroup without ConstrainDevices
+check "task/cgroup, ConstrainDevices=no" cgroups no task/cgroup
+hold gpu:3
+session "v1, task/cgroup without ConstrainDevices" 0,1,2 "$J"
+scancel "$J"
+no_leftovers "task/cgroup without ConstrainDevices"
+
+# --- beside task/cgroup with ConstrainDevices: Slurm's own confinement
+# holds, the session is checked to be in it
+check "task/cgroup, ConstrainDevices=yes" cgroups yes task/cgroup
+hold gpu:1
+session "v1, ConstrainDevices=yes" 0 "$J"
+assert_contains "the record names Slurm's extern cgroup" "slurm=1" \
+	"$(cat "$ADOPT_DIR/n1/job_$J.adopt")"
+scancel "$J"
+no_leftovers "ConstrainDevices=yes"
+
+: >"$PLUGSTACK"
+rm -f "$QD_SLURM_ETC/cgroup.conf" "$EXTRA"
+check "the cluster is back on task/none" bash -c "bash '$CLUSTER' write-conf >/dev/null && bash '$CLUSTER' restart-ctld >/dev/null && bash '$CLUSTER' restart-slurmd >/dev/null"
+# Slurm leaves its (empty) per-node cgroup trees behind: remove them.
+for d in /sys/fs/cgroup/*/slurm_n1 /sys/fs/cgroup/*/slurm_n2; do
+	[ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+done
+finish
