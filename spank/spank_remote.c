@@ -148,9 +148,10 @@ static void tell_user(pid_t pid, const char *msg)
 }
 
 /*
- * The extern step's one process, `sleep`, which slurmstepd forks (setsid, so
- * its own process group) right before calling task_post_fork with no task:
- * its cgroups are where Slurm put the extern step.
+ * The extern step's one process, `sleep`, the only child slurmstepd has
+ * forked when it calls task_post_fork with no task: its cgroups are where
+ * Slurm put the extern step. It may not have reached its setsid() or exec
+ * yet, so it is known by its parent alone.
  */
 static pid_t extern_sleep(void)
 {
@@ -179,8 +180,8 @@ static pid_t extern_sleep(void)
 		p = strrchr(buf, ')');
 		if (!p || sscanf(p + 1, " %*c %d %d", &ppid, &pgrp) != 2)
 			continue;
-		if (ppid == me && pgrp == atoi(e->d_name))
-			found = (pid_t)pgrp;
+		if (ppid == me)
+			found = (pid_t)atoi(e->d_name);
 	}
 	closedir(d);
 	return found;

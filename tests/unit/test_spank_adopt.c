@@ -1,0 +1,149 @@
+/*
+ * The records behind pam_qosdeny.so (spank/adopt.c): written whole, read
+ * back only when root's and writable by root alone, the node found for a
+ * job, refusals kept.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "adopt.h"
+
+static char dir[64];
+static char err[PATH_MAX + 512];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/qd-adopt.XXXXXX");
+	cr_assert(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "teardown: %s failed\n", cmd);
+}
+
+TestSuite(adopt, .init = setup, .fini = teardown);
+
+Test(adopt, record_round_trip)
+{
+	struct qd_adopt_rec r = {.mode = QD_CG_V2, .prog_id = 42}, back;
+	char text[PATH_MAX + 1024], buf[PATH_MAX + 1024];
+
+	snprintf(r.dir, sizeof(r.dir), "/sys/fs/cgroup/qosdeny_7_extern_1");
+	cr_assert_eq(qd_adopt_format(&r, text, sizeof(text)), 0);
+	cr_assert_eq(
+	    qd_adopt_write(dir, "n1", 7, "adopt", text, err, sizeof(err)), 0,
+	    "%s", err);
+	cr_assert_eq(qd_adopt_read(dir, "n1", 7, "adopt", buf, sizeof(buf), err,
+				   sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(qd_adopt_parse(buf, &back, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(back.mode, QD_CG_V2);
+	cr_assert_eq(back.prog_id, 42);
+	cr_assert_str_eq(back.dir, r.dir);
+	cr_assert_eq(back.refuse[0], '\0');
+}
+
+Test(adopt, refusal_kept)
+{
+	struct qd_adopt_rec r = {.mode = QD_CG_V1}, back;
+	char text[1024];
+
+	snprintf(r.refuse, sizeof(r.refuse), "no GPUs recorded");
+	cr_assert_eq(qd_adopt_format(&r, text, sizeof(text)), 0);
+	cr_assert_eq(qd_adopt_parse(text, &back, err, sizeof(err)), 0);
+	cr_assert_str_eq(back.refuse, "no GPUs recorded");
+}
+
+Test(adopt, bad_records_rejected)
+{
+	struct qd_adopt_rec back;
+
+	cr_assert_neq(qd_adopt_parse("", &back, err, sizeof(err)), 0);
+	cr_assert_neq(qd_adopt_parse("mode=v3\n", &back, err, sizeof(err)), 0);
+	/* A confinement without its cgroup would confine nothing. */
+	cr_assert_neq(qd_adopt_parse("mode=v1\n", &back, err, sizeof(err)), 0);
+	cr_assert_neq(
+	    qd_adopt_parse("mode=v2\ndir=/x\n", &back, err, sizeof(err)), 0);
+	cr_assert_neq(qd_adopt_parse("mode=v1\ndir=/x\nuser=alice\n", &back,
+				     err, sizeof(err)),
+		      0);
+}
+
+Test(adopt, not_root_only_refused)
+{
+	char path[PATH_MAX], buf[64];
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root (chown)");
+	cr_assert_eq(qd_adopt_write(dir, "n1", 3, "adopt", "mode=off\n", err,
+				    sizeof(err)),
+		     0);
+	snprintf(path, sizeof(path), "%s/n1/job_3.adopt", dir);
+	cr_assert_eq(chmod(path, 0622), 0);
+	cr_assert_neq(qd_adopt_read(dir, "n1", 3, "adopt", buf, sizeof(buf),
+				    err, sizeof(err)),
+		      0);
+	cr_assert_eq(errno, EPERM);
+	cr_assert_eq(chmod(path, 0600), 0);
+	cr_assert_eq(chown(path, 65534, 0), 0);
+	cr_assert_neq(qd_adopt_read(dir, "n1", 3, "adopt", buf, sizeof(buf),
+				    err, sizeof(err)),
+		      0);
+	cr_assert_eq(chown(path, 0, 0), 0);
+	cr_assert_eq(qd_adopt_read(dir, "n1", 3, "adopt", buf, sizeof(buf), err,
+				   sizeof(err)),
+		     0, "%s", err);
+	cr_assert_str_eq(buf, "mode=off");
+}
+
+Test(adopt, node_found_when_unique)
+{
+	char node[64];
+
+	cr_assert_neq(
+	    qd_adopt_find_node(dir, 5, node, sizeof(node), err, sizeof(err)),
+	    0);
+	cr_assert_eq(qd_adopt_write(dir, "n2", 5, "adopt", "mode=off\n", err,
+				    sizeof(err)),
+		     0);
+	cr_assert_eq(qd_adopt_write(dir, "n1", 6, "adopt", "mode=off\n", err,
+				    sizeof(err)),
+		     0);
+	cr_assert_eq(
+	    qd_adopt_find_node(dir, 5, node, sizeof(node), err, sizeof(err)), 0,
+	    "%s", err);
+	cr_assert_str_eq(node, "n2");
+	cr_assert_eq(qd_adopt_write(dir, "n1", 5, "adopt", "mode=off\n", err,
+				    sizeof(err)),
+		     0);
+	cr_assert_neq(
+	    qd_adopt_find_node(dir, 5, node, sizeof(node), err, sizeof(err)),
+	    0);
+	cr_assert(strstr(err, "give nodename="), "%s", err);
+	cr_assert_eq(qd_adopt_remove(dir, "n1", 5, "adopt", err, sizeof(err)),
+		     0);
+	cr_assert_eq(qd_adopt_remove(dir, "n1", 5, "adopt", err, sizeof(err)),
+		     0, "already gone is fine");
+}
+
+Test(adopt, node_name_must_be_a_file_name)
+{
+	cr_assert_neq(qd_adopt_write(dir, "../etc", 1, "adopt", "mode=off\n",
+				     err, sizeof(err)),
+		      0);
+	cr_assert_neq(qd_adopt_write(dir, "..", 1, "adopt", "mode=off\n", err,
+				     sizeof(err)),
+		      0);
+}
