@@ -1,24 +1,25 @@
 # An sshd on a loopback port with its own PAM stack, for t_adopt.sh (bash,
-# sourced after lib.sh, with the cluster's env). Everything under
-# $QD_CLUSTER_DIR/ssh but the PAM service file, /etc/pam.d/$SSHD_SERVICE,
-# which sshd reads from there alone: a name of our own (sshd takes its
-# program name as the PAM service), removed by sshd_stop.
+# sourced after lib.sh, with the cluster's env). Everything lives under
+# $QD_CLUSTER_DIR/ssh. sshd reads its PAM stack from /etc/pam.d/sshd alone
+# (OpenSSH 9.8 and later fix the service name to "sshd"), so the test's
+# stack, $SSH_DIR/pam, is bind-mounted over it in a mount namespace of this
+# sshd's own: nothing outside it sees the change.
 SSH_DIR=$QD_CLUSTER_DIR/ssh
-SSHD_SERVICE=qdsshd-$(printf '%s' "$QD_CLUSTER_DIR" | md5sum | cut -c1-8)
+SSHD_SERVICE=sshd
 SSHD_PID=$SSH_DIR/sshd.pid
 SSHD_PORT=
 
 # sshd_pam_stack LINES: the account and session lines after sshd's own.
 sshd_pam_stack() {
 	{
-		echo "# t_adopt.sh (qosdeny tests): removed when the test ends"
+		echo "# t_adopt.sh (qosdeny tests): sshd reads this as /etc/pam.d/sshd"
 		# publickey logins: PAM's auth stack is not asked
 		echo "auth     required pam_deny.so"
 		printf '%s\n' "$1"
-	} >"/etc/pam.d/$SSHD_SERVICE"
+	} >"$SSH_DIR/pam" # the same file (inode): sshd sees each change
 }
 
-# sshd_start: sshd as $SSHD_SERVICE on 127.0.0.1:$SSHD_PORT, key login for
+# sshd_start: sshd on 127.0.0.1:$SSHD_PORT, key login for
 # alice with $SSH_DIR/key.
 sshd_start() {
 	local sshd
@@ -45,17 +46,24 @@ AllowUsers alice
 PrintMotd no
 SetEnv SLURM_CONF=$SLURM_CONF
 EOF
-	# The program name is the PAM service name.
-	sshd=$SSH_DIR/$SSHD_SERVICE
-	ln -sf "$(command -v sshd || echo /usr/sbin/sshd)" "$sshd"
 	rm -f "$SSHD_PID"
+	[ -f "$SSH_DIR/pam" ] || sshd_pam_stack ""
+	[ -e /etc/pam.d/sshd ] || {
+		echo "sshd-lib: /etc/pam.d/sshd missing (openssh-server)" >&2
+		return 1
+	}
+	sshd=$(command -v sshd || echo /usr/sbin/sshd)
 	# pam_slurm_adopt, in sshd's own process, reads SLURM_CONF.
 	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin SLURM_CONF="$SLURM_CONF" \
-		"$sshd" -f "$SSH_DIR/sshd_config" -E "$SSH_DIR/sshd.log" || return 1
+		unshare -m --propagation private sh -c \
+		'mount --bind "$1" /etc/pam.d/sshd && exec "$2" -f "$3" -E "$4"' \
+		sh "$SSH_DIR/pam" "$sshd" "$SSH_DIR/sshd_config" \
+		"$SSH_DIR/sshd.log" || return 1
 	wait_for "sshd's pid file" 10 test -s "$SSHD_PID"
 }
 
-# sshd_stop: sshd by its pid (checked to be ours), the PAM file removed.
+# sshd_stop: sshd by its pid (checked to be ours); its mount namespace goes
+# with it.
 sshd_stop() {
 	local pid
 	pid=$(cat "$SSHD_PID" 2>/dev/null)
@@ -64,7 +72,7 @@ sshd_stop() {
 		kill "$pid"
 		wait_for "sshd $pid to stop" 10 eval "! kill -0 $pid 2>/dev/null"
 	fi
-	rm -f "/etc/pam.d/$SSHD_SERVICE" "$SSHD_PID"
+	rm -f "$SSHD_PID"
 }
 
 # ssh_alice CMD: runs CMD over ssh as alice; sets OUT (stdout+stderr), RC.
