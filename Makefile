@@ -93,16 +93,19 @@ BENCH_SRC := tests/bench/bench_decision.c
 BENCH_BIN := $(B)/tests/bench_decision
 # Usage records per second into Redis and the job epilog's reporting cost.
 USAGE_BENCH_BIN := $(B)/tests/bench_usage
+# site_factor/qosdeny's table work and lookups, in process.
+SF_BENCH_BIN := $(B)/tests/bench_site_factor
 # Queues held jobs through libslurm, for the submission benchmark.
 FILL_QUEUE := $(B)/tests/fill_queue
 
 include spank/spank.mk
+include site_factor/site_factor.mk
 include pam/pam.mk
 include tests/fuzz/fuzz.mk
 
 .PHONY: all check check-here slurm-from-source deb deb-test bench-plugin unit unit-asan integration integration-asan demo bench \
         install deps format format-check clean
-all: $(CORE_LIB) $(JS_SO) $(SPANK_SO) $(PAM_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
+all: $(CORE_LIB) $(JS_SO) $(SF_SO) $(SPANK_SO) $(PAM_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
 
 $(B)/shared/%.o: shared/%.c $(CORE_HDR)
 	@mkdir -p $(@D)
@@ -190,6 +193,10 @@ $(USAGE_BENCH_BIN): tests/bench/bench_usage.c $(SPANK_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SPANK_CFLAGS) -o $@ $< $(SPANK_LIB) $(SPANK_LIBS)
 
+$(SF_BENCH_BIN): tests/bench/bench_site_factor.c $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) -lm -pthread
+
 $(FILL_QUEUE): tests/bench/fill_queue.c tests/helpers/slurm_ids.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lslurm
@@ -214,6 +221,7 @@ integration: all
 # The whole suite again, slurmctld loading the plugin built with ASan and
 # UBSan; any sanitizer report fails it (tests/integration/asan.sh).
 integration-asan: all $(ASAN_CTLD_DIR)/job_submit_qosdeny.so \
+		$(ASAN_CTLD_DIR)/site_factor_qosdeny.so \
 		$(ASAN_CTLD_DIR)/spank_qosdeny.so
 	@mkdir -p $(QD_RESULTS)
 	QD_ASAN_RT=$(ASAN_RT) QD_PLUGINDIR=$(abspath $(ASAN_CTLD_DIR)) \
@@ -261,12 +269,13 @@ demo: deps
 	$(MAKE) all
 	bash tests/demo.sh
 
-bench: deps $(BENCH_BIN) $(USAGE_BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SPANK_SO)
+bench: deps $(BENCH_BIN) $(USAGE_BENCH_BIN) $(SF_BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SPANK_SO)
 	bash tests/bench/usage.sh
 	bash tests/bench/launch.sh
 	QD_MEMORY_SUBMISSIONS=20000 QD_MEMORY_OUT=tests/bench/memory.txt \
 		bash tests/integration/run.sh tests/integration/t_memory.sh
 	bash tests/bench/submit.sh
+	$(SF_BENCH_BIN) | tee tests/bench/site_factor.txt
 	$(MAKE) bench-plugin
 	bash tests/chroot/make-in.sh 24.11 bench-plugin BENCH_VERSION=-24.11
 
@@ -280,8 +289,10 @@ bench-plugin: deps $(BENCH_BIN) $(FILL_QUEUE) $(JS_SO)
 	QD_BENCH_OUT=tests/bench/plugin_time$(BENCH_VERSION).txt \
 		bash tests/bench/plugin_time.sh
 
-install: $(JS_SO) $(SPANK_SO) $(TOOL) pam-install
+install: $(JS_SO) $(SF_SO) $(SPANK_SO) $(TOOL) pam-install
 	install -D -m 0755 $(JS_SO) $(DESTDIR)$(PLUGINDIR)/job_submit_qosdeny.so
+	install -D -m 0755 $(SF_SO) \
+		$(DESTDIR)$(PLUGINDIR)/site_factor_qosdeny.so
 	install -D -m 0755 $(SPANK_SO) $(DESTDIR)$(PLUGINDIR)/spank_qosdeny.so
 	install -D -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/qosdeny
 	install -D -m 0644 docs/man/qosdeny.1 \
@@ -327,7 +338,7 @@ deb-test:
 		echo "deb make-deb $$r" >>$(QD_RESULTS)/counts
 	bash tests/integration/deb-test.sh
 
-FORMAT_FILES := $(wildcard shared/*/*.[ch] job_submit/*.[ch] spank/*.[ch] \
+FORMAT_FILES := $(wildcard shared/*/*.[ch] job_submit/*.[ch] site_factor/*.[ch] spank/*.[ch] \
                  tools/*.[ch] tests/unit/*.[ch] tests/bench/*.[ch] \
                  tests/helpers/*.[ch] \
                  tests/fuzz/*.[ch])
@@ -337,6 +348,6 @@ format-check:
 	clang-format --dry-run --Werror $(FORMAT_FILES)
 
 clean:
-	rm -rf $(B)/shared $(B)/job_submit $(B)/tools $(B)/tests $(B)/*.so \
+	rm -rf $(B)/shared $(B)/job_submit $(B)/site_factor $(B)/tools $(B)/tests $(B)/*.so \
 		$(ASAN_B) $(ASAN_CTLD_B) $(B)/fuzz \
 		$(B)/*.a $(B)/qosdeny $(B)/results

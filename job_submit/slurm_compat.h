@@ -1,8 +1,9 @@
 /*
  * Every difference between the Slurm releases qosdeny supports (22.05,
- * 24.11, 26.05) in the slurmctld internals the adapter touches, in one
- * place. Each #if names the release that made the change, so that a new
- * release's break is found by reading this file against Slurm's NEWS.
+ * 24.11, 26.05) in the slurmctld internals the adapters touch (job_submit/
+ * and site_factor/, which includes this file), in one place. Each #if names the
+ * release that made the change, so that a new release's break is found by
+ * reading this file against Slurm's NEWS.
  */
 #ifndef QD_SLURM_COMPAT_H
 #define QD_SLURM_COMPAT_H
@@ -41,5 +42,10 @@ typedef job_details_t qd_job_details_t;
 #else
 typedef struct job_details qd_job_details_t;
 #endif
+
+/* 24.05 dropped site_factor_p_reconfig: a reconfigure starts a new
+ * slurmctld, so the plugin's init runs again. */
+#define QD_SITE_FACTOR_RECONFIG                                                \
+	(SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 5, 0))
 
 #endif

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make demo: the README's worked example on a throwaway cluster. Starts the
 # test cluster with job_submit/qosdeny, sets up the example QoS and policy,
-# shows accepted and denied jobs, and stops the cluster.
+# shows accepted and denied jobs, GPU binding, GPU usage and fair share,
+# and two users' pending jobs ordered by GPU fair share, and stops the
+# cluster.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/integration/lib.sh"
@@ -89,4 +91,34 @@ no_completing() { [ -z "$(squeue -h -t CG -o %i)" ]; }
 wait_for "epilogs" 30 no_completing
 show root "$QD_BUILD/qosdeny" share
 show root "$QD_BUILD/qosdeny" share -P
+
+echo
+echo "== GPU fair share in job priority: site_factor/qosdeny"
+extra=$QD_CLUSTER_DIR/demo-priority.conf
+printf '%s\n' PriorityType=priority/multifactor \
+	PrioritySiteFactorPlugin=site_factor/qosdeny \
+	PrioritySiteFactorParameters=weight=10000,interval=5 \
+	PriorityWeightAge=0 PriorityWeightFairshare=0 PriorityWeightJobSize=0 \
+	PriorityWeightPartition=0 PriorityWeightQOS=0 | tee "$extra"
+QD_SLURM_CONF_EXTRA=$extra bash "$here/cluster/cluster.sh" write-conf >/dev/null
+bash "$here/cluster/cluster.sh" restart-ctld >/dev/null
+grep 'qosdeny: site factor' "$QD_CLUSTER_DIR/log/slurmctld.log" | tail -n 1
+echo "Every GPU of n1 busy (bob); alice (more GPU time above) and charlie"
+echo "(less) each queue a 4-GPU job for n1."
+F=$(submit_running bob -q research -w n1 --gres=gpu:4 --wrap 'sleep 300')
+# The plugin publishes running jobs at each refresh: once bob's is in
+# Redis, the factors have been read since the restart.
+published() {
+	[ -n "$(redis-cli -p "$QD_REDIS_PORT" hget "qosdeny:{$QD_CLUSTER_NAME}:running" "$F")" ]
+}
+wait_for "the site factor's first refresh" 20 published
+show alice sbatch -q research -w n1 --gres=gpu:4 --wrap 'sleep 1'
+show charlie sbatch -q interactive -A batch -w n1 --gres=gpu:4 --wrap 'sleep 1'
+show root sprio -o "%.8i %.9u %.10Y %.8S"
+echo "When n1 frees up, the job with the higher SITE starts first:"
+scancel "$F"
+one_started() { [ -n "$(squeue -h -t R,CG -u alice,charlie -o %u)" ]; }
+wait_for "a job to start" 60 one_started
+squeue -u alice,charlie -o '%.8i %.9u %.10T %.10Q'
+cancel_all >/dev/null
 : >"$QD_SLURM_ETC/plugstack.conf"

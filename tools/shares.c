@@ -13,26 +13,12 @@
 #include "slurm_list.h"
 #include "tool.h"
 
-/* One association into the table; root's own rows are left out. */
 static int add_assoc(struct qd_fs_table *t, const slurmdb_assoc_rec_t *a)
 {
-	const char *parent = a->parent_acct;
-	struct qd_fs_row *r;
-
-	if (!a->acct || !strcmp(a->acct, "root"))
-		return 0;
-	if (parent && !strcmp(parent, "root"))
-		parent = NULL;
-	/* A user with one association per partition: the first one's. */
-	if (qd_fs_find(t, a->acct, a->user))
-		return 0;
-	r = qd_fs_add(t, a->acct, a->user, a->user ? NULL : parent);
-	if (!r)
-		return -1;
-	r->raw_shares = a->shares_raw == SLURMDB_FS_USE_PARENT
-			    ? QD_FS_USE_PARENT
-			    : a->shares_raw;
-	return 0;
+	return qd_fs_add_assoc(t, a->acct, a->user, a->parent_acct,
+			       a->shares_raw == SLURMDB_FS_USE_PARENT
+				   ? QD_FS_USE_PARENT
+				   : a->shares_raw);
 }
 
 int qd_shares_from_slurmdb(const struct qd_site *s, const char *cluster,

@@ -118,6 +118,24 @@ struct qd_fs_row *qd_fs_add(struct qd_fs_table *t, const char *account,
 	return append(t, account, user, user[0] ? NULL : parent);
 }
 
+int qd_fs_add_assoc(struct qd_fs_table *t, const char *account,
+		    const char *user, const char *parent, uint32_t shares)
+{
+	struct qd_fs_row *r;
+
+	if (!account || !strcmp(account, "root"))
+		return 0;
+	if (parent && !strcmp(parent, "root"))
+		parent = NULL;
+	if (qd_fs_find(t, account, user))
+		return 0;
+	r = qd_fs_add(t, account, user, user ? NULL : parent);
+	if (!r)
+		return -1;
+	r->raw_shares = shares;
+	return 0;
+}
+
 static int row_cmp(const void *a, const void *b)
 {
 	const struct qd_fs_row *x = a, *y = b;

@@ -60,6 +60,18 @@ struct qd_fs_table {
 struct qd_fs_row *qd_fs_add(struct qd_fs_table *t, const char *account,
 			    const char *user, const char *parent);
 
+/*
+ * One association of Slurm's tree (slurmdbd's, or slurmctld's assoc_mgr)
+ * into the table: root's own rows are left out, a parent "root" is no
+ * parent, and a user with several associations in one account (one per
+ * partition) keeps the first one's shares. shares is Slurm's RawShares
+ * (SLURMDB_FS_USE_PARENT is QD_FS_USE_PARENT). Add accounts before users,
+ * so that a user row never creates its account's row without the parent.
+ * Returns 0, or -1 when out of memory.
+ */
+int qd_fs_add_assoc(struct qd_fs_table *t, const char *account,
+		    const char *user, const char *parent, uint32_t shares);
+
 /* The row, or NULL. */
 struct qd_fs_row *qd_fs_find(struct qd_fs_table *t, const char *account,
 			     const char *user);

@@ -550,6 +550,7 @@ start_redis() {
 	dstart redis-server --port "$QD_REDIS_PORT" --bind 127.0.0.1 \
 		--daemonize yes --pidfile "$RUN/redis.pid" --dir "$D/redis" \
 		--logfile "$LOG/redis.log" --save '' --appendonly yes \
+		--enable-debug-command local \
 		>>"$LOG/redis.out" 2>&1 || { show_log "$LOG/redis.out" "$LOG/redis.log"; return 1; }
 	wait_for "redis" redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" ping ||
 		{ show_log "$LOG/redis.log"; return 1; }

@@ -1,0 +1,317 @@
+/*
+ * The background refresh (refresh.h). Locking: table_lock guards the table
+ * pointer alone and is held by slurmctld's threads for lookups; ctl_lock
+ * guards the thread's parameters and wake-ups. Neither is ever held while
+ * waiting for slurmctld's locks or for Redis.
+ */
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "slurm_compat.h" /* first: Slurm's calls by their exported names */
+
+#include "fairshare_usage.h"
+#include "refresh.h"
+#include "site.h"
+#include "snapshot.h"
+
+#define MAX_CLUSTERS 64
+#define ERR_MAX	     (QD_SITE_ERR_MAX + QD_ERR_MAX)
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct qd_factor_table *table;
+static uint32_t table_weight; /* before the first table */
+
+static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ctl_cond = PTHREAD_COND_INITIALIZER;
+static struct qd_factor_params params;
+static bool stopping, wake, started;
+static pthread_t thread;
+
+/* The thread's own, after qd_sf_start. */
+static char conf_path[PATH_MAX];
+static char ctld_cluster[QD_NAME_MAX]; /* ClusterName */
+static struct qd_policy_file policy_file;
+static struct qd_redis *redis;
+static char redis_conf[2 * PATH_MAX + 16]; /* what redis was made from */
+static bool outage;
+static bool warned_no_gpu_tres;
+
+/* This cluster, as usage records name it: plugstack's cluster=, else
+ * ClusterName. */
+static const char *this_cluster(const struct qd_site *site)
+{
+	const char *c = qd_site_cluster(site);
+
+	return c ? c : ctld_cluster;
+}
+
+/* FairShareClusters, else this cluster. */
+static size_t fs_clusters(const struct qd_policy *p, const struct qd_site *site,
+			  const char **out)
+{
+	size_t n = 0;
+
+	for (; p && n < p->n_fs_clusters && n < MAX_CLUSTERS; n++)
+		out[n] = p->fs_clusters[n];
+	if (!n)
+		out[n++] = this_cluster(site);
+	return n;
+}
+
+/* The Redis handle for the site's settings, made anew when they change. */
+static struct qd_redis *redis_for(const struct qd_site *site, char *err,
+				  size_t errlen)
+{
+	struct qd_redis_config cfg = {
+	    .addr = site->redis[0] ? site->redis : NULL,
+	    .password_file =
+		site->password_file[0] ? site->password_file : NULL,
+	    .timeout_ms = site->timeout_ms,
+	};
+	char conf[sizeof(redis_conf)];
+
+	snprintf(conf, sizeof(conf), "%s|%s|%d", site->redis,
+		 site->password_file, site->timeout_ms);
+	if (redis && !strcmp(conf, redis_conf))
+		return redis;
+	qd_redis_free(redis);
+	redis = qd_redis_new(&cfg, err, errlen);
+	snprintf(redis_conf, sizeof(redis_conf), "%s", redis ? conf : "");
+	return redis;
+}
+
+/* The association tree, accounts first (qd_fs_add_assoc). */
+static int add_shares(struct qd_fs_table *t, const struct qd_sf_snapshot *s)
+{
+	for (int users = 0; users < 2; users++)
+		for (size_t i = 0; i < s->n_assocs; i++) {
+			const struct qd_sf_assoc *a = &s->assocs[i];
+
+			if (!a->ref.user[0] == !users &&
+			    qd_fs_add_assoc(t, a->ref.account,
+					    users ? a->ref.user : NULL,
+					    a->parent, a->shares))
+				return -1;
+		}
+	return 0;
+}
+
+static struct qd_factor_table *build_table(struct qd_fs_table *t,
+					   const struct qd_sf_snapshot *s,
+					   uint32_t weight)
+{
+	struct qd_assoc_ref *refs = calloc(s->n_assocs + 1, sizeof(*refs));
+	struct qd_factor_table *ft;
+
+	if (!refs)
+		return NULL;
+	for (size_t i = 0; i < s->n_assocs; i++)
+		refs[i] = s->assocs[i].ref;
+	ft = qd_factor_table_build(t, refs, s->n_assocs, weight);
+	free(refs);
+	return ft;
+}
+
+static void swap_table(struct qd_factor_table *ft)
+{
+	struct qd_factor_table *old;
+
+	pthread_mutex_lock(&table_lock);
+	old = table;
+	table = ft;
+	pthread_mutex_unlock(&table_lock);
+	free(old);
+}
+
+/* The current policy: re-read when the file changed, the previous kept
+ * when the new one does not parse (as job_submit/qosdeny does). */
+static const struct qd_policy *current_policy(const struct qd_site *site)
+{
+	char err[QD_ERR_MAX];
+
+	snprintf(policy_file.path, sizeof(policy_file.path), "%s",
+		 site->qosdeny_conf);
+	if (qd_policy_file_refresh(&policy_file, err, sizeof(err)) ==
+	    QD_REFRESH_FAILED)
+		error("qosdeny: site factor: %s; the previous policy stays "
+		      "in force",
+		      err);
+	return policy_file.current;
+}
+
+/* One refresh; returns 0, or -1 with err (the table is then kept). */
+static int refresh(uint32_t weight, char *err, size_t errlen)
+{
+	const char *clusters[MAX_CLUSTERS];
+	const struct qd_policy *policy;
+	struct qd_fs_table t = {0};
+	struct qd_sf_snapshot s;
+	struct qd_factor_table *ft;
+	struct qd_site site;
+	struct qd_redis *r;
+	size_t n;
+	int rv = -1;
+
+	if (qd_site_load_from(&site, conf_path, err, errlen))
+		return -1;
+	policy = current_policy(&site);
+	n = fs_clusters(policy, &site, clusters);
+	if (qd_sf_snapshot_take(&s, time(NULL))) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (s.gpu_tres_pos < 0 && !warned_no_gpu_tres) {
+		error("qosdeny: site factor: AccountingStorageTRES lacks "
+		      "gres/gpu, so running jobs' GPU time is not counted "
+		      "until they end");
+		warned_no_gpu_tres = true;
+	}
+	r = redis_for(&site, err, errlen);
+	if (!r || qd_redis_publish_running(r, this_cluster(&site), s.jobs,
+					   s.n_jobs, err, errlen) < 0)
+		goto fail;
+	if (add_shares(&t, &s)) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (qd_fs_read_usage(&t, r, clusters, n, qd_site_half_life(policy),
+			     false, err, errlen))
+		goto fail;
+	if (qd_fs_compute(&t) || !(ft = build_table(&t, &s, weight))) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	swap_table(ft);
+	rv = 0;
+fail:
+	qd_fs_free(&t);
+	qd_sf_snapshot_free(&s);
+	return rv;
+}
+
+/* One line when Redis (or anything else) starts failing, one when it
+ * answers again: the factors are kept in between. */
+static void report(int rv, const char *err)
+{
+	if (rv && !outage)
+		error("qosdeny: site factor: %s; the factors keep their last "
+		      "values",
+		      err);
+	else if (!rv && outage)
+		info("qosdeny: site factor: %s answers again; factors "
+		     "refreshed",
+		     redis ? qd_redis_label(redis) : "redis");
+	outage = rv != 0;
+}
+
+static void *run(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&ctl_lock);
+	while (!stopping) {
+		uint32_t weight = params.weight, interval = params.interval_s;
+		char err[ERR_MAX];
+		struct timespec until;
+		int rv;
+
+		pthread_mutex_unlock(&ctl_lock);
+		rv = refresh(weight, err, sizeof(err));
+		report(rv, err);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += interval;
+		pthread_mutex_lock(&ctl_lock);
+		while (!stopping && !wake &&
+		       pthread_cond_timedwait(&ctl_cond, &ctl_lock, &until) ==
+			   0)
+			;
+		wake = false;
+	}
+	pthread_mutex_unlock(&ctl_lock);
+	return NULL;
+}
+
+int qd_sf_start(const char *slurm_conf, const char *cluster_name,
+		const struct qd_factor_params *p, char *err, size_t errlen)
+{
+	const char *clusters[MAX_CLUSTERS];
+	char list[MAX_CLUSTERS * QD_NAME_MAX] = "";
+	struct qd_site site;
+	size_t n, len = 0;
+
+	snprintf(conf_path, sizeof(conf_path), "%s", slurm_conf);
+	snprintf(ctld_cluster, sizeof(ctld_cluster), "%s",
+		 cluster_name ? cluster_name : "");
+	if (qd_site_load_from(&site, conf_path, err, errlen))
+		return -1;
+	snprintf(policy_file.path, sizeof(policy_file.path), "%s",
+		 site.qosdeny_conf);
+	if (access(site.qosdeny_conf, F_OK) == 0 &&
+	    qd_policy_file_refresh(&policy_file, err, errlen) !=
+		QD_REFRESH_RELOADED)
+		return -1;
+	n = fs_clusters(policy_file.current, &site, clusters);
+	for (size_t i = 0; i < n; i++)
+		len += snprintf(list + len, sizeof(list) - len, "%s%s",
+				i ? "," : "", clusters[i]);
+	info("qosdeny: site factor: weight=%u interval=%u clusters=%s",
+	     p->weight, p->interval_s, list);
+
+	params = *p;
+	table_weight = p->weight;
+	stopping = wake = false;
+	outage = warned_no_gpu_tres = false;
+	if (pthread_create(&thread, NULL, run, NULL)) {
+		snprintf(err, errlen, "cannot start its thread");
+		return -1;
+	}
+	started = true;
+	return 0;
+}
+
+void qd_sf_reconfigure(const struct qd_factor_params *p)
+{
+	pthread_mutex_lock(&ctl_lock);
+	params = *p;
+	wake = true;
+	pthread_cond_signal(&ctl_cond);
+	pthread_mutex_unlock(&ctl_lock);
+	pthread_mutex_lock(&table_lock);
+	table_weight = p->weight;
+	pthread_mutex_unlock(&table_lock);
+}
+
+void qd_sf_stop(void)
+{
+	if (!started)
+		return;
+	pthread_mutex_lock(&ctl_lock);
+	stopping = true;
+	pthread_cond_signal(&ctl_cond);
+	pthread_mutex_unlock(&ctl_lock);
+	pthread_join(thread, NULL);
+	started = false;
+	swap_table(NULL);
+	qd_redis_free(redis);
+	redis = NULL;
+	redis_conf[0] = '\0';
+	qd_policy_file_release(&policy_file);
+}
+
+void qd_sf_table_lock(void)
+{
+	pthread_mutex_lock(&table_lock);
+}
+
+uint32_t qd_sf_factor(uint32_t assoc_id)
+{
+	return table ? qd_factor_lookup(table, assoc_id) : table_weight;
+}
+
+void qd_sf_table_unlock(void)
+{
+	pthread_mutex_unlock(&table_lock);
+}

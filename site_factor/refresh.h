@@ -1,0 +1,39 @@
+/*
+ * The site factor's background thread: every interval it publishes the
+ * running jobs' GPU time, reads the usage of the fair-share clusters from
+ * Redis, computes FairShare as `qosdeny share` does and swaps in a new
+ * association-to-factor table. Only this thread talks to Redis or reads
+ * files; slurmctld's threads only read the table (qd_sf_factor).
+ */
+#ifndef QD_SF_REFRESH_H
+#define QD_SF_REFRESH_H
+
+#include <stdint.h>
+
+#include "factor_params.h"
+
+/*
+ * Reads qosdeny.conf and plugstack.conf next to slurm_conf (a broken
+ * qosdeny.conf is an error here, fatal at slurmctld start), logs the start
+ * line, and starts the thread. Returns 0, or -1 with err.
+ */
+int qd_sf_start(const char *slurm_conf, const char *cluster_name,
+		const struct qd_factor_params *p, char *err, size_t errlen);
+
+/* New parameters (22.05's reconfigure) and a refresh now. */
+void qd_sf_reconfigure(const struct qd_factor_params *p);
+
+/* Stops the thread (a refresh in flight ends within Redis's timeout) and
+ * frees the table. */
+void qd_sf_stop(void);
+
+/*
+ * Looks up factors in the current table: lock, any number of
+ * qd_sf_factor, unlock. Before the first refresh every association gets
+ * weight (FairShare 1: no usage known).
+ */
+void qd_sf_table_lock(void);
+uint32_t qd_sf_factor(uint32_t assoc_id);
+void qd_sf_table_unlock(void);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * site_factor/qosdeny: GPU fair share in job priority (contract section 9).
+ * Each pending job's site factor is round(weight x FairShare) of its
+ * association, FairShare as `qosdeny share` prints it.
+ *
+ * priority/multifactor calls site_factor_p_set at submission, update,
+ * release and requeue (job and node write locks held) and
+ * site_factor_p_update every PriorityCalcPeriod (job write lock held).
+ * Both only look factors up in a table that a background thread rebuilds
+ * every interval (refresh.c): nothing here waits for Redis, a file or a
+ * name lookup while slurmctld's locks are held. Jobs are found by
+ * association id: 22.05 leaves user_name empty on pending jobs.
+ */
+#include "slurm_compat.h" /* first: Slurm's calls by their exported names */
+
+#include "factor_params.h"
+#include "refresh.h"
+
+const char plugin_name[] = "qosdeny: GPU fair share as the site factor";
+const char plugin_type[] = "site_factor/qosdeny";
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+static int params_from_conf(struct qd_factor_params *p, char *err,
+			    size_t errlen)
+{
+	return qd_factor_params_parse(slurm_conf.site_factor_params, p, err,
+				      errlen);
+}
+
+extern int init(void)
+{
+	char err[QD_FACTOR_ERR_MAX + 4096];
+	struct qd_factor_params p;
+
+	/* 22.05 ignores init's result: a bad setting must stop slurmctld
+	 * itself, as a broken slurm.conf does. */
+	if (params_from_conf(&p, err, sizeof(err)) ||
+	    qd_sf_start(slurm_conf.slurm_conf, slurm_conf.cluster_name, &p, err,
+			sizeof(err)))
+		fatal("qosdeny: site factor: %s", err);
+	return SLURM_SUCCESS;
+}
+
+extern int fini(void)
+{
+	qd_sf_stop();
+	return SLURM_SUCCESS;
+}
+
+#if QD_SITE_FACTOR_RECONFIG
+/* 22.05's scontrol reconfigure: new parameters (a bad one is logged and the
+ * old ones kept, as slurmctld keeps running) and a refresh now. From 24.05
+ * a reconfigure starts a new slurmctld, which calls init. */
+extern void site_factor_p_reconfig(void)
+{
+	char err[QD_FACTOR_ERR_MAX];
+	struct qd_factor_params p;
+
+	if (params_from_conf(&p, err, sizeof(err))) {
+		error("qosdeny: site factor: %s; the previous parameters stay "
+		      "in force",
+		      err);
+		return;
+	}
+	qd_sf_reconfigure(&p);
+}
+#endif
+
+extern void site_factor_p_set(job_record_t *job_ptr)
+{
+	qd_sf_table_lock();
+	job_ptr->site_factor = qd_sf_factor(job_ptr->assoc_id) + NICE_OFFSET;
+	qd_sf_table_unlock();
+}
+
+static int refresh_pending_job(void *x, void *arg)
+{
+	job_record_t *job_ptr = x;
+
+	(void)arg;
+	if (IS_JOB_PENDING(job_ptr))
+		job_ptr->site_factor =
+		    qd_sf_factor(job_ptr->assoc_id) + NICE_OFFSET;
+	return 0;
+}
+
+extern void site_factor_p_update(void)
+{
+	qd_sf_table_lock();
+	list_for_each(job_list, refresh_pending_job, NULL);
+	qd_sf_table_unlock();
+}

@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# site_factor/qosdeny (contract section 9): GPU fair share as each pending
+# job's site factor, under priority/multifactor with every other weight 0,
+# so a job's priority is its site factor alone. sprio's SITE is compared
+# with round(weight x FairShare) of `qosdeny share -P` at the same moment;
+# running jobs count while they run and once when they end; Redis stopped
+# or silent leaves submissions fast and the factors as they were; a second
+# cluster's usage counts where FairShareClusters names it.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/example-policy.sh"
+source "$(dirname "$0")/usage-lib.sh"
+EXTRA=$QD_CLUSTER_DIR/site-factor.conf
+WEIGHT=10000
+INTERVAL=5
+
+# priority PARAMETERS: slurmctld restarted with the site factor and these
+# PrioritySiteFactorParameters; the restart's status.
+priority() {
+	cat >"$EXTRA" <<EOF
+PriorityType=priority/multifactor
+PrioritySiteFactorPlugin=site_factor/qosdeny
+PrioritySiteFactorParameters=$1
+PriorityCalcPeriod=1
+PriorityFlags=ACCRUE_ALWAYS
+PriorityWeightAge=0
+PriorityWeightFairshare=0
+PriorityWeightJobSize=0
+PriorityWeightPartition=0
+PriorityWeightQOS=0
+EOF
+	QD_SLURM_CONF_EXTRA=$EXTRA bash "$CLUSTER" write-conf >/dev/null &&
+		bash "$CLUSTER" restart-ctld >"$QD_CLUSTER_DIR/restart-ctld.out" 2>&1
+}
+
+# site JOB: the job's SITE column in sprio.
+site() { sprio -h -j "$1" -o "%S" 2>/dev/null | tr -d ' '; }
+
+# expected_site USER ACCOUNT: round(weight x FairShare) from qosdeny share.
+expected_site() {
+	local fs
+	fs=$("$QD" share -P 2>/dev/null | awk -F'|' -v a="$2" -v u="$1" \
+		'$1 == a && $2 == u { print $7 }')
+	awk -v w=$WEIGHT -v f="${fs:-1}" 'BEGIN { printf "%d\n", int(w * f + 0.5) }'
+}
+
+# site_is JOB VALUE: sprio shows VALUE for the job.
+site_is() { [ "$(site "$1")" == "$2" ]; }
+
+# site_follows JOB USER ACCOUNT: the job's SITE is what qosdeny share gives
+# its user now (compared twice, around the sprio call, so that a refresh
+# between the two reads is not taken for a mismatch).
+site_follows() {
+	local before after got
+	before=$(expected_site "$2" "$3")
+	got=$(site "$1")
+	after=$(expected_site "$2" "$3")
+	[ "$got" == "$before" ] || [ "$got" == "$after" ]
+}
+
+# pending_job USER ARGS...: a job that stays pending (begin time an hour
+# away; sprio lists it with PriorityFlags=ACCRUE_ALWAYS); prints its id.
+pending_job() {
+	local user=$1
+	shift
+	as "$user" sbatch --parsable --begin=now+3600 "$@" --wrap 'sleep 1'
+	echo "${OUT%%;*}"
+}
+
+log_count() { ctld_log | grep -c "$1"; }
+
+sacctmgr -i modify account research set fairshare=500 >/dev/null
+sacctmgr -i modify account batch set fairshare=100 >/dev/null
+sacctmgr -i modify user alice,bob,charlie set fairshare=1 >/dev/null
+redis_clear
+check "reporting on (plugstack.conf, slurmd restarted)" reporting_on
+# A Redis call under slurmctld's locks would hold them this long when Redis
+# is silent: the submissions timed below would show it.
+echo "required spank_qosdeny.so redis=$QD_REDIS_ADDR timeout_ms=3000" >"$PLUGSTACK"
+
+# --- Bad parameters: fatal at start, naming the text.
+for bad in "weight=abc" "frobnicate=1" "interval=4" "weight=1000001"; do
+	if priority "$bad"; then
+		fail "PrioritySiteFactorParameters=$bad: slurmctld started"
+	else
+		pass "PrioritySiteFactorParameters=$bad stops slurmctld"
+	fi
+	assert_contains "the fatal line names '$bad'" "'$bad'" \
+		"$(ctld_log | grep 'fatal' | tail -n 1)"
+done
+
+check "slurmctld starts with the site factor" priority "weight=$WEIGHT,interval=$INTERVAL"
+assert_contains "the start line" \
+	"qosdeny: site factor: weight=$WEIGHT interval=$INTERVAL clusters=$QD_CLUSTER_NAME" \
+	"$(ctld_log)"
+
+# --- No usage anywhere: FairShare 1 for everyone.
+a0=$(pending_job alice -A research)
+check "no usage: alice's job's SITE is the weight" wait_for "SITE of $a0" 20 site_is "$a0" $WEIGHT
+c0=$(pending_job charlie -A batch)
+check "so is charlie's" site_is "$c0" $WEIGHT
+
+# --- A running job counts while it runs.
+c1=$(submit_running charlie -A batch --gres=gpu:2 -w n1 --wrap 'sleep 300')
+check "charlie's 2-GPU job runs" test -n "$c1"
+running_entry() { [ -n "$(rcli hget "qosdeny:{$QD_CLUSTER_NAME}:running" "$c1")" ]; }
+check "the running job is published to Redis within the interval" \
+	wait_for "running entry of $c1" $((INTERVAL * 3)) running_entry
+charlie_usage() {
+	"$QD" share -P | awk -F'|' '$1 == "batch" && $2 == "charlie" { print $5 }'
+}
+u1=$(charlie_usage)
+check "qosdeny share counts charlie's running job (RawUsage $u1)" test "${u1:-0}" -gt 0
+grows() { [ "$(charlie_usage)" -gt "$u1" ]; }
+check "and its usage grows while it runs" wait_for "charlie's usage to grow" $((INTERVAL * 3)) grows
+c2=$(pending_job charlie -A batch)
+check "charlie's new job has his fair share as SITE at submission" \
+	site_follows "$c2" charlie batch
+check "which is below the weight" test "$(site "$c2")" -lt $WEIGHT
+a1=$(pending_job alice -A research)
+check "alice, without usage, keeps the weight" site_is "$a1" $WEIGHT
+
+# --- At its end the records replace the running entry: counted once.
+scancel "$c1"
+has_record() { [ -n "$(redis_record "$c1" n1)" ]; }
+check "charlie's job ended and its epilog reported it" \
+	wait_for "job $c1's record" 60 has_record
+check_record "charlie's ended job" "$c1" n1 2 "$(job_elapsed "$c1")"
+no_running_entry() { ! running_entry; }
+check "its running entry is gone" no_running_entry
+settled() { [ "$(charlie_usage)" == "${USED[charlie]}" ]; }
+check "charlie's RawUsage is the record's GPUs x seconds, once (${USED[charlie]})" \
+	wait_for "charlie's usage to settle" $((INTERVAL * 3)) settled
+assert_eq "no running entry is left" 0 "$(rcli hlen "qosdeny:{$QD_CLUSTER_NAME}:running")"
+# stays SECONDS COMMAND...: the command holds every 0.5 s for that long.
+stays() {
+	local i
+	for ((i = 0; i < $1 * 2; i++)); do
+		"${@:2}" || return 1
+		sleep 0.5
+	done
+}
+check "and stays once over two more refreshes" stays $((INTERVAL * 2)) settled
+
+# --- Pending jobs follow within interval + PriorityCalcPeriod, and start
+# in that order when nodes free up.
+c3=$(pending_job charlie -A batch)
+check "charlie's pending job follows his fair share" site_follows "$c3" charlie batch
+blocker=$(submit_running bob -A research --gres=gpu:4 -w n1 --wrap 'sleep 300')
+jc=$(as charlie sbatch --parsable -A batch --gres=gpu:4 -w n1 --wrap 'sleep 1'; echo "${OUT%%;*}")
+ja=$(as alice sbatch --parsable -A research --gres=gpu:4 -w n1 --wrap 'sleep 1'; echo "${OUT%%;*}")
+check "alice's waiting job outranks charlie's" \
+	test "$(site "$ja")" -gt "$(site "$jc")"
+# c0, pending since before charlie's usage, follows it at the next
+# PriorityCalcPeriod (1 minute) after a refresh.
+check "charlie's job pending from the start follows his usage" \
+	wait_for "job $c0 to follow" $((60 + INTERVAL * 3)) site_follows "$c0" charlie batch
+check "which is now below the weight" test "$(site "$c0")" -lt $WEIGHT
+scancel "$blocker"
+starts_first() { [ "$(job_state "$ja")" == RUNNING ] || [ "$(job_state "$ja")" == COMPLETED ] || [ -z "$(job_state "$ja")" ]; }
+check "when n1 frees up, alice's job starts first" wait_for "job $ja to start" 60 starts_first
+assert_eq "while charlie's still waits" PENDING "$(job_state "$jc")"
+cancel_all
+
+# --- Redis stopped, then silent: factors kept, submissions as fast, the
+# outage logged once when it begins and once when it ends.
+# submit_time: seconds of the slowest of 5 submissions (ms precision).
+submit_time() {
+	local max=0 t0 t1 d i
+	for i in 1 2 3 4 5; do
+		t0=$(date +%s%N)
+		as alice sbatch --parsable -A research --begin=now+3600 --wrap 'sleep 1'
+		t1=$(date +%s%N)
+		d=$(((t1 - t0) / 1000000))
+		[ "$d" -gt "$max" ] && max=$d
+	done
+	echo "$max"
+}
+squeue_time() {
+	local t0
+	t0=$(date +%s%N)
+	squeue >/dev/null
+	echo $((($(date +%s%N) - t0) / 1000000))
+}
+before=$(site "$(pending_job charlie -A batch)")
+base=$(submit_time)
+begins=$(log_count "site factor: .*the factors keep their last values")
+ends=$(log_count "site factor: .* answers again")
+bash "$CLUSTER" redis-stop >/dev/null
+check "Redis stopped: the outage is logged" wait_for "the outage line" $((INTERVAL * 3)) \
+	bash -c "[ \$(grep -c 'site factor: .*the factors keep their last values' '$QD_CTLD_LOG') -gt $begins ]"
+down=$(submit_time)
+echo "# slowest of 5 submissions: ${base} ms with Redis, ${down} ms with Redis stopped"
+check "submissions with Redis stopped as fast (${down} ms, ${base} ms with it)" \
+	test "$down" -le $((base + 500))
+c4=$(pending_job charlie -A batch)
+assert_eq "a new job gets the kept factor" "$before" "$(site "$c4")"
+outage_lines() { [ "$(log_count "site factor: .*the factors keep their last values")" == $((begins + 1)) ]; }
+check "over two more refreshes the outage is logged once" stays $((INTERVAL * 2)) outage_lines
+bash "$CLUSTER" redis-start >/dev/null
+check "Redis back: logged once" wait_for "the recovery line" $((INTERVAL * 3)) \
+	bash -c "[ \$(grep -c 'site factor: .* answers again' '$QD_CTLD_LOG') -gt $ends ]"
+
+# Silent: the server accepts connections but answers nothing for 20 s.
+begins=$(log_count "site factor: .*the factors keep their last values")
+rcli debug sleep 20 >/dev/null &
+sleeper=$!
+check "Redis silent: the outage is logged" wait_for "the outage line" $((INTERVAL * 3)) \
+	bash -c "[ \$(grep -c 'site factor: .*the factors keep their last values' '$QD_CTLD_LOG') -gt $begins ]"
+silent=$(submit_time)
+sq=$(squeue_time)
+echo "# slowest of 5 submissions with Redis silent: ${silent} ms; squeue ${sq} ms"
+check "submissions with Redis silent as fast (${silent} ms, ${base} ms with it)" \
+	test "$silent" -le $((base + 500))
+check "squeue with Redis silent answers at once (${sq} ms)" test "$sq" -le 1000
+c5=$(pending_job charlie -A batch)
+assert_eq "a new job gets the kept factor" "$before" "$(site "$c5")"
+wait "$sleeper"
+check "Redis answering again: logged" wait_for "the recovery line" $((INTERVAL * 3)) \
+	bash -c "[ \$(grep -c 'site factor: .* answers again' '$QD_CTLD_LOG') -gt $((ends + 1)) ]"
+cancel_all
+
+# --- A second cluster's usage: bob's jobs reported as cluster qdother.
+OTHER=qdother
+echo "required spank_qosdeny.so redis=$QD_REDIS_ADDR cluster=$OTHER" >"$PLUGSTACK"
+bash "$CLUSTER" restart-slurmd >/dev/null
+as bob srun -A research --gres=gpu:2 -w n1 sleep 2
+assert_eq "bob's job on 'qdother' ran" 0 "$RC"
+other_record() { [ -n "$(rcli --scan --pattern "qosdeny:{$OTHER}:rec:*")" ]; }
+check "its record is in Redis under qdother" wait_for "bob's record" 30 other_record
+echo "required spank_qosdeny.so redis=$QD_REDIS_ADDR" >"$PLUGSTACK"
+bash "$CLUSTER" restart-slurmd >/dev/null
+redis_clear # bob's blocker above: no usage of his left on this cluster
+# fresh_bob_site VALUE: a job bob submits now gets VALUE.
+fresh_bob_site() { [ "$(site "$(pending_job bob -A research)")" == "$1" ]; }
+check "without FairShareClusters, bob's usage on qdother does not count" \
+	wait_for "bob's factor" $((INTERVAL * 3)) fresh_bob_site $WEIGHT
+write_policy "$EXAMPLE_POLICY
+UsageHalfLife=$HALF_LIFE
+FairShareClusters=$QD_CLUSTER_NAME,$OTHER"
+bob_counted() {
+	local b
+	b=$(pending_job bob -A research)
+	[ "$(site "$b")" -lt $WEIGHT ] && site_follows "$b" bob research
+}
+check "FairShareClusters=$QD_CLUSTER_NAME,$OTHER: bob's usage there counts, as qosdeny share shows it" \
+	wait_for "bob's factor to follow" $((INTERVAL * 3)) bob_counted
+bob_raw() { "$QD" share -P "$@" | awk -F'|' '$1 == "research" && $2 == "bob" { print $5 }'; }
+assert_eq "qosdeny share --cluster $QD_CLUSTER_NAME alone leaves it out" 0 \
+	"$(bob_raw --cluster "$QD_CLUSTER_NAME")"
+check "qosdeny share --cluster $QD_CLUSTER_NAME,$OTHER counts it" \
+	test "$(bob_raw --cluster "$QD_CLUSTER_NAME,$OTHER")" -gt 0
+write_policy "$EXAMPLE_POLICY"
+cancel_all
+
+# --- Back to the suite's configuration.
+: >"$EXTRA"
+check "slurmctld back without the site factor" bash -c \
+	"bash '$CLUSTER' write-conf >/dev/null && bash '$CLUSTER' restart-ctld >/dev/null"
+reporting_off
+redis_clear
+rcli --scan --pattern "qosdeny:{$OTHER}:*" | xargs -r redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" del >/dev/null
+sacctmgr -i modify account research,batch set fairshare=1 >/dev/null
+finish
