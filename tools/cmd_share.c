@@ -11,7 +11,7 @@
 #include "fairshare_usage.h"
 #include "tool.h"
 
-#define MAX_CLUSTERS 64
+#define MAX_CLUSTERS QD_FS_CLUSTERS_MAX
 
 struct share_args {
 	bool parsable;

@@ -16,6 +16,10 @@
 #include "names.h"
 #include "tres.h"
 
+/* The most clusters FairShareClusters= (or `qosdeny share --cluster`)
+ * names. */
+#define QD_FS_CLUSTERS_MAX 64
+
 enum qd_flag {
 	QD_DENY_ON_MAX_PER_JOB = 1 << 0,
 	QD_DENY_ON_MAX_PER_USER = 1 << 1,
@@ -46,7 +50,7 @@ struct qd_policy {
 	size_t n_exempt;
 	uint64_t usage_half_life_s; /* UsageHalfLife=, default 7 days */
 	/* FairShareClusters=: whose GPU usage counts in fair share; none: this
-	 * cluster alone. */
+	 * cluster alone. At most QD_FS_CLUSTERS_MAX. */
 	char (*fs_clusters)[QD_NAME_MAX];
 	size_t n_fs_clusters;
 	struct qd_qos_rule *rules;

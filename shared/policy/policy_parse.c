@@ -53,7 +53,7 @@ enum kind { R_GLOBAL, R_QOS, R_ACCOUNT, R_USER, R_KINDS };
 
 static const unsigned allowed[R_KINDS] = {
     [R_GLOBAL] = BIT(K_ENFORCE) | BIT(K_EXEMPT_USERS) | BIT(K_HALF_LIFE) |
-		  BIT(K_FS_CLUSTERS),
+		 BIT(K_FS_CLUSTERS),
     [R_QOS] = BIT(K_QOS) | BIT(K_FLAGS) | BIT(K_MAX_PER_JOB) |
 	      BIT(K_MAX_PER_USER) | BIT(K_GRP),
     [R_ACCOUNT] = BIT(K_ACCOUNT) | BIT(K_SHARES),
@@ -272,6 +272,10 @@ static int set_names(struct parser *ps, const struct record *r, int k,
 		if (add_name(ps, list, n, v, len))
 			return -1;
 		if (k == K_FS_CLUSTERS) {
+			if (*n > QD_FS_CLUSTERS_MAX)
+				return fail_n(ps, line, v, len,
+					      "more than %d clusters",
+					      QD_FS_CLUSTERS_MAX);
 			if (!qd_usage_name_ok((*list)[*n - 1]))
 				return fail_n(ps, line, v, len,
 					      "invalid cluster name");

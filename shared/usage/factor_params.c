@@ -18,18 +18,21 @@ static const struct {
 
 #define N_PARAMS (sizeof(params) / sizeof(params[0]))
 
-/* Decimal digits only, no sign or blanks, within [min, max]. */
+/* Decimal digits only, no sign or blanks, within [min, max]; leading
+ * zeros, however many, are still the number. */
 static bool number(const char *s, size_t len, uint32_t min, uint32_t max,
 		   uint32_t *out)
 {
 	uint64_t v = 0;
 
-	if (!len || len > 10)
+	if (!len)
 		return false;
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] < '0' || s[i] > '9')
 			return false;
 		v = v * 10 + (uint64_t)(s[i] - '0');
+		if (v > max)
+			v = (uint64_t)max + 1; /* out of range, and stays so */
 	}
 	if (v < min || v > max)
 		return false;
@@ -61,8 +64,9 @@ static int parse_item(const char *item, size_t len, struct qd_factor_params *p,
 		if (seen[i])
 			return fail(err, errlen, "given twice:", item, len);
 		seen[i] = true;
-		snprintf(what, sizeof(what), "%s must be %u to %u:",
-			 params[i].key, params[i].min, params[i].max);
+		snprintf(what, sizeof(what),
+			 "%s must be %u to %u:", params[i].key, params[i].min,
+			 params[i].max);
 		if (!eq || !number(eq + 1, len - klen - 1, params[i].min,
 				   params[i].max,
 				   (uint32_t *)((char *)p + params[i].offset)))
@@ -75,22 +79,25 @@ static int parse_item(const char *item, size_t len, struct qd_factor_params *p,
 int qd_factor_params_parse(const char *text, struct qd_factor_params *p,
 			   char *err, size_t errlen)
 {
+	struct qd_factor_params v = {QD_FACTOR_WEIGHT_DEFAULT,
+				     QD_FACTOR_INTERVAL_DEFAULT};
 	bool seen[N_PARAMS] = {false};
 
-	p->weight = QD_FACTOR_WEIGHT_DEFAULT;
-	p->interval_s = QD_FACTOR_INTERVAL_DEFAULT;
-	if (!text || !*text)
-		return 0;
-	for (const char *s = text;; s++) {
-		size_t len = strcspn(s, ",");
+	/* Into v first: a refusal leaves *p as it was. */
+	if (text && *text) {
+		for (const char *s = text;; s++) {
+			size_t len = strcspn(s, ",");
 
-		if (!len)
-			return fail(err, errlen, "empty item in", text,
-				    strlen(text));
-		if (parse_item(s, len, p, seen, err, errlen))
-			return -1;
-		s += len;
-		if (!*s)
-			return 0;
+			if (!len)
+				return fail(err, errlen, "empty item in", text,
+					    strlen(text));
+			if (parse_item(s, len, &v, seen, err, errlen))
+				return -1;
+			s += len;
+			if (!*s)
+				break; /* else past the ',' to the next item */
+		}
 	}
+	*p = v;
+	return 0;
 }

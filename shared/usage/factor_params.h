@@ -23,7 +23,8 @@ struct qd_factor_params {
 /*
  * Parses the parameters; NULL or "" gives the defaults. Keys are
  * case-insensitive, each at most once; values are decimal integers in
- * range. Returns 0, or -1 with err naming the offending text.
+ * range (leading zeros allowed). Returns 0, or -1 with err naming the
+ * offending text and p left as it was.
  */
 int qd_factor_params_parse(const char *text, struct qd_factor_params *p,
 			   char *err, size_t errlen);

@@ -7,8 +7,8 @@
 static int set_completed(enum qd_usage_kind kind, const char *account,
 			 const char *user, double usage, void *arg)
 {
-	struct qd_fs_row *r = qd_fs_add(
-	    arg, account, kind == QD_USAGE_ASSOC ? user : NULL, NULL);
+	struct qd_fs_row *r =
+	    qd_fs_add(arg, account, kind == QD_USAGE_ASSOC ? user : NULL, NULL);
 
 	if (!r)
 		return -1;

@@ -14,11 +14,11 @@
 
 #define SCAN_COUNT "1000"
 
-int qd_redis_key(char *buf, const char *cluster, const char *kind, const char *a,
-	       const char *b)
+int qd_redis_key(char *buf, const char *cluster, const char *kind,
+		 const char *a, const char *b)
 {
-	int n = snprintf(buf, QD_REDIS_KEY_MAX, "qosdeny:{%s}:%s:%s%s%s", cluster, kind,
-			 a, b ? ":" : "", b ? b : "");
+	int n = snprintf(buf, QD_REDIS_KEY_MAX, "qosdeny:{%s}:%s:%s%s%s",
+			 cluster, kind, a, b ? ":" : "", b ? b : "");
 
 	return n < 0 || n >= QD_REDIS_KEY_MAX ? -1 : 0;
 }
@@ -62,8 +62,10 @@ int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 	if (qd_redis_key(keys[0], rec->cluster, "rec", id, NULL) ||
 	    qd_running_keys(rec->cluster, keys[1], keys[2]) ||
 	    qd_redis_key(keys[3], rec->cluster, "user", rec->user, NULL) ||
-	    qd_redis_key(keys[4], rec->cluster, "account", rec->account, NULL) ||
-	    qd_redis_key(keys[5], rec->cluster, "assoc", rec->account, rec->user) ||
+	    qd_redis_key(keys[4], rec->cluster, "account", rec->account,
+			 NULL) ||
+	    qd_redis_key(keys[5], rec->cluster, "assoc", rec->account,
+			 rec->user) ||
 	    (rec->qos[0] &&
 	     qd_redis_key(keys[nk++], rec->cluster, "qos", rec->qos, NULL)))
 		return qd_redis_fail(r, err, errlen, "apply", "key too long");
@@ -244,7 +246,8 @@ int qd_redis_read_usage(struct qd_redis *r, const char *cluster,
 			uint64_t half_life_s, qd_redis_usage_fn fn, void *arg,
 			char *err, size_t errlen)
 {
-	char prefix[QD_REDIS_KEY_MAX], pattern[QD_REDIS_KEY_MAX + 2], cursor[32] = "0";
+	char prefix[QD_REDIS_KEY_MAX], pattern[QD_REDIS_KEY_MAX + 2],
+	    cursor[32] = "0";
 	struct scan s = {r, prefix, half_life_s, 0, fn, arg};
 	redisReply *reply = NULL;
 	int rv = -1;

@@ -18,10 +18,10 @@ int qd_running_keys(const char *cluster, char *running, char *ended)
 {
 	int a = snprintf(running, QD_REDIS_KEY_MAX, "qosdeny:{%s}:running",
 			 cluster);
-	int b = snprintf(ended, QD_REDIS_KEY_MAX, "qosdeny:{%s}:ended", cluster);
+	int b =
+	    snprintf(ended, QD_REDIS_KEY_MAX, "qosdeny:{%s}:ended", cluster);
 
-	return a < 0 || a >= QD_REDIS_KEY_MAX || b < 0 ||
-		       b >= QD_REDIS_KEY_MAX
+	return a < 0 || a >= QD_REDIS_KEY_MAX || b < 0 || b >= QD_REDIS_KEY_MAX
 		   ? -1
 		   : 0;
 }
@@ -41,7 +41,8 @@ long qd_redis_publish_running(struct qd_redis *r, const char *cluster,
 		qd_redis_fail(r, err, errlen, "publish", "out of memory");
 		goto fail;
 	}
-	if (!qd_usage_name_ok(cluster) || qd_running_keys(cluster, running, ended)) {
+	if (!qd_usage_name_ok(cluster) ||
+	    qd_running_keys(cluster, running, ended)) {
 		qd_redis_fail(r, err, errlen, "publish",
 			      "invalid cluster name '%s'", cluster);
 		goto fail;
@@ -56,9 +57,19 @@ long qd_redis_publish_running(struct qd_redis *r, const char *cluster,
 		     *entry = start + 24;
 		const struct qd_running_job *j = &jobs[i];
 
-		if (!qd_usage_name_ok(j->account) || !qd_usage_name_ok(j->user)) {
+		if (!qd_usage_name_ok(j->account) ||
+		    !qd_usage_name_ok(j->user)) {
 			qd_redis_fail(r, err, errlen, "publish",
-				      "job %" PRIu32 ": invalid name", j->job_id);
+				      "job %" PRIu32 ": invalid name",
+				      j->job_id);
+			goto fail;
+		}
+		/* The reader refuses such an entry: it would fail every read
+		 * until the job ends. */
+		if (j->start < 0) {
+			qd_redis_fail(r, err, errlen, "publish",
+				      "job %" PRIu32 ": start before 1970",
+				      j->job_id);
 			goto fail;
 		}
 		snprintf(id, 16, "%" PRIu32, j->job_id);
@@ -70,8 +81,8 @@ long qd_redis_publish_running(struct qd_redis *r, const char *cluster,
 		argv[argc++] = entry;
 	}
 	reply = qd_redis_eval(r, qd_running_script, r->sha_running,
-			      qd_redis_now_ms() + r->timeout_ms, argc, argv, err,
-			      errlen);
+			      qd_redis_now_ms() + r->timeout_ms, argc, argv,
+			      err, errlen);
 	if (!reply)
 		goto fail;
 	if (reply->type == REDIS_REPLY_ERROR)
@@ -101,7 +112,8 @@ static int parse_entry(const char *s, size_t len, char *account, char *user,
 		return -1;
 	memcpy(buf, s, len);
 	buf[len] = '\0';
-	for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+	for (char *t = strtok_r(buf, " ", &save); t;
+	     t = strtok_r(NULL, " ", &save))
 		if (n < 4)
 			f[n++] = t;
 		else
@@ -130,7 +142,8 @@ int qd_redis_read_running(struct qd_redis *r, const char *cluster,
 	redisReply *reply;
 	int rv = -1;
 
-	if (!qd_usage_name_ok(cluster) || qd_running_keys(cluster, running, ended))
+	if (!qd_usage_name_ok(cluster) ||
+	    qd_running_keys(cluster, running, ended))
 		return qd_redis_fail(r, err, errlen, "HGETALL",
 				     "invalid cluster name '%s'", cluster);
 	reply = qd_redis_command(r, qd_redis_now_ms() + r->timeout_ms,

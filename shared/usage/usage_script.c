@@ -16,6 +16,10 @@
  * Returns 1 when counted now, 0 when the id was known.
  */
 #include "redis_usage.h"
+#include "running_usage.h"
+
+#define STR_(x) #x
+#define STR(x)	STR_(x)
 
 const char qd_usage_script[] =
     "local gs = tonumber(ARGV[1])\n"
@@ -66,4 +70,8 @@ const char qd_usage_script[] =
     "if not ended or ended < rend then\n"
     "  redis.call('ZADD', KEYS[3], rend, ARGV[6])\n"
     "end\n"
-    "return 1\n";
+    /* Forgotten after QD_ENDED_KEEP_S here too, not only by a publication:
+     * without the site factor nothing else would ever trim the set. */
+    "redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf',\n"
+    "           '(' .. (tonumber(time[1]) - " STR(QD_ENDED_KEEP_S) "))\n"
+								   "return 1\n";

@@ -426,12 +426,18 @@ Test(redis, auth_with_acl_user)
  */
 Test(redis, least_privileged_acl_user)
 {
-	static const char *const acl[] = {
-	    "--user",	     "qd",     "on",	   ">pw",   "~qosdeny:*",
-	    "resetchannels", "-@all",  "+evalsha", "+eval", "+script|load",
-	    "+scan",	     "+hmget", "+time",	   "+set",  "+hset",
-	    "+type",	     "+hdel",  "+zscore",  "+zadd", "+hgetall",
-	    "+del",	     "+zremrangebyscore",  NULL};
+	static const char *const acl[] = {"--user",	"qd",
+					  "on",		">pw",
+					  "~qosdeny:*", "resetchannels",
+					  "-@all",	"+evalsha",
+					  "+eval",	"+script|load",
+					  "+scan",	"+hmget",
+					  "+time",	"+set",
+					  "+hset",	"+type",
+					  "+hdel",	"+zscore",
+					  "+zadd",	"+hgetall",
+					  "+del",	"+zremrangebyscore",
+					  NULL};
 	time_t now = time(NULL);
 	struct qd_usage_record r = rec(1, 1, now - 10, now);
 	struct seen s = {0};
