@@ -260,3 +260,180 @@ Test(fairshare, add_finds_existing)
 	cr_expect_eq(qd_fs_find(&t, "a", ""), qd_fs_find(&t, "a", NULL));
 	cr_expect_null(qd_fs_find(&t, "b", NULL));
 }
+
+/*
+ * The hash index (qd_fs_find, qd_fs_add): many rows, grown through every
+ * rehash; names sharing a long prefix; found again after qd_fs_compute has
+ * sorted the rows.
+ */
+
+/* The row by a plain walk, not by the index. */
+static const struct qd_fs_row *walk(const char *account, const char *user)
+{
+	for (size_t i = 0; i < t.n; i++)
+		if (!strcmp(t.rows[i].account, account) &&
+		    !strcmp(t.rows[i].user, user))
+			return &t.rows[i];
+	return NULL;
+}
+
+#define PREFIX_40 "department-of-computational-sciences-gp"
+
+static void many_names(int i, char *acct, char *usr)
+{
+	snprintf(acct, QD_NAME_MAX, PREFIX_40 "%d", i % 50);
+	snprintf(usr, QD_NAME_MAX, PREFIX_40 "user%05d", i);
+}
+
+Test(fairshare, index_twenty_thousand_rows, .timeout = 60)
+{
+	enum { N = 20000 };
+	char acct[QD_NAME_MAX], usr[QD_NAME_MAX];
+
+	for (int i = 0; i < N; i++) {
+		struct qd_fs_row *r;
+
+		many_names(i, acct, usr);
+		r = qd_fs_add(&t, acct, usr, NULL);
+		cr_assert_not_null(r);
+		cr_assert_str_eq(r->account, acct);
+		cr_assert_str_eq(r->user, usr);
+		r->usage = i;
+		/* Found at once, and the earliest rows still found. */
+		cr_assert_eq(qd_fs_find(&t, acct, usr), r, "%s %s", acct, usr);
+		many_names(i / 2, acct, usr);
+		cr_assert_eq(qd_fs_find(&t, acct, usr), walk(acct, usr));
+	}
+	cr_assert_eq(t.n, N + 50);
+	for (int i = 0; i < N; i++) {
+		struct qd_fs_row *r;
+
+		many_names(i, acct, usr);
+		r = qd_fs_find(&t, acct, usr);
+		cr_assert_not_null(r, "%s %s", acct, usr);
+		cr_assert_float_eq(r->usage, i, 0);
+		/* Adding it again finds it: no second row. */
+		cr_assert_eq(qd_fs_add(&t, acct, usr, NULL), r);
+	}
+	cr_assert_eq(t.n, N + 50);
+	for (int i = 0; i < 50; i++) {
+		snprintf(acct, sizeof(acct), PREFIX_40 "%d", i);
+		cr_assert_not_null(qd_fs_find(&t, acct, NULL), "%s", acct);
+		cr_assert_str_eq(qd_fs_find(&t, acct, "")->user, "");
+	}
+	/* Names that are not there, some a prefix or an extension of one
+	 * that is. */
+	cr_expect_null(qd_fs_find(&t, PREFIX_40 "1", PREFIX_40 "user0000"));
+	cr_expect_null(qd_fs_find(&t, PREFIX_40 "1", PREFIX_40 "user000011"));
+	cr_expect_null(qd_fs_find(&t, PREFIX_40 "2", PREFIX_40 "user00001"));
+	cr_expect_null(qd_fs_find(&t, PREFIX_40 "50", NULL));
+	cr_expect_null(qd_fs_find(&t, PREFIX_40, NULL));
+	cr_expect_null(qd_fs_find(&t, "", NULL));
+
+	/* Sorted by qd_fs_compute: every row moved, each still found. */
+	cr_assert_eq(qd_fs_compute(&t), 0);
+	cr_assert_eq(t.n, N + 50);
+	for (size_t k = 1; k < t.n; k++) {
+		int c = strcmp(t.rows[k - 1].account, t.rows[k].account);
+
+		cr_assert(c < 0 || (!c && strcmp(t.rows[k - 1].user,
+						 t.rows[k].user) < 0));
+	}
+	for (int i = 0; i < N; i++) {
+		const struct qd_fs_row *r;
+
+		many_names(i, acct, usr);
+		r = qd_fs_find(&t, acct, usr);
+		cr_assert_not_null(r, "%s %s", acct, usr);
+		cr_assert_eq(r, walk(acct, usr));
+		cr_assert_float_eq(r->usage, i, 0);
+	}
+	for (size_t k = 0; k < t.n; k++)
+		cr_assert_eq(qd_fs_find(&t, t.rows[k].account, t.rows[k].user),
+			     &t.rows[k]);
+	/* Rows added after the sort are indexed too. */
+	cr_assert_not_null(qd_fs_add(&t, "zz", "late", NULL));
+	cr_assert_eq(t.n, N + 52);
+	cr_assert_eq(qd_fs_find(&t, "zz", "late"), walk("zz", "late"));
+	cr_assert_eq(qd_fs_find(&t, "zz", NULL), walk("zz", ""));
+	many_names(1234, acct, usr);
+	cr_assert_eq(qd_fs_find(&t, acct, usr), walk(acct, usr));
+}
+
+/* (account, user) is a pair, not a concatenation. */
+Test(fairshare, index_keeps_the_pair_apart)
+{
+	cr_assert_not_null(qd_fs_add(&t, "ab", NULL, NULL));
+	cr_assert_not_null(qd_fs_add(&t, "a", "b", NULL));
+	cr_assert_eq(t.n, 3); /* ab, a, a/b */
+	cr_expect_str_eq(qd_fs_find(&t, "ab", NULL)->account, "ab");
+	cr_expect_str_eq(qd_fs_find(&t, "a", "b")->user, "b");
+	cr_expect_null(qd_fs_find(&t, "ab", "b"));
+	cr_expect_null(qd_fs_find(&t, "a", "ab"));
+	cr_expect_null(qd_fs_find(&t, "b", "a"));
+	cr_expect_null(qd_fs_find(&t, "b", NULL));
+}
+
+/* Names of QD_NAME_MAX - 1 characters, alike but for the last one. */
+Test(fairshare, index_longest_names)
+{
+	char a1[QD_NAME_MAX], a2[QD_NAME_MAX], u1[QD_NAME_MAX], u2[QD_NAME_MAX];
+
+	memset(a1, 'a', QD_NAME_MAX - 1);
+	a1[QD_NAME_MAX - 1] = '\0';
+	memcpy(a2, a1, sizeof(a1));
+	a2[QD_NAME_MAX - 2] = 'b';
+	memset(u1, 'u', QD_NAME_MAX - 1);
+	u1[QD_NAME_MAX - 1] = '\0';
+	memcpy(u2, u1, sizeof(u1));
+	u2[QD_NAME_MAX - 2] = 'v';
+	cr_assert_eq(strlen(a1), 63);
+	qd_fs_add(&t, a1, u1, NULL)->usage = 1;
+	qd_fs_add(&t, a1, u2, NULL)->usage = 2;
+	qd_fs_add(&t, a2, u1, NULL)->usage = 3;
+	cr_assert_eq(t.n, 5);
+	cr_expect_float_eq(qd_fs_find(&t, a1, u1)->usage, 1, 0);
+	cr_expect_float_eq(qd_fs_find(&t, a1, u2)->usage, 2, 0);
+	cr_expect_float_eq(qd_fs_find(&t, a2, u1)->usage, 3, 0);
+	cr_expect_null(qd_fs_find(&t, a2, u2));
+	cr_expect_eq(qd_fs_add(&t, a1, u1, NULL), qd_fs_find(&t, a1, u1));
+	cr_assert_eq(qd_fs_compute(&t), 0);
+	cr_expect_float_eq(qd_fs_find(&t, a1, u1)->usage, 1, 0);
+	cr_expect_float_eq(qd_fs_find(&t, a1, u2)->usage, 2, 0);
+	cr_expect_float_eq(qd_fs_find(&t, a2, u1)->usage, 3, 0);
+	cr_expect_str_eq(qd_fs_find(&t, a2, NULL)->account, a2);
+	cr_expect_eq(t.n, 5);
+}
+
+/* A table never added to, one freed, and one used again after qd_fs_free. */
+Test(fairshare, index_free_and_reuse)
+{
+	cr_expect_null(qd_fs_find(&t, "a", NULL));
+	cr_expect_null(qd_fs_find(&t, "a", "u"));
+	for (int i = 0; i < 200; i++) {
+		char u[16];
+
+		snprintf(u, sizeof(u), "u%d", i);
+		cr_assert_not_null(qd_fs_add(&t, "a", u, NULL));
+	}
+	cr_assert_eq(qd_fs_compute(&t), 0);
+	qd_fs_free(&t);
+	cr_expect_eq(t.n, 0);
+	cr_expect_null(t.rows);
+	cr_expect_null(t.slots);
+	cr_expect_eq(t.nslots, 0);
+	cr_expect_null(qd_fs_find(&t, "a", NULL));
+	cr_expect_null(qd_fs_find(&t, "a", "u1"));
+	qd_fs_add(&t, "b", "u1", NULL)->usage = 5;
+	cr_assert_eq(t.n, 2);
+	cr_expect_null(qd_fs_find(&t, "a", "u1"));
+	cr_expect_float_eq(qd_fs_find(&t, "b", "u1")->usage, 5, 0);
+	cr_assert_not_null(qd_fs_find(&t, "b", NULL));
+	qd_fs_find(&t, "b", NULL)->usage = 5;
+	/* And a compute of the reused table. */
+	expect_output(true,
+		      "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|"
+		      "FairShare\n"
+		      "b||1|1.000000|5|1.000000|0.500000\n"
+		      "b|u1|1|1.000000|5|1.000000|0.500000\n");
+}

@@ -660,3 +660,134 @@ Test(policy_check, valid_file_reports_nothing)
 		     0);
 	cr_assert_eq(c.n, 0);
 }
+
+/* FairShareClusters= (contract section 9): the clusters whose usage counts
+ * in fair share; none given, none listed. */
+Test(policy, fair_share_clusters)
+{
+	struct qd_policy *p = parse_ok("FairShareClusters=gpu-a,gpu_b.2,C@3\n");
+
+	cr_assert_eq(p->n_fs_clusters, 3);
+	cr_expect_str_eq(p->fs_clusters[0], "gpu-a");
+	cr_expect_str_eq(p->fs_clusters[1], "gpu_b.2");
+	cr_expect_str_eq(p->fs_clusters[2], "C@3");
+	qd_policy_free(p);
+
+	p = parse_ok("Enforce=no fairshareclusters=one \\\n"
+		     "  ExemptUsers=root\nQOS=a Flags=DenyOnGrp\n");
+	cr_assert_eq(p->n_fs_clusters, 1);
+	cr_expect_str_eq(p->fs_clusters[0], "one");
+	cr_expect_not(p->enforce);
+	cr_expect_eq(p->n_exempt, 1);
+	cr_expect_eq(p->n_rules, 1);
+	qd_policy_free(p);
+
+	p = parse_ok(contract_example);
+	cr_expect_eq(p->n_fs_clusters, 0);
+	cr_expect_null(p->fs_clusters);
+	qd_policy_free(p);
+}
+
+/* Names of 63 characters, the most, and the cluster names alike but for
+ * case (Redis keys are case-sensitive, so are these). */
+Test(policy, fair_share_clusters_longest_and_case)
+{
+	char text[256];
+	struct qd_policy *p;
+
+	snprintf(text, sizeof(text), "FairShareClusters=%0*d,a,A\n",
+		 QD_NAME_MAX - 1, 7);
+	p = parse_ok(text);
+	cr_assert_eq(p->n_fs_clusters, 3);
+	cr_expect_eq(strlen(p->fs_clusters[0]), 63);
+	cr_expect_eq(p->fs_clusters[0][62], '7');
+	cr_expect_str_eq(p->fs_clusters[1], "a");
+	cr_expect_str_eq(p->fs_clusters[2], "A");
+	qd_policy_free(p);
+}
+
+Test(policy, fair_share_clusters_errors)
+{
+	static const char *const cases[][2] = {
+	    {"FairShareClusters=\n",
+	     "t.conf:1: missing value 'FairShareClusters='"},
+	    {"FairShareClusters=a,,b\n",
+	     "t.conf:1: empty cluster name in 'FairShareClusters=a,,b'"},
+	    {"FairShareClusters=,a\n",
+	     "t.conf:1: empty cluster name in 'FairShareClusters=,a'"},
+	    {"FairShareClusters=a,\n",
+	     "t.conf:1: empty cluster name in 'FairShareClusters=a,'"},
+	    {"FairShareClusters=a{b\n", "t.conf:1: invalid cluster name 'a{b'"},
+	    {"FairShareClusters=ok,b:c,d\n",
+	     "t.conf:1: invalid cluster name 'b:c'"},
+	    {"FairShareClusters=a}\n", "t.conf:1: invalid cluster name 'a}'"},
+	    {"FairShareClusters=a/b\n", "t.conf:1: invalid cluster name 'a/b'"},
+	    {"FairShareClusters=a*\n", "t.conf:1: invalid cluster name 'a*'"},
+	    {"FairShareClusters=a,b,a\n", "t.conf:1: cluster listed twice 'a'"},
+	    {"FairShareClusters=x,y,z,y\n",
+	     "t.conf:1: cluster listed twice 'y'"},
+	    {"QOS=a Flags=DenyOnGrp FairShareClusters=x\n",
+	     "t.conf:1: key not allowed in a QOS record "
+	     "'FairShareClusters=x'"},
+	    {"Account=a Shares=1 FairShareClusters=x\n",
+	     "t.conf:1: key not allowed in an Account record "
+	     "'FairShareClusters=x'"},
+	    {"User=u Account=a Shares=1 FairShareClusters=x\n",
+	     "t.conf:1: key not allowed in a User record "
+	     "'FairShareClusters=x'"},
+	    {"FairShareClusters=a\n# c\nFairShareClusters=b\n",
+	     "t.conf:3: repeated key (first on line 1) 'FairShareClusters=b'"},
+	    {"Enforce=yes \\\n  FairShareClusters=a,a\n",
+	     "t.conf:2: cluster listed twice 'a'"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		parse_fails(cases[i][0], cases[i][1]);
+}
+
+Test(policy, fair_share_cluster_name_too_long)
+{
+	char text[256], want[256];
+
+	snprintf(text, sizeof(text), "FairShareClusters=a,%0*d,b\n",
+		 QD_NAME_MAX, 0);
+	snprintf(want, sizeof(want),
+		 "t.conf:1: name too long (at most 63 characters) '%0*d'",
+		 QD_NAME_MAX, 0);
+	parse_fails(text, want);
+}
+
+/* qosdeny check reports it with the other errors. */
+Test(policy_check, fair_share_clusters_reported)
+{
+	struct collected c = {0};
+	int n = qd_policy_check("f.conf",
+				"FairShareClusters=a,a\n"
+				"QOS=a Flags=DenyOnGrp FairShareClusters=b\n",
+				collect_err, &c);
+
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(c.errs[0], "f.conf:1: cluster listed twice 'a'");
+	cr_assert_str_eq(c.errs[1], "f.conf:2: key not allowed in a QOS "
+				    "record 'FairShareClusters=b'");
+}
+
+/* At most QD_FS_CLUSTERS_MAX clusters: `qosdeny share` and the site factor
+ * keep that many, so a longer list is refused rather than cut. */
+Test(policy, fair_share_clusters_at_most_64)
+{
+	char text[1024] = "FairShareClusters=", want[128];
+	struct qd_policy *p;
+
+	cr_assert_eq(QD_FS_CLUSTERS_MAX, 64);
+	for (int i = 0; i < 64; i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+			 "%sc%d", i ? "," : "", i);
+	p = parse_ok(text);
+	cr_assert_eq(p->n_fs_clusters, 64);
+	cr_expect_str_eq(p->fs_clusters[63], "c63");
+	qd_policy_free(p);
+	strcat(text, ",c64,c65");
+	snprintf(want, sizeof(want), "t.conf:1: more than 64 clusters 'c64'");
+	parse_fails(text, want);
+}

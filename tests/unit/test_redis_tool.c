@@ -15,6 +15,7 @@
 #include <criterion/criterion.h>
 
 #include "redis_usage.h"
+#include "running_usage.h"
 #include "spool.h"
 #include "spool_orphan.h"
 #include "test_redis_server.h"
@@ -360,4 +361,228 @@ Test(tool, usage_errors)
 	cr_expect_eq(run("flush extra"), 2);
 	cr_expect(strstr(errout, "qosdeny: flush: unexpected argument "
 				 "'extra'\n"));
+}
+
+/*
+ * Fair share over several clusters (contract section 8): --cluster a,b, or
+ * qosdeny.conf's FairShareClusters; running jobs' usage counted.
+ */
+
+static struct qd_redis *tool_redis(void)
+{
+	struct qd_redis_config cfg = {0};
+	char addr[160], err[QD_REDIS_ERR_MAX];
+	struct qd_redis *r;
+
+	snprintf(addr, sizeof(addr), "unix:%s", srv.sock);
+	cfg.addr = addr;
+	cfg.timeout_ms = 5000;
+	r = qd_redis_new(&cfg, err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	return r;
+}
+
+/* A closed record of secs GPU-seconds, ended now, applied under cluster. */
+static void applied(const char *cluster, uint32_t job, const char *user,
+		    const char *account, int64_t secs)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record rec = {
+	    .job_id = job, .gpus = 1, .start = now - secs};
+	char err[QD_REDIS_ERR_MAX];
+	struct qd_redis *r = tool_redis();
+
+	snprintf(rec.cluster, sizeof(rec.cluster), "%s", cluster);
+	snprintf(rec.node, sizeof(rec.node), "n1");
+	snprintf(rec.user, sizeof(rec.user), "%s", user);
+	snprintf(rec.account, sizeof(rec.account), "%s", account);
+	cr_assert_eq(qd_usage_record_close(&rec, now), 0);
+	cr_assert_eq(qd_redis_apply(r, &rec, 7 * 86400, err, sizeof(err)), 1,
+		     "%s", err);
+	qd_redis_free(r);
+}
+
+/* The contract's usage split over clusters a (alice) and b (bob,
+ * charlie). */
+static void contract_usage_on_a_and_b(void)
+{
+	applied("a", 1, "alice", "research", 3600);
+	applied("b", 2, "bob", "research", 3600);
+	applied("b", 3, "charlie", "batch", 1800);
+}
+
+/* qosdeny.conf's shares, with a global line of its own first. */
+static void qosdeny_conf(const char *global)
+{
+	write_file("etc/qosdeny.conf", 0644,
+		   "%s\n"
+		   "Account=research Shares=500\n"
+		   "Account=batch Shares=100\n"
+		   "User=alice Account=research Shares=1\n"
+		   "User=bob Account=research Shares=1\n"
+		   "User=charlie Account=batch Shares=1\n",
+		   global);
+}
+
+static const char no_usage_table[] =
+    "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|FairShare\n"
+    "batch||100|0.166667|0|0.000000|1.000000\n"
+    "batch|charlie|1|0.166667|0|0.000000|1.000000\n"
+    "research||500|0.833333|0|0.000000|1.000000\n"
+    "research|alice|1|0.416667|0|0.000000|1.000000\n"
+    "research|bob|1|0.416667|0|0.000000|1.000000\n";
+
+Test(tool, share_sums_clusters)
+{
+	contract_usage_on_a_and_b();
+	cr_expect_eq(run("share -P --cluster a,b"), 0, "%s", errout);
+	cr_expect_str_eq(out, contract_table);
+	cr_expect_eq(run("share -P --cluster=b,a"), 0, "%s", errout);
+	cr_expect_str_eq(out, contract_table);
+	cr_expect_eq(run("share -P --cluster a,nothing,b"), 0, "%s", errout);
+	cr_expect_str_eq(out, contract_table);
+	/* One of them alone: its usage only. */
+	cr_expect_eq(run("share -P --cluster a"), 0, "%s", errout);
+	cr_expect_str_eq(
+	    out, "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|"
+		 "FairShare\n"
+		 "batch||100|0.166667|0|0.000000|1.000000\n"
+		 "batch|charlie|1|0.166667|0|0.000000|1.000000\n"
+		 "research||500|0.833333|3600|1.000000|0.435275\n"
+		 "research|alice|1|0.416667|3600|1.000000|0.189465\n"
+		 "research|bob|1|0.416667|0|0.000000|1.000000\n");
+	/* This cluster (ClusterName=qdt) has none. */
+	cr_expect_eq(run("share -P"), 0, "%s", errout);
+	cr_expect_str_eq(out, no_usage_table);
+}
+
+Test(tool, share_uses_fair_share_clusters)
+{
+	contract_usage_on_a_and_b();
+	qosdeny_conf("FairShareClusters=a,b");
+	cr_expect_eq(run("share -P"), 0, "%s", errout);
+	cr_expect_str_eq(out, contract_table);
+	/* --cluster overrides it. */
+	cr_expect_eq(run("share -P --cluster qdt"), 0, "%s", errout);
+	cr_expect_str_eq(out, no_usage_table);
+	cr_expect_eq(run("share -P --cluster b,a"), 0, "%s", errout);
+	cr_expect_str_eq(out, contract_table);
+	qosdeny_conf("FairShareClusters=b");
+	cr_expect_eq(run("share -P"), 0, "%s", errout);
+	cr_expect(strstr(out, "\nresearch|alice|1|0.416667|0|"), "%s", out);
+	cr_expect(strstr(out, "\nresearch|bob|1|0.416667|3600|"), "%s", out);
+	/* A broken FairShareClusters is the file's error. */
+	qosdeny_conf("FairShareClusters=a,a");
+	cr_expect_eq(run("share -P"), 1);
+	cr_expect(strstr(errout, "qosdeny.conf:1: cluster listed twice 'a'"),
+		  "%s", errout);
+}
+
+Test(tool, share_cluster_usage_errors)
+{
+	static const char *const bad[] = {
+	    "--cluster a,,b",	 "--cluster a,a",
+	    "--cluster",	 "--cluster=",
+	    "--cluster ,a",	 "--cluster a,",
+	    "--cluster a,b{",	 "--cluster a --cluster b",
+	    "--cluster=a,b,A,b",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_expect_eq(run("share -P %s", bad[i]), 2, "%s", bad[i]);
+		cr_expect_str_eq(out, "", "%s", bad[i]);
+		cr_expect_str_eq(errout,
+				 "qosdeny: share: --cluster needs cluster "
+				 "names, comma-separated, each once\n"
+				 "Try 'qosdeny --help' for more "
+				 "information.\n",
+				 "%s", bad[i]);
+	}
+	/* Case matters: A and a are two clusters. */
+	cr_expect_eq(run("share -P --cluster a,A"), 0, "%s", errout);
+}
+
+/* 64 clusters are taken, 65 refused. */
+Test(tool, share_cluster_count)
+{
+	char list[65 * 4 + 1] = "";
+
+	for (int i = 0; i < 64; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+			 "%sc%d", i ? "," : "", i);
+	cr_expect_eq(run("share -P --cluster %s", list), 0, "%s", errout);
+	cr_expect_str_eq(out, no_usage_table);
+	strcat(list, ",c64");
+	cr_expect_eq(run("share -P --cluster %s", list), 2);
+}
+
+/* Running jobs published by the site factor count in RawUsage. */
+Test(tool, share_counts_running_jobs)
+{
+	time_t now = time(NULL);
+	struct qd_running_job jobs[] = {
+	    {.job_id = 1,
+	     .start = now - 3600,
+	     .account = "research",
+	     .user = "alice",
+	     .gpu_seconds = 3600},
+	    {.job_id = 2,
+	     .start = now - 1800,
+	     .account = "research",
+	     .user = "bob",
+	     .gpu_seconds = 1800},
+	    {.job_id = 3,
+	     .start = now - 900,
+	     .account = "batch",
+	     .user = "charlie",
+	     .gpu_seconds = 1800},
+	};
+	char err[QD_REDIS_ERR_MAX];
+	struct qd_redis *r = tool_redis();
+
+	/* bob: half of it done, half running. */
+	applied("qdt", 4, "bob", "research", 1800);
+	cr_assert_eq(
+	    qd_redis_publish_running(r, "qdt", jobs, 3, err, sizeof(err)), 3,
+	    "%s", err);
+	cr_expect_eq(run("share -P"), 0, "%s", errout);
+	cr_expect_str_eq(out, contract_table);
+	/* Over two clusters, with a's records added. */
+	contract_usage_on_a_and_b();
+	cr_expect_eq(run("share -P --cluster qdt,a"), 0, "%s", errout);
+	cr_expect(strstr(out, "\nresearch|alice|1|0.416667|7200|"), "%s", out);
+	cr_expect(strstr(out, "\nresearch|bob|1|0.416667|3600|"), "%s", out);
+	cr_expect(strstr(out, "\nbatch|charlie|1|0.166667|1800|"), "%s", out);
+	/* A damaged running entry: an error, not a silent zero. */
+	freeReplyObject(admin_cmd(&srv, "HSET qosdeny:{qdt}:running 9 broken"));
+	cr_expect_eq(run("share -P"), 1);
+	cr_expect_str_eq(out, "");
+	cr_expect(strstr(errout, "qosdeny:{qdt}:running: job 9: not a running "
+				 "entry"),
+		  "%s", errout);
+	qd_redis_free(r);
+}
+
+/* FairShareClusters of 64, the most: the last one counts too. */
+Test(tool, share_fair_share_clusters_all_64)
+{
+	char conf[64 * 5 + 32] = "FairShareClusters=";
+
+	for (int i = 0; i < 63; i++)
+		snprintf(conf + strlen(conf), sizeof(conf) - strlen(conf),
+			 "c%d,", i);
+	strcat(conf, "a");
+	applied("a", 1, "alice", "research", 3600);
+	qosdeny_conf(conf);
+	cr_expect_eq(run("share -P"), 0, "%s", errout);
+	cr_expect(strstr(out, "\nresearch|alice|1|0.416667|3600|1.000000|"),
+		  "%s", out);
+	qosdeny_conf("FairShareClusters=c0,c1,c2,c3,c4,c5,c6,c7,c8,c9,c10,c11,"
+		     "c12,c13,c14,c15,c16,c17,c18,c19,c20,c21,c22,c23,c24,c25,"
+		     "c26,c27,c28,c29,c30,c31,c32,c33,c34,c35,c36,c37,c38,c39,"
+		     "c40,c41,c42,c43,c44,c45,c46,c47,c48,c49,c50,c51,c52,c53,"
+		     "c54,c55,c56,c57,c58,c59,c60,c61,c62,c63,a");
+	cr_expect_eq(run("share -P"), 1, "65 clusters: %s", out);
+	cr_expect(strstr(errout, "qosdeny.conf:1: more than 64 clusters 'a'"),
+		  "%s", errout);
 }

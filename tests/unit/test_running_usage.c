@@ -1,0 +1,1002 @@
+/*
+ * Running jobs' usage in Redis (running_usage.h) and fair share's usage
+ * over several clusters (fairshare_usage.h), against a real redis-server
+ * started by each test (test_redis_server.h).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <criterion/criterion.h>
+#include <hiredis/hiredis.h>
+
+#include "fairshare_usage.h"
+#include "redis_usage.h"
+#include "running_usage.h"
+#include "test_redis_server.h"
+#include "usage_fixture.h"
+
+#define WEEK (7 * 86400)
+
+static struct server srv;
+static struct qd_redis *rd;
+static char err[QD_REDIS_ERR_MAX];
+static struct qd_fs_table fs;
+
+static void setup(void)
+{
+	memset(&srv, 0, sizeof(srv));
+	memset(&fs, 0, sizeof(fs));
+	rd = NULL;
+	err[0] = '\0';
+	start_fresh(&srv, NULL);
+	{
+		struct qd_redis_config cfg = {srv.addr, NULL, 5000};
+
+		rd = qd_redis_new(&cfg, err, sizeof(err));
+		cr_assert_not_null(rd, "%s", err);
+	}
+}
+
+static void teardown(void)
+{
+	qd_fs_free(&fs);
+	qd_redis_free(rd);
+	server_cleanup(&srv);
+}
+
+TestSuite(running, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(fs_usage, .init = setup, .fini = teardown, .timeout = 60);
+
+#define cmd(...) admin_cmd(&srv, __VA_ARGS__)
+
+static struct qd_running_job job(uint32_t id, const char *account,
+				 const char *user, uint64_t gs, int64_t start)
+{
+	struct qd_running_job j = {
+	    .job_id = id, .start = start, .gpu_seconds = gs};
+
+	snprintf(j.account, sizeof(j.account), "%s", account);
+	snprintf(j.user, sizeof(j.user), "%s", user);
+	return j;
+}
+
+static long publish(const char *cluster, const struct qd_running_job *jobs,
+		    size_t n)
+{
+	long k =
+	    qd_redis_publish_running(rd, cluster, jobs, n, err, sizeof(err));
+
+	cr_assert_geq(k, 0, "%s", err);
+	return k;
+}
+
+static long long integer(redisReply *r)
+{
+	long long v;
+
+	cr_assert_eq(r->type, REDIS_REPLY_INTEGER, "reply type %d", r->type);
+	v = r->integer;
+	freeReplyObject(r);
+	return v;
+}
+
+/* A hash field's value, "" when absent. */
+static const char *hget(const char *key, const char *field)
+{
+	static char v[512];
+	redisReply *r = cmd("HGET %s %s", key, field);
+
+	v[0] = '\0';
+	if (r->type == REDIS_REPLY_STRING)
+		snprintf(v, sizeof(v), "%s", r->str);
+	else
+		cr_assert_eq(r->type, REDIS_REPLY_NIL);
+	freeReplyObject(r);
+	return v;
+}
+
+/* A sorted set member's score, -1 when absent. */
+static double zscore(const char *key, const char *member)
+{
+	redisReply *r = cmd("ZSCORE %s %s", key, member);
+	double v = r->type == REDIS_REPLY_STRING ? strtod(r->str, NULL) : -1;
+
+	freeReplyObject(r);
+	return v;
+}
+
+static double server_now(void)
+{
+	redisReply *r = cmd("TIME");
+	double now = strtod(r->element[0]->str, NULL) +
+		     strtod(r->element[1]->str, NULL) / 1e6;
+
+	freeReplyObject(r);
+	return now;
+}
+
+/* What qd_redis_read_running reports, in order of the calls. */
+struct got {
+	int calls;
+	char account[16][QD_NAME_MAX];
+	char user[16][QD_NAME_MAX];
+	double usage[16];
+	double sum;
+	int stop_at; /* nonzero: the call that returns -1 */
+};
+
+static int collect(enum qd_usage_kind kind, const char *account,
+		   const char *user, double usage, void *arg)
+{
+	struct got *g = arg;
+
+	cr_expect_eq(kind, QD_USAGE_ASSOC);
+	if (g->calls < 16) {
+		snprintf(g->account[g->calls], QD_NAME_MAX, "%s", account);
+		snprintf(g->user[g->calls], QD_NAME_MAX, "%s", user);
+		g->usage[g->calls] = usage;
+	}
+	g->sum += usage;
+	return ++g->calls == g->stop_at ? -1 : 0;
+}
+
+static struct got read_running(const char *cluster)
+{
+	struct got g = {0};
+
+	cr_assert_eq(
+	    qd_redis_read_running(rd, cluster, collect, &g, err, sizeof(err)),
+	    0, "%s", err);
+	return g;
+}
+
+/* Index of (account, user) among the calls, -1 when not called. */
+static int called(const struct got *g, const char *account, const char *user)
+{
+	for (int i = 0; i < g->calls && i < 16; i++)
+		if (!strcmp(g->account[i], account) &&
+		    !strcmp(g->user[i], user))
+			return i;
+	return -1;
+}
+
+static long long hlen(const char *key)
+{
+	return integer(cmd("HLEN %s", key));
+}
+
+Test(running, publish_then_read)
+{
+	struct qd_running_job jobs[] = {
+	    job(101, "research", "alice", 7200, 1700000000),
+	    job(102, "research", "bob", 0, 1700000100),
+	    job(4294967295u, "batch", "charlie", UINT64_C(18446744073709551615),
+		0),
+	};
+	struct got g;
+	int i;
+
+	cr_expect_eq(publish("qd", jobs, 3), 3);
+	cr_expect_eq(hlen("qosdeny:{qd}:running"), 3);
+	cr_expect_str_eq(hget("qosdeny:{qd}:running", "101"),
+			 "research alice 7200 1700000000");
+	cr_expect_str_eq(hget("qosdeny:{qd}:running", "102"),
+			 "research bob 0 1700000100");
+	cr_expect_str_eq(hget("qosdeny:{qd}:running", "4294967295"),
+			 "batch charlie 18446744073709551615 0");
+	g = read_running("qd");
+	cr_assert_eq(g.calls, 3);
+	i = called(&g, "research", "alice");
+	cr_assert_geq(i, 0);
+	cr_expect_float_eq(g.usage[i], 7200, 0);
+	i = called(&g, "research", "bob");
+	cr_assert_geq(i, 0);
+	cr_expect_float_eq(g.usage[i], 0, 0);
+	i = called(&g, "batch", "charlie");
+	cr_assert_geq(i, 0);
+	cr_expect_float_eq(g.usage[i], 18446744073709551615.0, 0);
+	/* Another cluster's are apart. */
+	cr_expect_eq(read_running("other").calls, 0);
+	cr_expect_eq(integer(cmd("EXISTS qosdeny:{other}:running")), 0);
+}
+
+/* Each publication replaces the whole set. */
+Test(running, publication_replaces_the_set)
+{
+	struct qd_running_job a[] = {
+	    job(1, "research", "alice", 10, 1000),
+	    job(2, "research", "bob", 20, 1000),
+	    job(3, "batch", "charlie", 30, 1000),
+	};
+	struct qd_running_job b[] = {
+	    job(2, "research", "bob", 25, 1000),
+	    job(4, "batch", "dave", 40, 1100),
+	};
+	struct got g;
+
+	cr_expect_eq(publish("qd", a, 3), 3);
+	cr_expect_eq(publish("qd", b, 2), 2);
+	cr_expect_eq(hlen("qosdeny:{qd}:running"), 2);
+	cr_expect_str_eq(hget("qosdeny:{qd}:running", "1"), "");
+	cr_expect_str_eq(hget("qosdeny:{qd}:running", "3"), "");
+	cr_expect_str_eq(hget("qosdeny:{qd}:running", "2"),
+			 "research bob 25 1000");
+	g = read_running("qd");
+	cr_expect_eq(g.calls, 2);
+	cr_expect_float_eq(g.sum, 65, 0);
+	cr_expect_lt(called(&g, "research", "alice"), 0);
+	cr_expect_geq(called(&g, "batch", "dave"), 0);
+}
+
+/* No job running: the set is emptied (the key removed). */
+Test(running, publishing_no_jobs_empties_the_set)
+{
+	struct qd_running_job a[] = {job(1, "research", "alice", 10, 1000)};
+
+	cr_expect_eq(publish("qd", a, 1), 1);
+	cr_expect_eq(publish("qd", NULL, 0), 0);
+	cr_expect_eq(integer(cmd("EXISTS qosdeny:{qd}:running")), 0);
+	cr_expect_eq(read_running("qd").calls, 0);
+}
+
+/* Two jobs of one association are two calls; the caller adds them. */
+Test(running, jobs_of_one_association)
+{
+	struct qd_running_job a[] = {
+	    job(1, "research", "alice", 10, 1000),
+	    job(2, "research", "alice", 32, 1000),
+	};
+	struct got g;
+
+	cr_expect_eq(publish("qd", a, 2), 2);
+	g = read_running("qd");
+	cr_expect_eq(g.calls, 2);
+	cr_expect_float_eq(g.sum, 42, 0);
+	cr_expect_str_eq(g.account[0], "research");
+	cr_expect_str_eq(g.user[1], "alice");
+}
+
+/*
+ * Counted once: a job's record removes its running entry and notes its end;
+ * a publication taken before the job ended (its run started before that
+ * end) does not bring it back; a requeued run, started after, does.
+ */
+Test(running, record_replaces_the_running_entry)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record r = test_record(42, 2, now - 3600, now);
+	struct qd_running_job a[] = {
+	    job(42, "research", "alice", 7000, now - 3600),
+	    job(43, "research", "bob", 100, now - 50),
+	};
+	struct qd_running_job again[] = {
+	    job(42, "research", "alice", 7200, now - 3600),
+	    job(43, "research", "bob", 150, now - 50),
+	};
+	struct qd_running_job same_second[] = {
+	    job(42, "research", "alice", 7200, now),
+	};
+	struct qd_running_job requeued[] = {
+	    job(42, "research", "alice", 20, now + 10),
+	};
+	char id[16];
+	struct got g;
+
+	snprintf(id, sizeof(id), "%u", 42u);
+	cr_expect_eq(publish("qd", a, 2), 2);
+	cr_assert_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), 1, "%s",
+		     err);
+	cr_expect_str_eq(hget("qosdeny:{qd}:running", "42"), "");
+	{
+		char want[128];
+
+		snprintf(want, sizeof(want), "research bob 100 %lld",
+			 (long long)now - 50);
+		cr_expect_str_eq(hget("qosdeny:{qd}:running", "43"), want,
+				 "another job's entry stays");
+	}
+	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", id), (double)now, 0);
+	/* A snapshot from before the end: 42 stays out, 43 is updated. */
+	cr_expect_eq(publish("qd", again, 2), 1);
+	cr_expect_str_eq(hget("qosdeny:{qd}:running", "42"), "");
+	cr_expect_eq(hlen("qosdeny:{qd}:running"), 1);
+	g = read_running("qd");
+	cr_expect_eq(g.calls, 1);
+	cr_expect_float_eq(g.sum, 150, 0);
+	/* A run that started the second the last one ended is not later. */
+	cr_expect_eq(publish("qd", same_second, 1), 0);
+	cr_expect_eq(integer(cmd("EXISTS qosdeny:{qd}:running")), 0);
+	/* The requeued run is published. */
+	cr_expect_eq(publish("qd", requeued, 1), 1);
+	{
+		char want[128];
+
+		snprintf(want, sizeof(want), "research alice 20 %lld",
+			 (long long)now + 10);
+		cr_expect_str_eq(hget("qosdeny:{qd}:running", "42"), want);
+	}
+	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", id), (double)now, 0);
+}
+
+/* "ended" keeps the latest end of the job's records (one per node). */
+Test(running, ended_keeps_the_latest_end)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record r = test_record(7, 1, now - 600, now - 100);
+	struct qd_running_job a[] = {job(7, "research", "alice", 1, now - 150)};
+
+	cr_assert_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), 1, "%s",
+		     err);
+	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", "7"), now - 100, 0);
+	r = test_record(7, 1, now - 600, now - 300);
+	snprintf(r.node, sizeof(r.node), "n2");
+	cr_assert_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), 1, "%s",
+		     err);
+	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", "7"), now - 100, 0,
+			   "an earlier end does not lower it");
+	/* A run started between the two ends is still before the latest. */
+	cr_expect_eq(publish("qd", a, 1), 0);
+	r = test_record(7, 1, now - 600, now - 20);
+	snprintf(r.node, sizeof(r.node), "n3");
+	cr_assert_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), 1, "%s",
+		     err);
+	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", "7"), now - 20, 0);
+	/* The same record again counts once and changes nothing. */
+	cr_assert_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", "7"), now - 20, 0);
+	cr_expect_eq(integer(cmd("ZCARD qosdeny:{qd}:ended")), 1);
+}
+
+/* A publication forgets ends older than QD_ENDED_KEEP_S. */
+Test(running, publication_forgets_old_ends)
+{
+	double now = server_now();
+	struct qd_running_job a[] = {
+	    job(5, "research", "alice", 1, 1000),
+	    job(6, "research", "alice", 2, 1000),
+	};
+
+	freeReplyObject(cmd("ZADD qosdeny:{qd}:ended %f 5 %f 6",
+			    now - QD_ENDED_KEEP_S - 100, now - 100));
+	/* 5's end is forgotten only after the test: both stay out now. */
+	cr_expect_eq(publish("qd", a, 2), 0);
+	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", "5"), -1, 0);
+	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", "6"), floor(now - 100),
+			   1);
+	cr_expect_eq(publish("qd", a, 2), 1);
+	cr_expect_str_eq(hget("qosdeny:{qd}:running", "5"),
+			 "research alice 1 1000");
+}
+
+/* Names that cannot stand in a key or an entry: refused, nothing written. */
+Test(running, invalid_names_write_nothing)
+{
+	struct qd_running_job a[] = {job(1, "research", "alice", 10, 1000)};
+	static const char *const bad[] = {"",	 "a b", "a:b",	"a{b",
+					  "a}b", "a*",	"a\tb", "\xc3\xa9"};
+	char want[256], longname[QD_NAME_MAX + 8];
+
+	cr_expect_eq(publish("qd", a, 1), 1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct qd_running_job b[] = {
+		    job(2, "research", "bob", 20, 1000),
+		    job(3, "research", bad[i], 30, 1000),
+		};
+
+		cr_expect_eq(
+		    qd_redis_publish_running(rd, "qd", b, 2, err, sizeof(err)),
+		    -1, "user '%s' accepted", bad[i]);
+		snprintf(want, sizeof(want),
+			 "redis %s: publish: job 3: invalid name", srv.addr);
+		cr_expect_str_eq(err, want);
+		b[1] = job(3, bad[i], "bob", 30, 1000);
+		cr_expect_eq(
+		    qd_redis_publish_running(rd, "qd", b, 2, err, sizeof(err)),
+		    -1, "account '%s' accepted", bad[i]);
+		cr_expect_str_eq(err, want);
+		cr_expect_eq(qd_redis_publish_running(rd, bad[i], a, 1, err,
+						      sizeof(err)),
+			     -1, "cluster '%s' accepted", bad[i]);
+		snprintf(want, sizeof(want),
+			 "redis %s: publish: invalid cluster name '%s'",
+			 srv.addr, bad[i]);
+		cr_expect_str_eq(err, want);
+		cr_expect_eq(qd_redis_read_running(rd, bad[i], collect,
+						   &(struct got){0}, err,
+						   sizeof(err)),
+			     -1);
+		snprintf(want, sizeof(want),
+			 "redis %s: HGETALL: invalid cluster name '%s'",
+			 srv.addr, bad[i]);
+		cr_expect_str_eq(err, want);
+	}
+	/* 64 characters: one too many (the struct's own names cannot hold
+	 * them, the cluster can). */
+	memset(longname, 'c', QD_NAME_MAX);
+	longname[QD_NAME_MAX] = '\0';
+	cr_expect_eq(
+	    qd_redis_publish_running(rd, longname, a, 1, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "invalid cluster name"), "%s", err);
+	longname[QD_NAME_MAX - 1] = '\0';
+	cr_expect_eq(publish(longname, a, 1), 1, "63 characters fit");
+	/* A start the reader would refuse is refused here. */
+	{
+		struct qd_running_job b[] = {job(4, "research", "bob", 20, -1)};
+
+		cr_expect_eq(
+		    qd_redis_publish_running(rd, "qd", b, 1, err, sizeof(err)),
+		    -1);
+		snprintf(want, sizeof(want),
+			 "redis %s: publish: job 4: start before 1970",
+			 srv.addr);
+		cr_expect_str_eq(err, want);
+	}
+	/* Nothing written by the refused publications. */
+	cr_expect_eq(hlen("qosdeny:{qd}:running"), 1);
+	cr_expect_str_eq(hget("qosdeny:{qd}:running", "1"),
+			 "research alice 10 1000");
+	cr_expect_eq(integer(cmd("DBSIZE")), 2);
+}
+
+/* A damaged entry is an error naming the key and the job, not a zero. */
+Test(running, damaged_entry_is_an_error)
+{
+	static const char *const bad[] = {
+	    "garbage",
+	    "research alice 10",
+	    "research alice 10 1000 extra",
+	    "research alice x 1000",
+	    "research alice -1 1000",
+	    "research alice +1 1000",
+	    "research alice 10 -5",
+	    "research alice 10 1000x",
+	    "research alice 1e3 1000",
+	    "research alice 99999999999999999999 1000",
+	    "research alice 10 99999999999999999999",
+	    "re:search alice 10 1000",
+	    "research al{ice 10 1000",
+	    "",
+	};
+	struct qd_running_job a[] = {job(1, "research", "alice", 10, 1000)};
+	char want[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct got g = {0};
+
+		cr_expect_eq(publish("qd", a, 1), 1);
+		freeReplyObject(cmd("HSET qosdeny:{qd}:running 9 %s", bad[i]));
+		cr_expect_eq(qd_redis_read_running(rd, "qd", collect, &g, err,
+						   sizeof(err)),
+			     -1, "'%s' read", bad[i]);
+		snprintf(want, sizeof(want),
+			 "redis %s: HGETALL: qosdeny:{qd}:running: job 9: not "
+			 "a running entry (ACCOUNT USER GPU_SECONDS START)",
+			 srv.addr);
+		cr_expect_str_eq(err, want, "'%s'", bad[i]);
+	}
+	/* Blanks around the fields are no damage; a name of 63 is fine. */
+	freeReplyObject(cmd("DEL qosdeny:{qd}:running"));
+	freeReplyObject(
+	    cmd("HSET qosdeny:{qd}:running 9 %s", "research  alice 10 1000"));
+	cr_expect_eq(read_running("qd").calls, 1);
+	freeReplyObject(cmd("HSET qosdeny:{qd}:running 9 %s", "r alice 10 1000 "
+							      "0123456789"));
+	cr_expect_eq(qd_redis_read_running(rd, "qd", collect, &(struct got){0},
+					   err, sizeof(err)),
+		     -1);
+}
+
+/* Keys of the wrong type: an error naming the key, and nothing changed. */
+Test(running, wrong_key_types)
+{
+	struct qd_running_job a[] = {job(1, "research", "alice", 10, 1000)};
+	time_t now = time(NULL);
+	struct qd_usage_record r = test_record(1, 1, now - 10, now);
+	char want[256];
+	redisReply *x;
+
+	freeReplyObject(cmd("SET qosdeny:{qd}:running oops"));
+	cr_expect_eq(qd_redis_publish_running(rd, "qd", a, 1, err, sizeof(err)),
+		     -1);
+	snprintf(want, sizeof(want),
+		 "redis %s: publish: qosdeny: qosdeny:{qd}:running holds a "
+		 "string, not a hash",
+		 srv.addr);
+	cr_expect_str_eq(err, want);
+	x = cmd("GET qosdeny:{qd}:running");
+	cr_expect_str_eq(x->str, "oops");
+	freeReplyObject(x);
+	cr_expect_eq(qd_redis_read_running(rd, "qd", collect, &(struct got){0},
+					   err, sizeof(err)),
+		     -1);
+	snprintf(want, sizeof(want),
+		 "redis %s: HGETALL: qosdeny:{qd}:running: WRONGTYPE",
+		 srv.addr);
+	cr_expect(!strncmp(err, want, strlen(want)), "%s", err);
+	/* qd_redis_apply checks it too, before writing anything. */
+	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want),
+		 "redis %s: EVALSHA: qosdeny: qosdeny:{qd}:running holds a "
+		 "string, not a hash",
+		 srv.addr);
+	cr_expect(!strncmp(err, want, strlen(want)), "%s", err);
+	cr_expect_eq(integer(cmd("DBSIZE")), 1);
+	freeReplyObject(cmd("DEL qosdeny:{qd}:running"));
+
+	freeReplyObject(cmd("HSET qosdeny:{qd}:ended 1 2"));
+	cr_expect_eq(qd_redis_publish_running(rd, "qd", a, 1, err, sizeof(err)),
+		     -1);
+	snprintf(want, sizeof(want),
+		 "redis %s: publish: qosdeny: qosdeny:{qd}:ended holds a "
+		 "hash, not a zset",
+		 srv.addr);
+	cr_expect_str_eq(err, want);
+	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want),
+		 "redis %s: EVALSHA: qosdeny: qosdeny:{qd}:ended holds a "
+		 "hash, not a zset",
+		 srv.addr);
+	cr_expect(!strncmp(err, want, strlen(want)), "%s", err);
+	cr_expect_eq(integer(cmd("DBSIZE")), 1, "nothing written");
+	freeReplyObject(cmd("DEL qosdeny:{qd}:ended"));
+	cr_expect_eq(publish("qd", a, 1), 1);
+	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), 1, "%s",
+		     err);
+	cr_expect_eq(integer(cmd("EXISTS qosdeny:{qd}:running")), 0);
+}
+
+/* The server lost the script (SCRIPT FLUSH, restart): EVAL, then cached. */
+Test(running, noscript_fallback)
+{
+	struct qd_running_job a[] = {job(1, "research", "alice", 10, 1000)};
+	struct qd_running_job b[] = {job(2, "research", "bob", 20, 1000)};
+	redisReply *x;
+
+	cr_expect_eq(publish("qd", a, 1), 1);
+	freeReplyObject(cmd("SCRIPT FLUSH"));
+	cr_expect_eq(publish("qd", b, 1), 1);
+	cr_expect_str_eq(hget("qosdeny:{qd}:running", "1"), "");
+	cr_expect_str_eq(hget("qosdeny:{qd}:running", "2"),
+			 "research bob 20 1000");
+	x = cmd("INFO memory");
+	cr_expect(strstr(x->str, "number_of_cached_scripts:1\r\n"),
+		  "EVAL cached the script again");
+	freeReplyObject(x);
+	cr_expect_eq(publish("qd", a, 1), 1);
+	cr_expect_str_eq(hget("qosdeny:{qd}:running", "2"), "");
+}
+
+/* The two scripts side by side on one handle, one flushed between. */
+Test(running, both_scripts_on_one_handle)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record r = test_record(3, 1, now - 10, now);
+	struct qd_running_job a[] = {job(3, "research", "alice", 10, now - 10)};
+	redisReply *x;
+
+	cr_expect_eq(publish("qd", a, 1), 1);
+	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), 1, "%s",
+		     err);
+	freeReplyObject(cmd("SCRIPT FLUSH"));
+	r.job_id = 4;
+	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), 1, "%s",
+		     err);
+	cr_expect_eq(publish("qd", a, 1), 0);
+	x = cmd("INFO memory");
+	cr_expect(strstr(x->str, "number_of_cached_scripts:2\r\n"), "%s",
+		  strstr(x->str, "number_of_cached_scripts"));
+	freeReplyObject(x);
+}
+
+static int sum_all(enum qd_usage_kind kind, const char *account,
+		   const char *user, double usage, void *arg)
+{
+	char *seen = arg;
+	int i;
+
+	(void)kind;
+	if (strcmp(account, "acct") || sscanf(user, "u%d", &i) != 1 || i < 0 ||
+	    i >= 10000 || usage != (double)i * 3 || seen[i])
+		return -1;
+	seen[i] = 1;
+	return 0;
+}
+
+/* 10,000 jobs in one publication, read back one by one. */
+Test(running, ten_thousand_jobs)
+{
+	enum { N = 10000 };
+	struct qd_running_job *a = calloc(N, sizeof(*a));
+	char *seen = calloc(N, 1);
+	char name[16];
+
+	cr_assert(a && seen);
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "u%d", i);
+		a[i] = job(1000000 + i, "acct", name, (uint64_t)i * 3,
+			   1700000000 + i);
+	}
+	cr_expect_eq(publish("qd", a, N), N);
+	cr_expect_eq(hlen("qosdeny:{qd}:running"), N);
+	cr_expect_str_eq(hget("qosdeny:{qd}:running", "1009999"),
+			 "acct u9999 29997 1700009999");
+	cr_assert_eq(
+	    qd_redis_read_running(rd, "qd", sum_all, seen, err, sizeof(err)), 0,
+	    "%s", err);
+	for (int i = 0; i < N; i++)
+		cr_expect(seen[i], "u%d not read", i);
+	cr_expect_eq(publish("qd", a + N - 1, 1), 1);
+	cr_expect_eq(hlen("qosdeny:{qd}:running"), 1);
+	free(seen);
+	free(a);
+}
+
+Test(running, caller_stops_the_reading)
+{
+	struct qd_running_job a[] = {
+	    job(1, "research", "alice", 10, 1000),
+	    job(2, "research", "bob", 20, 1000),
+	};
+	struct got g = {.stop_at = 1};
+	char want[256];
+
+	cr_expect_eq(publish("qd", a, 2), 2);
+	cr_expect_eq(
+	    qd_redis_read_running(rd, "qd", collect, &g, err, sizeof(err)), -1);
+	cr_expect_eq(g.calls, 1);
+	snprintf(want, sizeof(want), "redis %s: HGETALL: stopped by the caller",
+		 srv.addr);
+	cr_expect_str_eq(err, want);
+}
+
+/* Redis down: an error, not an empty set. */
+Test(running, redis_down)
+{
+	struct qd_running_job a[] = {job(1, "research", "alice", 10, 1000)};
+	char want[256];
+
+	stop(&srv);
+	cr_expect_eq(qd_redis_publish_running(rd, "qd", a, 1, err, sizeof(err)),
+		     -1);
+	snprintf(want, sizeof(want), "redis %s: ", srv.addr);
+	cr_expect(!strncmp(err, want, strlen(want)), "%s", err);
+	cr_expect(strstr(err, "Connection refused"), "%s", err);
+	cr_expect_eq(qd_redis_read_running(rd, "qd", collect, &(struct got){0},
+					   err, sizeof(err)),
+		     -1);
+	cr_expect(strstr(err, "Connection refused"), "%s", err);
+}
+
+/*
+ * qd_fs_read_usage: completed usage (decayed) plus running jobs', per
+ * association and per account, summed over clusters.
+ */
+
+static const char contract_table[] =
+    "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|FairShare\n"
+    "batch||100|0.166667|1800|0.200000|0.435275\n"
+    "batch|charlie|1|0.166667|1800|0.200000|0.435275\n"
+    "research||500|0.833333|7200|0.800000|0.514057\n"
+    "research|alice|1|0.416667|3600|0.400000|0.514057\n"
+    "research|bob|1|0.416667|3600|0.400000|0.514057\n";
+
+/* A usage hash as of an hour from now: read back undecayed, exactly. */
+static void usage_key(const char *cluster, const char *account,
+		      const char *user, double v)
+{
+	double t = server_now() + 3600;
+
+	if (user)
+		freeReplyObject(
+		    cmd("HSET qosdeny:{%s}:assoc:%s:%s v %.17g t %.6f", cluster,
+			account, user, v, t));
+	else
+		freeReplyObject(
+		    cmd("HSET qosdeny:{%s}:account:%s v %.17g t %.6f", cluster,
+			account, v, t));
+}
+
+/*
+ * The contract's example over two clusters: alice's 3600 on a (half of it
+ * a running job), bob's 3600 and charlie's 1800 on b (charlie's all
+ * running).
+ */
+static void contract_split(void)
+{
+	struct qd_running_job ra[] = {job(11, "research", "alice", 1000, 5),
+				      job(12, "research", "alice", 800, 6)};
+	struct qd_running_job rb[] = {job(21, "batch", "charlie", 1800, 5)};
+
+	usage_key("a", "research", "alice", 1800);
+	usage_key("a", "research", NULL, 1800);
+	usage_key("b", "research", "bob", 3600);
+	usage_key("b", "research", NULL, 3600);
+	cr_assert_eq(publish("a", ra, 2), 2);
+	cr_assert_eq(publish("b", rb, 1), 1);
+}
+
+static void share_row(const char *account, const char *user, uint32_t shares)
+{
+	struct qd_fs_row *r = qd_fs_add(&fs, account, user, NULL);
+
+	cr_assert_not_null(r);
+	r->raw_shares = shares;
+}
+
+/* The rows slurmdbd (or qosdeny.conf) gives for the contract's example. */
+static void contract_rows(void)
+{
+	share_row("research", NULL, 500);
+	share_row("batch", NULL, 100);
+	share_row("research", "alice", 1);
+	share_row("research", "bob", 1);
+	share_row("batch", "charlie", 1);
+}
+
+static char *printed(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	cr_assert_eq(qd_fs_compute(&fs), 0);
+	cr_assert_eq(qd_fs_print(f, &fs, true), 0);
+	fclose(f);
+	return buf;
+}
+
+static void expect_table(const char *want)
+{
+	char *got = printed();
+
+	cr_expect_str_eq(got, want);
+	free(got);
+}
+
+static int read_usage(const char *const *clusters, size_t n, bool add)
+{
+	return qd_fs_read_usage(&fs, rd, clusters, n, WEEK, add, err,
+				sizeof(err));
+}
+
+static double usage_of(const char *account, const char *user)
+{
+	const struct qd_fs_row *r = qd_fs_find(&fs, account, user);
+
+	cr_assert_not_null(r, "no row %s %s", account, user ? user : "");
+	return r->usage;
+}
+
+Test(fs_usage, contract_example_over_two_clusters)
+{
+	static const char *const ab[] = {"a", "b"};
+
+	contract_split();
+	contract_rows();
+	cr_assert_eq(read_usage(ab, 2, false), 0, "%s", err);
+	cr_expect_eq(fs.n, 5);
+	cr_expect_float_eq(usage_of("research", "alice"), 3600, 0);
+	cr_expect_float_eq(usage_of("research", "bob"), 3600, 0);
+	cr_expect_float_eq(usage_of("research", NULL), 7200, 0);
+	cr_expect_float_eq(usage_of("batch", "charlie"), 1800, 0);
+	cr_expect_float_eq(usage_of("batch", NULL), 1800, 0);
+	expect_table(contract_table);
+}
+
+/* Without slurmdbd the rows come from the usage itself. */
+Test(fs_usage, rows_from_the_usage)
+{
+	static const char *const ba[] = {"b", "a"};
+
+	contract_split();
+	cr_assert_eq(read_usage(ba, 2, true), 0, "%s", err);
+	cr_expect_eq(fs.n, 5);
+	qd_fs_find(&fs, "research", NULL)->raw_shares = 500;
+	qd_fs_find(&fs, "batch", NULL)->raw_shares = 100;
+	expect_table(contract_table);
+}
+
+Test(fs_usage, one_cluster_alone)
+{
+	static const char *const a[] = {"a"}, *const b[] = {"b"};
+
+	contract_split();
+	contract_rows();
+	cr_assert_eq(read_usage(a, 1, false), 0, "%s", err);
+	cr_expect_float_eq(usage_of("research", "alice"), 3600, 0);
+	cr_expect_float_eq(usage_of("research", NULL), 3600, 0);
+	cr_expect_float_eq(usage_of("research", "bob"), 0, 0);
+	cr_expect_float_eq(usage_of("batch", NULL), 0, 0);
+	cr_expect_float_eq(usage_of("batch", "charlie"), 0, 0);
+	qd_fs_free(&fs);
+	contract_rows();
+	cr_assert_eq(read_usage(b, 1, false), 0, "%s", err);
+	cr_expect_float_eq(usage_of("research", "alice"), 0, 0);
+	cr_expect_float_eq(usage_of("research", NULL), 3600, 0);
+	cr_expect_float_eq(usage_of("research", "bob"), 3600, 0);
+	cr_expect_float_eq(usage_of("batch", NULL), 1800, 0);
+	cr_expect_float_eq(usage_of("batch", "charlie"), 1800, 0);
+}
+
+/* A cluster without any data adds nothing, and is no error. */
+Test(fs_usage, cluster_without_data)
+{
+	static const char *const abn[] = {"a", "nothing", "b"}, *const n[] = {
+								    "nothing"};
+
+	contract_split();
+	contract_rows();
+	cr_assert_eq(read_usage(abn, 3, false), 0, "%s", err);
+	expect_table(contract_table);
+	qd_fs_free(&fs);
+	cr_assert_eq(read_usage(n, 1, true), 0, "%s", err);
+	cr_expect_eq(fs.n, 0);
+	contract_rows();
+	cr_assert_eq(read_usage(n, 1, false), 0, "%s", err);
+	cr_assert_eq(read_usage(NULL, 0, true), 0, "%s", err);
+	cr_expect_eq(fs.n, 5);
+	for (size_t i = 0; i < fs.n; i++)
+		cr_expect_float_eq(fs.rows[i].usage, 0, 0);
+}
+
+/*
+ * With slurmdbd's rows (add false), usage of an association without a row
+ * (deleted) is left out; its account's own total still holds it, as the
+ * account's usage hash does. Without (add true) it gets rows.
+ */
+Test(fs_usage, usage_without_a_row)
+{
+	static const char *const ab[] = {"a", "b"};
+	struct qd_running_job rb[] = {job(21, "batch", "charlie", 1800, 5),
+				      job(22, "research", "eve", 50, 5),
+				      job(23, "extra", "dave", 70, 5)};
+
+	contract_split();
+	usage_key("b", "extra", "dave", 100);
+	usage_key("b", "extra", NULL, 100);
+	usage_key("a", "research", "eve", 25);
+	usage_key("a", "research", NULL, 1825);
+	cr_assert_eq(publish("b", rb, 3), 3);
+	contract_rows();
+	cr_assert_eq(read_usage(ab, 2, false), 0, "%s", err);
+	cr_expect_eq(fs.n, 5);
+	cr_expect_null(qd_fs_find(&fs, "research", "eve"));
+	cr_expect_null(qd_fs_find(&fs, "extra", NULL));
+	cr_expect_float_eq(usage_of("research", NULL), 7200 + 75, 0);
+	cr_expect_float_eq(usage_of("research", "alice"), 3600, 0);
+
+	qd_fs_free(&fs);
+	contract_rows();
+	cr_assert_eq(read_usage(ab, 2, true), 0, "%s", err);
+	cr_expect_eq(fs.n, 8);
+	cr_expect_float_eq(usage_of("research", "eve"), 75, 0);
+	cr_expect_float_eq(usage_of("extra", "dave"), 170, 0);
+	cr_expect_float_eq(usage_of("extra", NULL), 170, 0);
+	cr_expect_float_eq(usage_of("research", NULL), 7275, 0);
+	cr_expect_float_eq(usage_of("batch", NULL), 1800, 0);
+	cr_expect_eq(qd_fs_find(&fs, "extra", NULL)->raw_shares, 1);
+	cr_expect_eq(qd_fs_find(&fs, "research", NULL)->raw_shares, 500,
+		     "an existing row keeps its shares");
+}
+
+/* Completed usage is decayed to now; running usage is not. */
+Test(fs_usage, completed_decayed_running_not)
+{
+	static const char *const a[] = {"a"};
+	struct qd_running_job ra[] = {job(11, "research", "alice", 1000, 5)};
+	double now = server_now();
+
+	freeReplyObject(cmd("HSET qosdeny:{a}:assoc:research:alice v 4000 t "
+			    "%.6f",
+			    now - WEEK));
+	freeReplyObject(
+	    cmd("HSET qosdeny:{a}:account:research v 8000 t %.6f", now - WEEK));
+	cr_assert_eq(publish("a", ra, 1), 1);
+	cr_assert_eq(read_usage(a, 1, true), 0, "%s", err);
+	cr_expect(fabs(usage_of("research", "alice") - 3000) < 0.01, "%f",
+		  usage_of("research", "alice"));
+	cr_expect(fabs(usage_of("research", NULL) - 5000) < 0.01, "%f",
+		  usage_of("research", NULL));
+}
+
+/* Records applied under two cluster names, one job still running. */
+Test(fs_usage, records_and_running_end_to_end)
+{
+	static const char *const ab[] = {"a", "b"};
+	time_t now = time(NULL);
+	struct qd_usage_record r = test_record(1, 1, now - 3600, now);
+	struct qd_running_job rb[] = {
+	    job(3, "batch", "charlie", 1800, now - 1800)};
+	char *got;
+
+	snprintf(r.cluster, sizeof(r.cluster), "a");
+	cr_assert_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), 1, "%s",
+		     err);
+	r = test_record(2, 1, now - 3600, now);
+	snprintf(r.cluster, sizeof(r.cluster), "b");
+	snprintf(r.user, sizeof(r.user), "bob");
+	cr_assert_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), 1, "%s",
+		     err);
+	cr_assert_eq(publish("b", rb, 1), 1);
+	contract_rows();
+	cr_assert_eq(read_usage(ab, 2, false), 0, "%s", err);
+	got = printed();
+	cr_expect_str_eq(got, contract_table);
+	free(got);
+	/* Charlie's job ends: its record replaces the running entry, and the
+	 * total stays the same. */
+	r = test_record(3, 1, now - 1800, now);
+	snprintf(r.cluster, sizeof(r.cluster), "b");
+	snprintf(r.user, sizeof(r.user), "charlie");
+	snprintf(r.account, sizeof(r.account), "batch");
+	cr_assert_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), 1, "%s",
+		     err);
+	cr_expect_eq(publish("b", rb, 1), 0, "the late snapshot is ignored");
+	qd_fs_free(&fs);
+	contract_rows();
+	cr_assert_eq(read_usage(ab, 2, false), 0, "%s", err);
+	got = printed();
+	cr_expect_str_eq(got, contract_table);
+	free(got);
+}
+
+Test(fs_usage, errors_name_the_cluster_or_key)
+{
+	static const char *const bad[] = {"a", "b{c"}, *const ab[] = {"a", "b"};
+	char want[256];
+
+	contract_split();
+	contract_rows();
+	cr_expect_eq(read_usage(bad, 2, false), -1);
+	snprintf(want, sizeof(want),
+		 "redis %s: SCAN: invalid cluster name 'b{c'", srv.addr);
+	cr_expect_str_eq(err, want);
+	freeReplyObject(cmd("HSET qosdeny:{b}:running 99 nonsense"));
+	cr_expect_eq(read_usage(ab, 2, false), -1);
+	snprintf(want, sizeof(want),
+		 "redis %s: HGETALL: qosdeny:{b}:running: job 99: not a "
+		 "running entry (ACCOUNT USER GPU_SECONDS START)",
+		 srv.addr);
+	cr_expect_str_eq(err, want);
+	freeReplyObject(cmd("DEL qosdeny:{b}:running"));
+	freeReplyObject(cmd("HSET qosdeny:{a}:account:research v x t 1"));
+	cr_expect_eq(read_usage(ab, 2, false), -1);
+	snprintf(want, sizeof(want),
+		 "redis %s: HMGET: qosdeny:{a}:account:research: not a usage "
+		 "hash (v, t)",
+		 srv.addr);
+	cr_expect_str_eq(err, want);
+}
+
+/* Applying a record also forgets ends older than QD_ENDED_KEEP_S, so that
+ * "ended" stays bounded on a cluster without the site factor (where no
+ * publication ever trims it). */
+Test(running, record_forgets_old_ends)
+{
+	double now = server_now();
+	time_t t = time(NULL);
+	struct qd_usage_record r = test_record(8, 1, t - 10, t);
+
+	freeReplyObject(cmd("ZADD qosdeny:{qd}:ended %f 5 %f 6",
+			    now - QD_ENDED_KEEP_S - 100, now - 100));
+	cr_assert_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), 1, "%s",
+		     err);
+	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", "5"), -1, 0);
+	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", "6"), floor(now - 100),
+			   1);
+	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", "8"), (double)t, 0);
+	cr_expect_eq(integer(cmd("ZCARD qosdeny:{qd}:ended")), 2);
+	/* A record that ended before that is counted, and not kept. */
+	r = test_record(9, 1, t - QD_ENDED_KEEP_S - 500,
+			t - QD_ENDED_KEEP_S - 200);
+	cr_assert_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), 1, "%s",
+		     err);
+	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", "9"), -1, 0);
+	cr_expect_eq(integer(cmd("ZCARD qosdeny:{qd}:ended")), 2);
+}
