@@ -356,9 +356,10 @@ int qd_remote_task_post_fork(spank_t sp, const struct qd_spank_opts *o)
 		goto fail;
 	}
 	/* The global task id: several slurmd on one host (multiple-slurmd)
-	 * share the cgroup tree, and their local task ids repeat. */
-	snprintf(name, sizeof(name), QD_CG_PREFIX "%u_%s_%d", job, stepbuf,
-		 gtask);
+	 * share the cgroup tree, and their local task ids repeat; and
+	 * slurmstepd's pid, as clusters on one host (tests) repeat job ids. */
+	snprintf(name, sizeof(name), QD_CG_PREFIX "%u_%s_%d_%d", job, stepbuf,
+		 gtask, (int)getpid());
 	if (qd_cg_confine(pid, o->cgroup, name, &node_gpus, &allowed, &b, err,
 			  sizeof(err)))
 		goto fail;

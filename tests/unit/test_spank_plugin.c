@@ -314,8 +314,9 @@ static bool cgroup_exists(const char *controller)
 	if (cg_dir_of(getpid(), controller, d, sizeof(d), top, sizeof(top), why,
 		      sizeof(why)))
 		return false;
-	snprintf(p, sizeof(p), "%s/" QD_CG_PREFIX "%u_%s_%d", d, st.job,
-		 st.step == 0xfffffffbu ? "batch" : "0", st.task);
+	snprintf(p, sizeof(p), "%s/" QD_CG_PREFIX "%u_%s_%d_%d", d, st.job,
+		 st.step == 0xfffffffbu ? "batch" : "0", st.task,
+		 (int)getpid());
 	return !stat(p, &s);
 }
 
