@@ -14,7 +14,7 @@ PAM_QD=$QD_BUILD/pam_qosdeny.so
 ADOPT_DIR=$QD_CLUSTER_DIR/adopt
 EXTRA=$QD_CLUSTER_DIR/adopt-slurm.conf
 
-if [ -z "$ADOPT" ] || ! command -v sshd >/dev/null && [ ! -x /usr/sbin/sshd ]; then
+if [ -z "$ADOPT" ] || { ! command -v sshd >/dev/null && [ ! -x /usr/sbin/sshd ]; }; then
 	fail "pam_slurm_adopt.so and sshd are needed (make deps)"
 	finish
 fi
