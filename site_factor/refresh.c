@@ -18,8 +18,7 @@
 #include "site.h"
 #include "snapshot.h"
 
-#define MAX_CLUSTERS 64
-#define ERR_MAX	     (QD_SITE_ERR_MAX + QD_ERR_MAX)
+#define ERR_MAX (QD_SITE_ERR_MAX + QD_ERR_MAX)
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct qd_factor_table *table;
@@ -55,7 +54,7 @@ static size_t fs_clusters(const struct qd_policy *p, const struct qd_site *site,
 {
 	size_t n = 0;
 
-	for (; p && n < p->n_fs_clusters && n < MAX_CLUSTERS; n++)
+	for (; p && n < p->n_fs_clusters && n < QD_FS_CLUSTERS_MAX; n++)
 		out[n] = p->fs_clusters[n];
 	if (!n)
 		out[n++] = this_cluster(site);
@@ -146,7 +145,7 @@ static const struct qd_policy *current_policy(const struct qd_site *site)
 /* One refresh; returns 0, or -1 with err (the table is then kept). */
 static int refresh(uint32_t weight, char *err, size_t errlen)
 {
-	const char *clusters[MAX_CLUSTERS];
+	const char *clusters[QD_FS_CLUSTERS_MAX];
 	const struct qd_policy *policy;
 	struct qd_fs_table t = {0};
 	struct qd_sf_snapshot s;
@@ -237,8 +236,8 @@ static void *run(void *arg)
 int qd_sf_start(const char *slurm_conf, const char *cluster_name,
 		const struct qd_factor_params *p, char *err, size_t errlen)
 {
-	const char *clusters[MAX_CLUSTERS];
-	char list[MAX_CLUSTERS * QD_NAME_MAX] = "";
+	const char *clusters[QD_FS_CLUSTERS_MAX];
+	char list[QD_FS_CLUSTERS_MAX * QD_NAME_MAX] = "";
 	struct qd_site site;
 	size_t n, len = 0;
 

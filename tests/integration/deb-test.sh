@@ -47,6 +47,7 @@ rm -f "$conf"
 # --- installed where Slurm looks, depending on this exact Slurm ---------
 check "apt installs it where there is no qosdeny.conf" apt_q install "$deb"
 for f in "$plugdir/job_submit_qosdeny.so" "$plugdir/spank_qosdeny.so" \
+	"$plugdir/site_factor_qosdeny.so" \
 	/usr/bin/qosdeny /usr/share/man/man1/qosdeny.1.gz \
 	/usr/share/man/man5/qosdeny.conf.5.gz; do
 	check "the package installs $f" [ -e "$f" ]
@@ -74,6 +75,7 @@ rmdir "$empty"
 # --- purge takes everything away, the example policy with it ------------
 check "apt purges it" apt_q purge qosdeny
 for f in "$plugdir/job_submit_qosdeny.so" "$plugdir/spank_qosdeny.so" \
+	"$plugdir/site_factor_qosdeny.so" \
 	/usr/bin/qosdeny "$conf"; do
 	check "purge removes $f" [ ! -e "$f" ]
 done

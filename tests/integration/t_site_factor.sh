@@ -201,6 +201,7 @@ check "Redis back: logged once" wait_for "the recovery line" $((INTERVAL * 3)) \
 	bash -c "[ \$(grep -c 'site factor: .* answers again' '$QD_CTLD_LOG') -gt $ends ]"
 
 # Silent: the server accepts connections but answers nothing for 20 s.
+before=$(site "$(pending_job charlie -A batch)")
 begins=$(log_count "site factor: .*the factors keep their last values")
 rcli debug sleep 20 >/dev/null &
 sleeper=$!
