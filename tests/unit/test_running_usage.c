@@ -64,12 +64,20 @@ static struct qd_running_job job(uint32_t id, const char *account,
 	return j;
 }
 
+/* The server's clock around the last publish(), whole seconds: the SEEN
+ * of the entries it wrote lies between. */
+static long long pub_lo, pub_hi;
+
+static double server_now(void);
+
 static long publish(const char *cluster, const struct qd_running_job *jobs,
 		    size_t n)
 {
-	long k =
-	    qd_redis_publish_running(rd, cluster, jobs, n, err, sizeof(err));
+	long k;
 
+	pub_lo = (long long)server_now();
+	k = qd_redis_publish_running(rd, cluster, jobs, n, err, sizeof(err));
+	pub_hi = (long long)server_now();
 	cr_assert_geq(k, 0, "%s", err);
 	return k;
 }
@@ -169,6 +177,51 @@ static long long hlen(const char *key)
 	return integer(cmd("HLEN %s", key));
 }
 
+/*
+ * Job's entry in cluster's running set: want ("ACCOUNT USER GPU_SECONDS
+ * START NODES") then SEEN, within [lo, hi]. Returns SEEN.
+ */
+static long long entry_seen(const char *cluster, const char *id,
+			    const char *want, long long lo, long long hi)
+{
+	char key[256], v[512], *end;
+	size_t n = strlen(want);
+	long long seen;
+
+	snprintf(key, sizeof(key), "qosdeny:{%s}:running", cluster);
+	snprintf(v, sizeof(v), "%s", hget(key, id));
+	cr_assert(!strncmp(v, want, n) && v[n] == ' ' && v[n + 1] >= '0' &&
+		      v[n + 1] <= '9',
+		  "job %s: '%s', want '%s SEEN'", id, v, want);
+	seen = strtoll(v + n + 1, &end, 10);
+	cr_assert(!*end && seen >= lo && seen <= hi,
+		  "job %s: '%s': SEEN not in [%lld, %lld]", id, v, lo, hi);
+	return seen;
+}
+
+/* Written afresh by the last publish(): SEEN is its time. */
+static long long expect_fresh(const char *cluster, const char *id,
+			      const char *want)
+{
+	return entry_seen(cluster, id, want, pub_lo, pub_hi);
+}
+
+/* An entry of cluster qd as a publication at seen would have left it. */
+static void put_entry(const char *id, const char *entry, long long seen)
+{
+	char v[512];
+
+	snprintf(v, sizeof(v), "%s %lld", entry, seen);
+	freeReplyObject(cmd("HSET qosdeny:{qd}:running %s %s", id, v));
+}
+
+/* Job's entry of cluster qd, "" when absent, in buf. */
+static const char *entry_of(const char *id, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", hget("qosdeny:{qd}:running", id));
+	return buf;
+}
+
 Test(running, publish_then_read)
 {
 	struct qd_running_job jobs[] = {
@@ -180,14 +233,15 @@ Test(running, publish_then_read)
 	struct got g;
 	int i;
 
+	/* NODES: 0 (not known) is published as 1. */
+	jobs[1].nodes = 3;
+	jobs[2].nodes = UINT32_MAX;
 	cr_expect_eq(publish("qd", jobs, 3), 3);
 	cr_expect_eq(hlen("qosdeny:{qd}:running"), 3);
-	cr_expect_str_eq(hget("qosdeny:{qd}:running", "101"),
-			 "research alice 7200 1700000000");
-	cr_expect_str_eq(hget("qosdeny:{qd}:running", "102"),
-			 "research bob 0 1700000100");
-	cr_expect_str_eq(hget("qosdeny:{qd}:running", "4294967295"),
-			 "batch charlie 18446744073709551615 0");
+	expect_fresh("qd", "101", "research alice 7200 1700000000 1");
+	expect_fresh("qd", "102", "research bob 0 1700000100 3");
+	expect_fresh("qd", "4294967295",
+		     "batch charlie 18446744073709551615 0 4294967295");
 	g = read_running("qd");
 	cr_assert_eq(g.calls, 3);
 	i = called(&g, "research", "alice");
@@ -204,8 +258,36 @@ Test(running, publish_then_read)
 	cr_expect_eq(integer(cmd("EXISTS qosdeny:{other}:running")), 0);
 }
 
-/* Each publication replaces the whole set. */
-Test(running, publication_replaces_the_set)
+/* The longest entry a publication writes is read back. */
+Test(running, longest_entry_reads_back)
+{
+	struct qd_running_job a[1] = {{.job_id = UINT32_MAX,
+				       .start = INT64_MAX,
+				       .gpu_seconds = UINT64_MAX,
+				       .nodes = UINT32_MAX}};
+	char want[256];
+	struct got g;
+
+	memset(a[0].account, 'a', QD_NAME_MAX - 1);
+	memset(a[0].user, 'u', QD_NAME_MAX - 1);
+	cr_expect_eq(publish("qd", a, 1), 1);
+	snprintf(want, sizeof(want),
+		 "%s %s 18446744073709551615 "
+		 "9223372036854775807 4294967295",
+		 a[0].account, a[0].user);
+	expect_fresh("qd", "4294967295", want);
+	g = read_running("qd");
+	cr_assert_eq(g.calls, 1);
+	cr_expect_str_eq(g.account[0], a[0].account);
+	cr_expect_str_eq(g.user[0], a[0].user);
+	cr_expect_float_eq(g.usage[0], 18446744073709551615.0, 0);
+}
+
+/*
+ * A publication writes the jobs it lists afresh; the entries of jobs it
+ * no longer lists stay as they were (their records are still to come).
+ */
+Test(running, publication_rewrites_the_listed_jobs)
 {
 	struct qd_running_job a[] = {
 	    job(1, "research", "alice", 10, 1000),
@@ -216,28 +298,45 @@ Test(running, publication_replaces_the_set)
 	    job(2, "research", "bob", 25, 1000),
 	    job(4, "batch", "dave", 40, 1100),
 	};
+	char e1[256], e3[256], buf[256];
 	struct got g;
 
 	cr_expect_eq(publish("qd", a, 3), 3);
-	cr_expect_eq(publish("qd", b, 2), 2);
-	cr_expect_eq(hlen("qosdeny:{qd}:running"), 2);
-	cr_expect_str_eq(hget("qosdeny:{qd}:running", "1"), "");
-	cr_expect_str_eq(hget("qosdeny:{qd}:running", "3"), "");
-	cr_expect_str_eq(hget("qosdeny:{qd}:running", "2"),
-			 "research bob 25 1000");
+	entry_of("1", e1, sizeof(e1));
+	entry_of("3", e3, sizeof(e3));
+	expect_fresh("qd", "1", "research alice 10 1000 1");
+	expect_fresh("qd", "3", "batch charlie 30 1000 1");
+	cr_expect_eq(publish("qd", b, 2), 2, "the jobs written afresh");
+	cr_expect_eq(hlen("qosdeny:{qd}:running"), 4);
+	cr_expect_str_eq(entry_of("1", buf, sizeof(buf)), e1);
+	cr_expect_str_eq(entry_of("3", buf, sizeof(buf)), e3);
+	expect_fresh("qd", "2", "research bob 25 1000 1");
+	expect_fresh("qd", "4", "batch dave 40 1100 1");
 	g = read_running("qd");
-	cr_expect_eq(g.calls, 2);
-	cr_expect_float_eq(g.sum, 65, 0);
-	cr_expect_lt(called(&g, "research", "alice"), 0);
+	cr_expect_eq(g.calls, 4);
+	cr_expect_float_eq(g.sum, 10 + 25 + 30 + 40, 0);
+	cr_expect_geq(called(&g, "research", "alice"), 0);
 	cr_expect_geq(called(&g, "batch", "dave"), 0);
 }
 
-/* No job running: the set is emptied (the key removed). */
-Test(running, publishing_no_jobs_empties_the_set)
+/* No job running: the entries stay until their records come, or until
+ * QD_RUNNING_KEEP_S after they were last seen; then the key goes. */
+Test(running, publishing_no_jobs_keeps_the_entries)
 {
 	struct qd_running_job a[] = {job(1, "research", "alice", 10, 1000)};
+	char e1[256], buf[256];
+	struct got g;
 
 	cr_expect_eq(publish("qd", a, 1), 1);
+	entry_of("1", e1, sizeof(e1));
+	cr_expect_eq(publish("qd", NULL, 0), 0);
+	cr_expect_str_eq(entry_of("1", buf, sizeof(buf)), e1);
+	g = read_running("qd");
+	cr_expect_eq(g.calls, 1);
+	cr_expect_float_eq(g.sum, 10, 0);
+	put_entry("1", "research alice 10 1000 1",
+		  (long long)server_now() - QD_RUNNING_KEEP_S);
+	cr_expect_eq(read_running("qd").calls, 0);
 	cr_expect_eq(publish("qd", NULL, 0), 0);
 	cr_expect_eq(integer(cmd("EXISTS qosdeny:{qd}:running")), 0);
 	cr_expect_eq(read_running("qd").calls, 0);
@@ -261,9 +360,10 @@ Test(running, jobs_of_one_association)
 }
 
 /*
- * Counted once: a job's record removes its running entry and notes its end;
- * a publication taken before the job ended (its run started before that
- * end) does not bring it back; a requeued run, started after, does.
+ * Counted once: a job's record (its only node's) removes its running entry
+ * and notes its end; a publication taken before the job ended (its run
+ * started before that end) does not bring it back; a requeued run, started
+ * after, is published again.
  */
 Test(running, record_replaces_the_running_entry)
 {
@@ -283,42 +383,43 @@ Test(running, record_replaces_the_running_entry)
 	struct qd_running_job requeued[] = {
 	    job(42, "research", "alice", 20, now + 10),
 	};
-	char id[16];
+	char id[16], want[128], e43[256], buf[256];
 	struct got g;
 
 	snprintf(id, sizeof(id), "%u", 42u);
 	cr_expect_eq(publish("qd", a, 2), 2);
+	entry_of("43", e43, sizeof(e43));
 	cr_assert_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), 1, "%s",
 		     err);
 	cr_expect_str_eq(hget("qosdeny:{qd}:running", "42"), "");
-	{
-		char want[128];
-
-		snprintf(want, sizeof(want), "research bob 100 %lld",
-			 (long long)now - 50);
-		cr_expect_str_eq(hget("qosdeny:{qd}:running", "43"), want,
-				 "another job's entry stays");
-	}
+	snprintf(want, sizeof(want), "research bob 100 %lld 1",
+		 (long long)now - 50);
+	expect_fresh("qd", "43", want);
+	cr_expect_str_eq(entry_of("43", buf, sizeof(buf)), e43,
+			 "another job's entry stays");
 	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", id), (double)now, 0);
 	/* A snapshot from before the end: 42 stays out, 43 is updated. */
 	cr_expect_eq(publish("qd", again, 2), 1);
 	cr_expect_str_eq(hget("qosdeny:{qd}:running", "42"), "");
 	cr_expect_eq(hlen("qosdeny:{qd}:running"), 1);
+	snprintf(want, sizeof(want), "research bob 150 %lld 1",
+		 (long long)now - 50);
+	expect_fresh("qd", "43", want);
+	entry_of("43", e43, sizeof(e43));
 	g = read_running("qd");
 	cr_expect_eq(g.calls, 1);
 	cr_expect_float_eq(g.sum, 150, 0);
-	/* A run that started the second the last one ended is not later. */
+	/* A run that started the second the last one ended is not later (43,
+	 * not listed, stays as it was). */
 	cr_expect_eq(publish("qd", same_second, 1), 0);
-	cr_expect_eq(integer(cmd("EXISTS qosdeny:{qd}:running")), 0);
+	cr_expect_str_eq(hget("qosdeny:{qd}:running", "42"), "");
+	cr_expect_eq(hlen("qosdeny:{qd}:running"), 1);
+	cr_expect_str_eq(entry_of("43", buf, sizeof(buf)), e43);
 	/* The requeued run is published. */
 	cr_expect_eq(publish("qd", requeued, 1), 1);
-	{
-		char want[128];
-
-		snprintf(want, sizeof(want), "research alice 20 %lld",
-			 (long long)now + 10);
-		cr_expect_str_eq(hget("qosdeny:{qd}:running", "42"), want);
-	}
+	snprintf(want, sizeof(want), "research alice 20 %lld 1",
+		 (long long)now + 10);
+	expect_fresh("qd", "42", want);
 	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", id), (double)now, 0);
 }
 
@@ -369,8 +470,8 @@ Test(running, publication_forgets_old_ends)
 	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", "6"), floor(now - 100),
 			   1);
 	cr_expect_eq(publish("qd", a, 2), 1);
-	cr_expect_str_eq(hget("qosdeny:{qd}:running", "5"),
-			 "research alice 1 1000");
+	expect_fresh("qd", "5", "research alice 1 1000 1");
+	cr_expect_str_eq(hget("qosdeny:{qd}:running", "6"), "");
 }
 
 /* Names that cannot stand in a key or an entry: refused, nothing written. */
@@ -379,9 +480,11 @@ Test(running, invalid_names_write_nothing)
 	struct qd_running_job a[] = {job(1, "research", "alice", 10, 1000)};
 	static const char *const bad[] = {"",	 "a b", "a:b",	"a{b",
 					  "a}b", "a*",	"a\tb", "\xc3\xa9"};
-	char want[256], longname[QD_NAME_MAX + 8];
+	char want[256], longname[QD_NAME_MAX + 8], e1[256], buf[256];
 
 	cr_expect_eq(publish("qd", a, 1), 1);
+	expect_fresh("qd", "1", "research alice 10 1000 1");
+	entry_of("1", e1, sizeof(e1));
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct qd_running_job b[] = {
 		    job(2, "research", "bob", 20, 1000),
@@ -438,8 +541,7 @@ Test(running, invalid_names_write_nothing)
 	}
 	/* Nothing written by the refused publications. */
 	cr_expect_eq(hlen("qosdeny:{qd}:running"), 1);
-	cr_expect_str_eq(hget("qosdeny:{qd}:running", "1"),
-			 "research alice 10 1000");
+	cr_expect_str_eq(entry_of("1", buf, sizeof(buf)), e1);
 	cr_expect_eq(integer(cmd("DBSIZE")), 2);
 }
 
@@ -448,44 +550,61 @@ Test(running, damaged_entry_is_an_error)
 {
 	static const char *const bad[] = {
 	    "garbage",
-	    "research alice 10",
-	    "research alice 10 1000 extra",
-	    "research alice x 1000",
-	    "research alice -1 1000",
-	    "research alice +1 1000",
-	    "research alice 10 -5",
-	    "research alice 10 1000x",
-	    "research alice 1e3 1000",
-	    "research alice 99999999999999999999 1000",
-	    "research alice 10 99999999999999999999",
-	    "re:search alice 10 1000",
-	    "research al{ice 10 1000",
+	    "research alice 10 1000",
+	    "research alice 10 1000 1",
+	    "research alice 10 1000 1 %lld extra",
+	    "research alice x 1000 1 %lld",
+	    "research alice -1 1000 1 %lld",
+	    "research alice +1 1000 1 %lld",
+	    "research alice 10 -5 1 %lld",
+	    "research alice 10 1000x 1 %lld",
+	    "research alice 1e3 1000 1 %lld",
+	    "research alice 99999999999999999999 1000 1 %lld",
+	    "research alice 10 99999999999999999999 1 %lld",
+	    "research alice 10 1000 -1 %lld",
+	    "research alice 10 1000 x %lld",
+	    "research alice 10 1000 99999999999999999999 %lld",
+	    "research alice 10 1000 1 -%lld",
+	    "research alice 10 1000 1 %lld.5",
+	    "research alice 10 1000 1 99999999999999999999",
+	    "re:search alice 10 1000 1 %lld",
+	    "research al{ice 10 1000 1 %lld",
 	    "",
 	};
 	struct qd_running_job a[] = {job(1, "research", "alice", 10, 1000)};
-	char want[256];
+	long long now = (long long)server_now();
+	char want[256], entry[256], name[QD_NAME_MAX];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct got g = {0};
 
 		cr_expect_eq(publish("qd", a, 1), 1);
-		freeReplyObject(cmd("HSET qosdeny:{qd}:running 9 %s", bad[i]));
+		snprintf(entry, sizeof(entry), bad[i], now);
+		freeReplyObject(cmd("HSET qosdeny:{qd}:running 9 %s", entry));
 		cr_expect_eq(qd_redis_read_running(rd, "qd", collect, &g, err,
 						   sizeof(err)),
-			     -1, "'%s' read", bad[i]);
+			     -1, "'%s' read", entry);
 		snprintf(want, sizeof(want),
 			 "redis %s: HGETALL: qosdeny:{qd}:running: job 9: not "
-			 "a running entry (ACCOUNT USER GPU_SECONDS START)",
+			 "a running entry (ACCOUNT USER GPU_SECONDS START "
+			 "NODES SEEN)",
 			 srv.addr);
-		cr_expect_str_eq(err, want, "'%s'", bad[i]);
+		cr_expect_str_eq(err, want, "'%s'", entry);
 	}
-	/* Blanks around the fields are no damage; a name of 63 is fine. */
+	/* Blanks around the fields are no damage; names of 63 are fine, one
+	 * of 64 is not. */
 	freeReplyObject(cmd("DEL qosdeny:{qd}:running"));
-	freeReplyObject(
-	    cmd("HSET qosdeny:{qd}:running 9 %s", "research  alice 10 1000"));
+	snprintf(entry, sizeof(entry), " research  alice 10 1000  1 %lld ",
+		 now);
+	freeReplyObject(cmd("HSET qosdeny:{qd}:running 9 %s", entry));
 	cr_expect_eq(read_running("qd").calls, 1);
-	freeReplyObject(cmd("HSET qosdeny:{qd}:running 9 %s", "r alice 10 1000 "
-							      "0123456789"));
+	memset(name, 'n', QD_NAME_MAX - 1);
+	name[QD_NAME_MAX - 1] = '\0';
+	snprintf(entry, sizeof(entry), "%s %s 10 1000 1 %lld", name, name, now);
+	freeReplyObject(cmd("HSET qosdeny:{qd}:running 9 %s", entry));
+	cr_expect_eq(read_running("qd").calls, 1);
+	snprintf(entry, sizeof(entry), "%sx alice 10 1000 1 %lld", name, now);
+	freeReplyObject(cmd("HSET qosdeny:{qd}:running 9 %s", entry));
 	cr_expect_eq(qd_redis_read_running(rd, "qd", collect, &(struct got){0},
 					   err, sizeof(err)),
 		     -1);
@@ -559,16 +678,17 @@ Test(running, noscript_fallback)
 
 	cr_expect_eq(publish("qd", a, 1), 1);
 	freeReplyObject(cmd("SCRIPT FLUSH"));
+	/* 1's entry stays (not listed), 2's is written. */
 	cr_expect_eq(publish("qd", b, 1), 1);
-	cr_expect_str_eq(hget("qosdeny:{qd}:running", "1"), "");
-	cr_expect_str_eq(hget("qosdeny:{qd}:running", "2"),
-			 "research bob 20 1000");
+	expect_fresh("qd", "2", "research bob 20 1000 1");
+	cr_expect_eq(hlen("qosdeny:{qd}:running"), 2);
 	x = cmd("INFO memory");
 	cr_expect(strstr(x->str, "number_of_cached_scripts:1\r\n"),
 		  "EVAL cached the script again");
 	freeReplyObject(x);
+	a[0].gpu_seconds = 15;
 	cr_expect_eq(publish("qd", a, 1), 1);
-	cr_expect_str_eq(hget("qosdeny:{qd}:running", "2"), "");
+	expect_fresh("qd", "1", "research alice 15 1000 1");
 }
 
 /* The two scripts side by side on one handle, one flushed between. */
@@ -623,15 +743,15 @@ Test(running, ten_thousand_jobs)
 	}
 	cr_expect_eq(publish("qd", a, N), N);
 	cr_expect_eq(hlen("qosdeny:{qd}:running"), N);
-	cr_expect_str_eq(hget("qosdeny:{qd}:running", "1009999"),
-			 "acct u9999 29997 1700009999");
+	expect_fresh("qd", "1009999", "acct u9999 29997 1700009999 1");
 	cr_assert_eq(
 	    qd_redis_read_running(rd, "qd", sum_all, seen, err, sizeof(err)), 0,
 	    "%s", err);
 	for (int i = 0; i < N; i++)
 		cr_expect(seen[i], "u%d not read", i);
+	/* The others, no longer listed, stay. */
 	cr_expect_eq(publish("qd", a + N - 1, 1), 1);
-	cr_expect_eq(hlen("qosdeny:{qd}:running"), 1);
+	cr_expect_eq(hlen("qosdeny:{qd}:running"), N);
 	free(seen);
 	free(a);
 }
@@ -961,7 +1081,7 @@ Test(fs_usage, errors_name_the_cluster_or_key)
 	cr_expect_eq(read_usage(ab, 2, false), -1);
 	snprintf(want, sizeof(want),
 		 "redis %s: HGETALL: qosdeny:{b}:running: job 99: not a "
-		 "running entry (ACCOUNT USER GPU_SECONDS START)",
+		 "running entry (ACCOUNT USER GPU_SECONDS START NODES SEEN)",
 		 srv.addr);
 	cr_expect_str_eq(err, want);
 	freeReplyObject(cmd("DEL qosdeny:{b}:running"));
@@ -999,4 +1119,355 @@ Test(running, record_forgets_old_ends)
 		     err);
 	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", "9"), -1, 0);
 	cr_expect_eq(integer(cmd("ZCARD qosdeny:{qd}:ended")), 2);
+}
+
+/*
+ * Running usage and records, step by step. A half-life so long that no
+ * decay shows within a test: the sums below are exact.
+ */
+#define NO_DECAY UINT64_C(10000000000000000000)
+
+static int apply_now(const struct qd_usage_record *r)
+{
+	int rv = qd_redis_apply(rd, r, NO_DECAY, err, sizeof(err));
+
+	cr_assert_geq(rv, 0, "%s", err);
+	return rv;
+}
+
+static int add_assoc(enum qd_usage_kind kind, const char *account,
+		     const char *user, double usage, void *arg)
+{
+	if (kind == QD_USAGE_ASSOC && !strcmp(account, "research") &&
+	    !strcmp(user, "alice"))
+		*(double *)arg += usage;
+	return 0;
+}
+
+/* research/alice's completed usage on qd (the records applied). */
+static double completed(void)
+{
+	double sum = 0;
+
+	cr_assert_eq(qd_redis_read_usage(rd, "qd", NO_DECAY, add_assoc, &sum,
+					 err, sizeof(err)),
+		     0, "%s", err);
+	return sum;
+}
+
+/* Completed and running usage as fair share counts them: research/alice
+ * on qd, both together. */
+static double fair_share_usage(void)
+{
+	static const char *const qd[] = {"qd"};
+	const struct qd_fs_row *row;
+	double v;
+
+	qd_fs_free(&fs);
+	cr_assert_eq(
+	    qd_fs_read_usage(&fs, rd, qd, 1, NO_DECAY, true, err, sizeof(err)),
+	    0, "%s", err);
+	row = qd_fs_find(&fs, "research", "alice");
+	v = row ? row->usage : 0;
+	qd_fs_free(&fs);
+	return v;
+}
+
+/* research/alice's completed and running usage, and their sum in fair
+ * share. */
+static void expect_usage(double done, double running)
+{
+	struct got g = read_running("qd");
+	double sum = 0;
+
+	cr_assert_leq(g.calls, 16);
+	for (int i = 0; i < g.calls; i++)
+		if (!strcmp(g.account[i], "research") &&
+		    !strcmp(g.user[i], "alice"))
+			sum += g.usage[i];
+	cr_expect_float_eq(completed(), done, 0);
+	cr_expect_float_eq(sum, running, 0);
+	cr_expect_float_eq(fair_share_usage(), done + running, 0);
+}
+
+/*
+ * A job on two nodes: each node's record takes its part off the running
+ * entry, and the last one removes it. No GPU-second counted twice, none
+ * missing in between: 200 running, then 90 done + 110 running, then the
+ * records' 190.
+ */
+Test(running, two_node_job_counted_once)
+{
+	time_t now = time(NULL);
+	struct qd_running_job a[] = {
+	    job(50, "research", "alice", 200, now - 100)};
+	struct qd_usage_record n1 = test_record(50, 1, now - 100, now - 10);
+	struct qd_usage_record n2 = test_record(50, 1, now - 100, now);
+	char want[128], buf[256];
+	long long seen;
+
+	snprintf(n2.node, sizeof(n2.node), "n2");
+	cr_assert_eq(n1.gpu_seconds, 90);
+	cr_assert_eq(n2.gpu_seconds, 100);
+	a[0].nodes = 2;
+	cr_expect_eq(publish("qd", a, 1), 1);
+	snprintf(want, sizeof(want), "research alice 200 %lld 2",
+		 (long long)now - 100);
+	seen = expect_fresh("qd", "50", want);
+	expect_usage(0, 200);
+
+	cr_expect_eq(apply_now(&n1), 1);
+	snprintf(want, sizeof(want), "research alice 110 %lld 1 %lld",
+		 (long long)now - 100, seen);
+	cr_expect_str_eq(entry_of("50", buf, sizeof(buf)), want);
+	expect_usage(90, 110);
+	/* The same record again: counted once, the entry as it was. */
+	cr_expect_eq(apply_now(&n1), 0);
+	cr_expect_str_eq(entry_of("50", buf, sizeof(buf)), want);
+	expect_usage(90, 110);
+
+	/* The last node's: the entry goes, though 10 of it were left. */
+	cr_expect_eq(apply_now(&n2), 1);
+	cr_expect_str_eq(entry_of("50", buf, sizeof(buf)), "");
+	cr_expect_eq(integer(cmd("EXISTS qosdeny:{qd}:running")), 0);
+	expect_usage(190, 0);
+	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", "50"), (double)now, 0);
+	/* A snapshot still listing it (COMPLETING) brings nothing back. */
+	a[0].gpu_seconds = 210;
+	cr_expect_eq(publish("qd", a, 1), 0);
+	expect_usage(190, 0);
+}
+
+/* The records cover the entry before all nodes' have come: it goes. */
+Test(running, entry_gone_when_its_gpu_seconds_are_covered)
+{
+	time_t now = time(NULL);
+	struct qd_running_job a[] = {
+	    job(51, "research", "alice", 100, now - 100)};
+	struct qd_usage_record n1 = test_record(51, 1, now - 100, now - 40);
+	struct qd_usage_record n2 = test_record(51, 1, now - 100, now - 60);
+	struct qd_usage_record n3 = test_record(51, 1, now - 100, now);
+	char want[128], buf[256];
+	long long seen;
+
+	snprintf(n2.node, sizeof(n2.node), "n2");
+	snprintf(n3.node, sizeof(n3.node), "n3");
+	a[0].nodes = 3;
+	cr_expect_eq(publish("qd", a, 1), 1);
+	snprintf(want, sizeof(want), "research alice 100 %lld 3",
+		 (long long)now - 100);
+	seen = expect_fresh("qd", "51", want);
+	cr_expect_eq(apply_now(&n1), 1);
+	snprintf(want, sizeof(want), "research alice 40 %lld 2 %lld",
+		 (long long)now - 100, seen);
+	cr_expect_str_eq(entry_of("51", buf, sizeof(buf)), want);
+	expect_usage(60, 40);
+	/* 40 of 40: none left, one node still to come. */
+	cr_expect_eq(apply_now(&n2), 1);
+	cr_expect_str_eq(entry_of("51", buf, sizeof(buf)), "");
+	expect_usage(100, 0);
+	/* The third node's record finds no entry, and is counted. */
+	cr_expect_eq(apply_now(&n3), 1);
+	cr_expect_str_eq(entry_of("51", buf, sizeof(buf)), "");
+	expect_usage(200, 0);
+}
+
+/*
+ * A job that ended, no longer listed by slurmctld: its entry stays as it
+ * was, SEEN included, until its record comes, then goes.
+ */
+Test(running, ended_job_kept_until_its_record)
+{
+	time_t now = time(NULL);
+	long long snow = (long long)server_now();
+	struct qd_running_job a[] = {
+	    job(60, "research", "alice", 500, now - 600),
+	    job(61, "research", "bob", 30, now - 60),
+	};
+	struct qd_running_job b[] = {job(61, "research", "bob", 40, now - 60)};
+	struct qd_usage_record r = test_record(60, 1, now - 600, now - 300);
+	char e60[256], want[128], buf[256];
+	struct got g;
+	int i;
+
+	cr_expect_eq(publish("qd", a, 2), 2);
+	/* As if last seen an hour ago (the site factor was stopped a while):
+	 * a publication that rewrote it would show. */
+	snprintf(want, sizeof(want), "research alice 500 %lld 1",
+		 (long long)now - 600);
+	put_entry("60", want, snow - 3600);
+	entry_of("60", e60, sizeof(e60));
+	cr_expect_eq(publish("qd", b, 1), 1);
+	cr_expect_str_eq(entry_of("60", buf, sizeof(buf)), e60);
+	snprintf(want, sizeof(want), "research bob 40 %lld 1",
+		 (long long)now - 60);
+	expect_fresh("qd", "61", want);
+	g = read_running("qd");
+	cr_expect_eq(g.calls, 2);
+	i = called(&g, "research", "alice");
+	cr_assert_geq(i, 0);
+	cr_expect_float_eq(g.usage[i], 500, 0);
+	cr_expect_eq(publish("qd", b, 1), 1);
+	cr_expect_str_eq(entry_of("60", buf, sizeof(buf)), e60);
+	/* Its record (its only node's, 300 of the 500): gone. */
+	cr_expect_eq(apply_now(&r), 1);
+	cr_expect_str_eq(entry_of("60", buf, sizeof(buf)), "");
+	cr_expect_eq(hlen("qosdeny:{qd}:running"), 1);
+	g = read_running("qd");
+	cr_expect_eq(g.calls, 1);
+	cr_expect_float_eq(g.sum, 40, 0);
+	expect_usage(300, 0);
+	cr_expect_eq(publish("qd", b, 1), 1);
+	cr_expect_str_eq(entry_of("60", buf, sizeof(buf)), "");
+}
+
+/*
+ * Entries last seen QD_RUNNING_KEEP_S ago or more (left by a site factor
+ * switched off): not counted, and dropped by the next publication; one
+ * seen just inside the bound is kept and counted.
+ */
+Test(running, stale_entries_skipped_and_dropped)
+{
+	long long now = (long long)server_now();
+	struct qd_running_job a[] = {job(73, "research", "dave", 7, 1000)};
+	char e72[256], buf[256];
+	struct got g;
+
+	put_entry("70", "research alice 100 1000 1", now - QD_RUNNING_KEEP_S);
+	put_entry("71", "research bob 200 1000 1",
+		  now - QD_RUNNING_KEEP_S - 5000);
+	put_entry("72", "batch charlie 300 1000 2",
+		  now - QD_RUNNING_KEEP_S + 30);
+	entry_of("72", e72, sizeof(e72));
+	g = read_running("qd");
+	cr_expect_eq(g.calls, 1);
+	cr_expect_str_eq(g.account[0], "batch");
+	cr_expect_str_eq(g.user[0], "charlie");
+	cr_expect_float_eq(g.sum, 300, 0);
+	cr_expect_float_eq(fair_share_usage(), 0, 0, "alice's not counted");
+	cr_expect_eq(hlen("qosdeny:{qd}:running"), 3, "reading drops none");
+	cr_expect_eq(publish("qd", a, 1), 1);
+	cr_expect_eq(hlen("qosdeny:{qd}:running"), 2);
+	cr_expect_str_eq(entry_of("70", buf, sizeof(buf)), "");
+	cr_expect_str_eq(entry_of("71", buf, sizeof(buf)), "");
+	cr_expect_str_eq(entry_of("72", buf, sizeof(buf)), e72);
+	expect_fresh("qd", "73", "research dave 7 1000 1");
+	g = read_running("qd");
+	cr_expect_eq(g.calls, 2);
+	cr_expect_float_eq(g.sum, 307, 0);
+}
+
+/*
+ * A job whose records have begun to come while slurmctld still lists it
+ * (COMPLETING): the publication keeps its shrunk entry as it is, and does
+ * not write the snapshot's larger value back (n1's part would count twice).
+ */
+Test(running, completing_job_keeps_its_shrunk_entry)
+{
+	time_t now = time(NULL);
+	long long snow = (long long)server_now();
+	struct qd_running_job a[] = {
+	    job(80, "research", "alice", 400, now - 200)};
+	struct qd_usage_record n1 = test_record(80, 1, now - 200, now);
+	struct qd_usage_record n2 = test_record(80, 1, now - 200, now);
+	char want[128], buf[256];
+	long long seen;
+
+	snprintf(n2.node, sizeof(n2.node), "n2");
+	a[0].nodes = 2;
+	cr_expect_eq(publish("qd", a, 1), 1);
+	snprintf(want, sizeof(want), "research alice 400 %lld 2",
+		 (long long)now - 200);
+	seen = expect_fresh("qd", "80", want);
+	cr_expect_eq(apply_now(&n1), 1);
+	snprintf(want, sizeof(want), "research alice 200 %lld 1 %lld",
+		 (long long)now - 200, seen);
+	cr_expect_str_eq(entry_of("80", buf, sizeof(buf)), want);
+	a[0].gpu_seconds = 450;
+	cr_expect_eq(publish("qd", a, 1), 0);
+	cr_expect_str_eq(entry_of("80", buf, sizeof(buf)), want);
+	expect_usage(200, 200);
+	/* Kept as it is: SEEN too. */
+	snprintf(want, sizeof(want), "research alice 200 %lld 1",
+		 (long long)now - 200);
+	put_entry("80", want, snow - 3600);
+	entry_of("80", want, sizeof(want));
+	cr_expect_eq(publish("qd", a, 1), 0);
+	cr_expect_str_eq(entry_of("80", buf, sizeof(buf)), want);
+	/* The last node's record: gone, and the snapshot does not bring it
+	 * back. */
+	cr_expect_eq(apply_now(&n2), 1);
+	cr_expect_str_eq(entry_of("80", buf, sizeof(buf)), "");
+	cr_expect_eq(publish("qd", a, 1), 0);
+	cr_expect_str_eq(entry_of("80", buf, sizeof(buf)), "");
+	expect_usage(400, 0);
+}
+
+/*
+ * Requeued: the old run's record, coming after the new run was published
+ * (it ended before the new run started), is counted and leaves the new
+ * run's entry alone; the next publication still updates it; the new run's
+ * own record removes it.
+ */
+Test(running, requeued_run_untouched_by_the_old_runs_record)
+{
+	time_t now = time(NULL);
+	struct qd_running_job first[] = {
+	    job(90, "research", "alice", 300, now - 1000)};
+	struct qd_running_job second[] = {
+	    job(90, "research", "alice", 50, now - 100)};
+	struct qd_usage_record old = test_record(90, 1, now - 1000, now - 150);
+	struct qd_usage_record new = test_record(90, 1, now - 100, now);
+	char want[128], e90[256], buf[256];
+
+	cr_expect_eq(publish("qd", first, 1), 1);
+	cr_expect_eq(publish("qd", second, 1), 1);
+	snprintf(want, sizeof(want), "research alice 50 %lld 1",
+		 (long long)now - 100);
+	expect_fresh("qd", "90", want);
+	entry_of("90", e90, sizeof(e90));
+	cr_expect_eq(apply_now(&old), 1);
+	cr_expect_str_eq(entry_of("90", buf, sizeof(buf)), e90);
+	cr_expect_float_eq(zscore("qosdeny:{qd}:ended", "90"), now - 150, 0);
+	expect_usage(850, 50);
+	second[0].gpu_seconds = 80;
+	cr_expect_eq(publish("qd", second, 1), 1);
+	snprintf(want, sizeof(want), "research alice 80 %lld 1",
+		 (long long)now - 100);
+	expect_fresh("qd", "90", want);
+	expect_usage(850, 80);
+	cr_expect_eq(apply_now(&new), 1);
+	cr_expect_str_eq(entry_of("90", buf, sizeof(buf)), "");
+	expect_usage(950, 0);
+	cr_expect_eq(publish("qd", second, 1), 0);
+	cr_expect_str_eq(entry_of("90", buf, sizeof(buf)), "");
+}
+
+/* A malformed running entry: apply leaves it as it is, and still counts
+ * the record and notes its end. */
+Test(running, apply_leaves_a_malformed_entry_alone)
+{
+	static const char *const bad[] = {
+	    "garbage",
+	    "research alice 10 1000",
+	    "research alice x 1000 1 5",
+	    "research alice 10 1000 1 5 extra",
+	    "research alice 10 1000 1",
+	};
+	time_t now = time(NULL);
+	char buf[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct qd_usage_record r =
+		    test_record(95, 1, now - 100, now - 50 + (int64_t)i);
+
+		snprintf(r.node, sizeof(r.node), "n%zu", i);
+		freeReplyObject(cmd("HSET qosdeny:{qd}:running 95 %s", bad[i]));
+		cr_expect_eq(apply_now(&r), 1, "'%s'", bad[i]);
+		cr_expect_str_eq(entry_of("95", buf, sizeof(buf)), bad[i]);
+		cr_expect_float_eq(completed(), 50 + 51 * i + i * (i - 1) / 2.0,
+				   0, "'%s'", bad[i]);
+		cr_expect_float_eq(zscore("qosdeny:{qd}:ended", "95"),
+				   now - 50 + (double)i, 0);
+	}
 }
