@@ -89,6 +89,7 @@ static int take_job(void *x, void *arg)
 	copy_name(r->account, j->assoc_ptr->acct);
 	copy_name(r->user, j->assoc_ptr->user);
 	r->gpu_seconds = gpus * (uint64_t)run_time(j, w->now);
+	r->nodes = j->node_cnt;
 	return 0;
 }
 

@@ -70,6 +70,10 @@ int qd_redis_pipeline(struct qd_redis *r, int64_t deadline_ms, const char *step,
 		      size_t n, int argc, const char **argv,
 		      redisReply **replies, char *err, size_t errlen);
 
+/* The server's clock, in seconds: usage is decayed to its now, and one
+ * clock serves every node. Returns 0, or -1 with err. */
+int qd_redis_time(struct qd_redis *r, double *now, char *err, size_t errlen);
+
 /* Drops the connection; the next command connects again. */
 void qd_redis_drop(struct qd_redis *r);
 

@@ -96,9 +96,7 @@ int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 	return rv;
 }
 
-/* The server's clock, in seconds: usage is decayed to its now. */
-static int server_time(struct qd_redis *r, double *now, char *err,
-		       size_t errlen)
+int qd_redis_time(struct qd_redis *r, double *now, char *err, size_t errlen)
 {
 	const char *argv[] = {"TIME"};
 	redisReply *reply;
@@ -258,7 +256,7 @@ int qd_redis_read_usage(struct qd_redis *r, const char *cluster,
 	snprintf(prefix, sizeof(prefix), "qosdeny:{%s}:", cluster);
 	/* account:* and assoc:*; names hold no glob characters. */
 	snprintf(pattern, sizeof(pattern), "%sa*", prefix);
-	if (server_time(r, &s.now, err, errlen))
+	if (qd_redis_time(r, &s.now, err, errlen))
 		return -1;
 	do {
 		const char *argv[] = {"SCAN",  cursor,	"MATCH",

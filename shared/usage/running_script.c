@@ -1,20 +1,21 @@
 /*
  * The server-side half of qd_redis_publish_running: the whole running set
- * is replaced in one script, so a reader never sees half of one
+ * is rewritten in one script, so a reader never sees half of one
  * publication, and the "ended" test cannot interleave with a record being
- * applied.
+ * applied (running_usage.h has the rules).
  *
  * KEYS[1]  qosdeny:{C}:running    KEYS[2]  qosdeny:{C}:ended
- * ARGV[1]  how long "ended" keeps a job, s
- * ARGV[2..] triples: job id, the run's start (Unix time), the entry
+ * ARGV[1]  QD_RUNNING_KEEP_S
+ * ARGV[2..] quadruples: job id, the run's start (Unix time), its nodes,
+ *          "ACCOUNT USER GPU_SECONDS"
  *
- * Returns the number of jobs published.
+ * Returns the number of jobs published afresh.
  */
 #include "running_usage.h"
 
 const char qd_running_script[] =
     "local keep = tonumber(ARGV[1])\n"
-    "if not keep or #ARGV % 3 ~= 1 then\n"
+    "if not keep or #ARGV % 4 ~= 1 then\n"
     "  return redis.error_reply('qosdeny: invalid arguments')\n"
     "end\n"
     "for i, k in ipairs(KEYS) do\n"
@@ -25,16 +26,31 @@ const char qd_running_script[] =
     "                             ', not a ' .. expect)\n"
     "  end\n"
     "end\n"
-    "redis.call('DEL', KEYS[1])\n"
+    "local now = tonumber(redis.call('TIME')[1])\n"
+    "local old, out = {}, {}\n"
+    "local all = redis.call('HGETALL', KEYS[1])\n"
+    "for i = 1, #all, 2 do old[all[i]] = all[i + 1] end\n"
     "local n = 0\n"
-    "for i = 2, #ARGV, 3 do\n"
-    "  local ended = tonumber(redis.call('ZSCORE', KEYS[2], ARGV[i]))\n"
-    "  if not ended or ended < tonumber(ARGV[i + 1]) then\n"
-    "    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])\n"
+    "for i = 2, #ARGV, 4 do\n"
+    "  local job, start = ARGV[i], tonumber(ARGV[i + 1])\n"
+    "  local ended = tonumber(redis.call('ZSCORE', KEYS[2], job))\n"
+    /* Its records have begun to arrive: the entry only shrinks now. */
+    "  if ended and ended >= start then\n"
+    "    out[job] = old[job]\n"
+    "  else\n"
+    "    out[job] = ARGV[i + 3] .. ' ' .. ARGV[i + 1] .. ' ' ..\n"
+    "               ARGV[i + 2] .. ' ' .. now\n"
     "    n = n + 1\n"
     "  end\n"
+    "  old[job] = nil\n"
     "end\n"
-    "local time = redis.call('TIME')\n"
-    "redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf',\n"
-    "           '(' .. (tonumber(time[1]) - keep))\n"
+    /* Jobs slurmctld no longer runs: kept until their records arrive. */
+    "for job, v in pairs(old) do\n"
+    "  local seen = tonumber(string.match(v,\n"
+    "    '^%S+ %S+ %d+ %d+ %d+ (%d+)$'))\n"
+    "  if seen and now - seen < keep then out[job] = v end\n"
+    "end\n"
+    "redis.call('DEL', KEYS[1])\n"
+    "for job, v in pairs(out) do redis.call('HSET', KEYS[1], job, v) end\n"
+    "redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (now - keep))\n"
     "return n\n";

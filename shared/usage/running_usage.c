@@ -11,8 +11,13 @@
 #include "redis_conn.h"
 #include "running_usage.h"
 
-/* "ACCOUNT USER GPU_SECONDS START", at most. */
-#define ENTRY_MAX (2 * QD_NAME_MAX + 48)
+/* "ACCOUNT USER GPU_SECONDS START NODES SEEN", at most. */
+#define ENTRY_MAX (2 * QD_NAME_MAX + 96)
+/* One job's arguments: id, start, nodes, "ACCOUNT USER GPU_SECONDS". */
+#define ARG_ID	  16
+#define ARG_START 24
+#define ARG_NODES 16
+#define ARG_SIZE  (ARG_ID + ARG_START + ARG_NODES + ENTRY_MAX)
 
 int qd_running_keys(const char *cluster, char *running, char *ended)
 {
@@ -31,8 +36,8 @@ long qd_redis_publish_running(struct qd_redis *r, const char *cluster,
 			      char *err, size_t errlen)
 {
 	char running[QD_REDIS_KEY_MAX], ended[QD_REDIS_KEY_MAX], keep[24];
-	const char **argv = calloc(6 + 3 * n, sizeof(*argv));
-	char *text = calloc(n ? n : 1, 16 + 24 + ENTRY_MAX);
+	const char **argv = calloc(6 + 4 * n, sizeof(*argv));
+	char *text = calloc(n ? n : 1, ARG_SIZE);
 	redisReply *reply = NULL;
 	long rv = -1;
 	int argc = 2;
@@ -47,14 +52,14 @@ long qd_redis_publish_running(struct qd_redis *r, const char *cluster,
 			      "invalid cluster name '%s'", cluster);
 		goto fail;
 	}
-	snprintf(keep, sizeof(keep), "%d", QD_ENDED_KEEP_S);
+	snprintf(keep, sizeof(keep), "%d", QD_RUNNING_KEEP_S);
 	argv[argc++] = "2";
 	argv[argc++] = running;
 	argv[argc++] = ended;
 	argv[argc++] = keep;
 	for (size_t i = 0; i < n; i++) {
-		char *id = text + i * (16 + 24 + ENTRY_MAX), *start = id + 16,
-		     *entry = start + 24;
+		char *id = text + i * ARG_SIZE, *start = id + ARG_ID,
+		     *nodes = start + ARG_START, *entry = nodes + ARG_NODES;
 		const struct qd_running_job *j = &jobs[i];
 
 		if (!qd_usage_name_ok(j->account) ||
@@ -72,12 +77,17 @@ long qd_redis_publish_running(struct qd_redis *r, const char *cluster,
 				      j->job_id);
 			goto fail;
 		}
-		snprintf(id, 16, "%" PRIu32, j->job_id);
-		snprintf(start, 24, "%" PRId64, j->start);
-		snprintf(entry, ENTRY_MAX, "%s %s %" PRIu64 " %" PRId64,
-			 j->account, j->user, j->gpu_seconds, j->start);
+		snprintf(id, ARG_ID, "%" PRIu32, j->job_id);
+		snprintf(start, ARG_START, "%" PRId64, j->start);
+		snprintf(nodes, ARG_NODES, "%" PRIu32, j->nodes ? j->nodes : 1);
+		/* Redis's Lua counts in doubles: exact up to 2^53. */
+		snprintf(entry, ENTRY_MAX, "%s %s %" PRIu64, j->account,
+			 j->user,
+			 j->gpu_seconds > QD_RUNNING_GS_MAX ? QD_RUNNING_GS_MAX
+							    : j->gpu_seconds);
 		argv[argc++] = id;
 		argv[argc++] = start;
+		argv[argc++] = nodes;
 		argv[argc++] = entry;
 	}
 	reply = qd_redis_eval(r, qd_running_script, r->sha_running,
@@ -100,12 +110,25 @@ fail:
 	return rv;
 }
 
-/* One entry's text into its names and GPU-seconds; -1 when malformed. */
-static int parse_entry(const char *s, size_t len, char *account, char *user,
-		       uint64_t *gs)
+/* A decimal number, nothing else; -1 when not one. */
+static int number(const char *s, uint64_t *out)
 {
-	char buf[ENTRY_MAX], *save = NULL, *f[4], *end;
-	long long start;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return *end || errno ? -1 : 0;
+}
+
+/* One entry's text into its names, GPU-seconds and last sighting; -1 when
+ * malformed. */
+static int parse_entry(const char *s, size_t len, char *account, char *user,
+		       uint64_t *gs, uint64_t *seen)
+{
+	char buf[ENTRY_MAX], *save = NULL, *f[6];
+	uint64_t start, nodes;
 	int n = 0;
 
 	if (len >= sizeof(buf))
@@ -114,19 +137,13 @@ static int parse_entry(const char *s, size_t len, char *account, char *user,
 	buf[len] = '\0';
 	for (char *t = strtok_r(buf, " ", &save); t;
 	     t = strtok_r(NULL, " ", &save))
-		if (n < 4)
+		if (n < 6)
 			f[n++] = t;
 		else
 			return -1;
-	if (n != 4 || !qd_usage_name_ok(f[0]) || !qd_usage_name_ok(f[1]) ||
-	    f[2][0] < '0' || f[2][0] > '9')
-		return -1;
-	errno = 0;
-	*gs = strtoull(f[2], &end, 10);
-	if (*end || errno)
-		return -1;
-	start = strtoll(f[3], &end, 10);
-	if (*end || errno || start < 0)
+	if (n != 6 || !qd_usage_name_ok(f[0]) || !qd_usage_name_ok(f[1]) ||
+	    number(f[2], gs) || number(f[3], &start) || number(f[4], &nodes) ||
+	    number(f[5], seen))
 		return -1;
 	snprintf(account, QD_NAME_MAX, "%s", f[0]);
 	snprintf(user, QD_NAME_MAX, "%s", f[1]);
@@ -140,12 +157,15 @@ int qd_redis_read_running(struct qd_redis *r, const char *cluster,
 	char running[QD_REDIS_KEY_MAX], ended[QD_REDIS_KEY_MAX];
 	const char *argv[] = {"HGETALL", running};
 	redisReply *reply;
+	double now;
 	int rv = -1;
 
 	if (!qd_usage_name_ok(cluster) ||
 	    qd_running_keys(cluster, running, ended))
 		return qd_redis_fail(r, err, errlen, "HGETALL",
 				     "invalid cluster name '%s'", cluster);
+	if (qd_redis_time(r, &now, err, errlen))
+		return -1;
 	reply = qd_redis_command(r, qd_redis_now_ms() + r->timeout_ms,
 				 "HGETALL", 2, argv, NULL, err, errlen);
 	if (!reply)
@@ -163,19 +183,23 @@ int qd_redis_read_running(struct qd_redis *r, const char *cluster,
 		const redisReply *job = reply->element[i],
 				 *v = reply->element[i + 1];
 		char account[QD_NAME_MAX], user[QD_NAME_MAX];
-		uint64_t gs;
+		uint64_t gs, seen;
 
 		if (job->type != REDIS_REPLY_STRING ||
 		    v->type != REDIS_REPLY_STRING ||
-		    parse_entry(v->str, v->len, account, user, &gs)) {
+		    parse_entry(v->str, v->len, account, user, &gs, &seen)) {
 			qd_redis_fail(r, err, errlen, "HGETALL",
 				      "%s: job %.20s: not a running entry "
-				      "(ACCOUNT USER GPU_SECONDS START)",
+				      "(ACCOUNT USER GPU_SECONDS START NODES "
+				      "SEEN)",
 				      running,
 				      job->type == REDIS_REPLY_STRING ? job->str
 								      : "?");
 			goto fail;
 		}
+		/* Left by a site factor that stopped publishing. */
+		if (now - (double)seen >= QD_RUNNING_KEEP_S)
+			continue;
 		if (fn(QD_USAGE_ASSOC, account, user, (double)gs, arg)) {
 			qd_redis_fail(r, err, errlen, "HGETALL",
 				      "stopped by the caller");

@@ -6,19 +6,28 @@
  *
  * Keys, per cluster C (beside redis_usage.h's):
  *
- *   qosdeny:{C}:running  hash JOB -> "ACCOUNT USER GPU_SECONDS START": the
- *                        running jobs as of the last publication, replaced
- *                        whole by each
+ *   qosdeny:{C}:running  hash JOB -> "ACCOUNT USER GPU_SECONDS START NODES
+ *                        SEEN": GPU-seconds not yet covered by the job's
+ *                        usage records, the run's start, how many of its
+ *                        nodes' records are still to come, and when a
+ *                        publication last saw it running (Redis's clock)
  *   qosdeny:{C}:ended    sorted set JOB, score = the latest end of a usage
  *                        record applied for it
  *
- * Counted once: applying a job's usage record (qd_redis_apply) removes its
- * running entry and notes its end in "ended" in the same script; a
- * publication skips a job whose noted end is not before the run it
- * describes started (its snapshot was taken before the job ended), while a
- * requeued job's new run, started after, is published again. Running usage
- * is not decayed: a record, applied at the job's end, adds the same
- * GPU-seconds undecayed.
+ * Counted once, and not missing in between: each usage record applied for
+ * the job (qd_redis_apply, on any node) takes its GPU-seconds off the
+ * entry and one off NODES, and removes the entry with the last node's
+ * record; "ended" notes it. A publication rewrites the entries of the jobs
+ * slurmctld runs, except those whose records have begun to arrive (noted
+ * end not before the run's start: the snapshot was taken before the job
+ * ended), which only shrink from then on; a requeued job's new run,
+ * started after, is published afresh. The entry of a job slurmctld no
+ * longer runs stays, frozen, until its records have all arrived (a node's
+ * epilog, or a spool flushed after Redis was down), for at most
+ * QD_RUNNING_KEEP_S after it was last seen running: readers count no entry
+ * older than that, so entries left by a site factor that was switched off
+ * do not count forever. Running usage is not decayed: a record, applied at
+ * the job's end, adds the same GPU-seconds undecayed.
  */
 #ifndef QD_RUNNING_USAGE_H
 #define QD_RUNNING_USAGE_H
@@ -28,8 +37,14 @@
 
 #include "redis_usage.h"
 
-/* How long "ended" remembers a job: longer than a snapshot can lag. */
-#define QD_ENDED_KEEP_S 86400
+/* How long "ended" remembers a job (longer than a snapshot can lag), and
+ * how long a job's entry outlives its last sighting while its records are
+ * still to come. */
+#define QD_ENDED_KEEP_S	  86400
+#define QD_RUNNING_KEEP_S QD_ENDED_KEEP_S
+
+/* GPU-seconds published at most (the scripts count in doubles). */
+#define QD_RUNNING_GS_MAX (UINT64_C(1) << 53)
 
 struct qd_running_job {
 	uint32_t job_id;
@@ -37,6 +52,7 @@ struct qd_running_job {
 	char account[QD_NAME_MAX];
 	char user[QD_NAME_MAX];
 	uint64_t gpu_seconds; /* GPUs allocated x seconds run so far */
+	uint32_t nodes;	      /* nodes allocated: records to come */
 };
 
 /*
@@ -50,9 +66,11 @@ long qd_redis_publish_running(struct qd_redis *r, const char *cluster,
 
 /*
  * Calls fn (kind QD_USAGE_ASSOC) once per running job of cluster with its
- * GPU-seconds so far: several jobs of one association are several calls,
- * which the caller adds up. Returns 0, or -1 with err (an entry that is not
- * "ACCOUNT USER GPU_SECONDS START" is an error, not a zero).
+ * GPU-seconds not yet in its records: several jobs of one association are
+ * several calls, which the caller adds up. Entries last seen running more
+ * than QD_RUNNING_KEEP_S ago are left out. Returns 0, or -1 with err (an
+ * entry that is not "ACCOUNT USER GPU_SECONDS START NODES SEEN" is an
+ * error, not a zero).
  */
 int qd_redis_read_running(struct qd_redis *r, const char *cluster,
 			  qd_redis_usage_fn fn, void *arg, char *err,

@@ -64,8 +64,25 @@ const char qd_usage_script[] =
     "  redis.call('HSET', KEYS[i], 'v', string.format('%.17g', v + add),\n"
     "             't', string.format('%.6f', now))\n"
     "end\n"
-    /* The job's running entry (site factor) gives way to its records. */
-    "redis.call('HDEL', KEYS[2], ARGV[6])\n"
+    /* The job's running entry (site factor, running_usage.h) gives way
+     * to its records: this node's part off it, gone with the last node's.
+     * A requeued job's new run, started after this record's end, is left
+     * alone. */
+    "local run = redis.call('HGET', KEYS[2], ARGV[6])\n"
+    "if run then\n"
+    "  local who, rgs, rstart, nodes, seen = string.match(run,\n"
+    "    '^(%S+ %S+) (%d+) (%d+) (%d+) (%d+)$')\n"
+    "  if who and tonumber(rstart) <= rend then\n"
+    "    local left = tonumber(rgs) - gs\n"
+    "    nodes = tonumber(nodes) - 1\n"
+    "    if left <= 0 or nodes <= 0 then\n"
+    "      redis.call('HDEL', KEYS[2], ARGV[6])\n"
+    "    else\n"
+    "      redis.call('HSET', KEYS[2], ARGV[6], string.format(\n"
+    "        '%s %.0f %s %d %s', who, left, rstart, nodes, seen))\n"
+    "    end\n"
+    "  end\n"
+    "end\n"
     "local ended = tonumber(redis.call('ZSCORE', KEYS[3], ARGV[6]))\n"
     "if not ended or ended < rend then\n"
     "  redis.call('ZADD', KEYS[3], rend, ARGV[6])\n"

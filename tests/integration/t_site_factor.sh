@@ -100,8 +100,13 @@ c0=$(pending_job charlie -A batch)
 check "so is charlie's" site_is "$c0" $WEIGHT
 
 # --- A running job counts while it runs.
-c1=$(submit_running charlie -A batch --gres=gpu:2 -w n1 --wrap 'sleep 300')
-check "charlie's 2-GPU job runs" test -n "$c1"
+# Over both nodes, so that its usage arrives as two records, one per node
+# (a step on each: without PrologFlags=Alloc a node reports from its first
+# step on).
+as charlie sbatch --parsable -A batch -N2 --gres=gpu:1 --wrap 'srun sleep 300'
+c1=${OUT%%;*}
+step_running() { squeue -h -s -j "$c1" -o %i 2>/dev/null | grep -qx "$c1\.0"; }
+check "charlie's 2-node, 2-GPU job runs its step" wait_for "step $c1.0" 30 step_running
 running_entry() { [ -n "$(rcli hget "qosdeny:{$QD_CLUSTER_NAME}:running" "$c1")" ]; }
 check "the running job is published to Redis within the interval" \
 	wait_for "running entry of $c1" $((INTERVAL * 3)) running_entry
@@ -121,14 +126,16 @@ check "alice, without usage, keeps the weight" site_is "$a1" $WEIGHT
 
 # --- At its end the records replace the running entry: counted once.
 scancel "$c1"
-has_record() { [ -n "$(redis_record "$c1" n1)" ]; }
-check "charlie's job ended and its epilog reported it" \
-	wait_for "job $c1's record" 60 has_record
-check_record "charlie's ended job" "$c1" n1 2 "$(job_elapsed "$c1")"
+has_records() { [ -n "$(redis_record "$c1" n1)" ] && [ -n "$(redis_record "$c1" n2)" ]; }
+check "charlie's job ended and both nodes' epilogs reported it" \
+	wait_for "job $c1's records" 60 has_records
+for n in n1 n2; do
+	check_record "charlie's ended job" "$c1" "$n" 1 "$(job_elapsed "$c1")"
+done
 no_running_entry() { ! running_entry; }
 check "its running entry is gone" no_running_entry
 settled() { [ "$(charlie_usage)" == "${USED[charlie]}" ]; }
-check "charlie's RawUsage is the record's GPUs x seconds, once (${USED[charlie]})" \
+check "charlie's RawUsage is his records' GPUs x seconds, once (${USED[charlie]})" \
 	wait_for "charlie's usage to settle" $((INTERVAL * 3)) settled
 assert_eq "no running entry is left" 0 "$(rcli hlen "qosdeny:{$QD_CLUSTER_NAME}:running")"
 # stays SECONDS COMMAND...: the command holds every 0.5 s for that long.
