@@ -88,6 +88,17 @@ __attribute__((unused)) static redisReply *admin_cmd(const struct server *s,
 	return r;
 }
 
+/* The server's clock, in seconds, as the code under test reads it. */
+__attribute__((unused)) static double admin_time(const struct server *s)
+{
+	redisReply *r = admin_cmd(s, "TIME");
+	double now = strtod(r->element[0]->str, NULL) +
+		     strtod(r->element[1]->str, NULL) / 1e6;
+
+	freeReplyObject(r);
+	return now;
+}
+
 static bool ready(const struct server *s)
 {
 	redisContext *c = admin(s);

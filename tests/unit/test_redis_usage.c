@@ -91,16 +91,6 @@ static double stored(const char *key)
 	return v;
 }
 
-static double server_now(void)
-{
-	redisReply *r = cmd("TIME");
-	double now = strtod(r->element[0]->str, NULL) +
-		     strtod(r->element[1]->str, NULL) / 1e6;
-
-	freeReplyObject(r);
-	return now;
-}
-
 static void set_usage(const char *key, double v, double t)
 {
 	freeReplyObject(cmd("HSET %s v %.17g t %.6f", key, v, t));
@@ -168,7 +158,8 @@ Test(redis, decay_on_update)
 	struct qd_usage_record zero = rec(1, 0, now - 10, now);
 
 	plain();
-	set_usage("qosdeny:{qd}:account:research", 1000, server_now() - WEEK);
+	set_usage("qosdeny:{qd}:account:research", 1000,
+		  admin_time(&srv) - WEEK);
 	cr_expect_eq(apply(&zero), 1);
 	cr_expect(NEAR(stored("qosdeny:{qd}:account:research"), 500), "%f",
 		  stored("qosdeny:{qd}:account:research"));
@@ -217,7 +208,7 @@ Test(redis, read_usage_decayed)
 	double now;
 
 	plain();
-	now = server_now();
+	now = admin_time(&srv);
 	set_usage("qosdeny:{qd}:account:research", 7200, now - WEEK);
 	set_usage("qosdeny:{qd}:assoc:research:alice", 3600, now - WEEK);
 	set_usage("qosdeny:{qd}:account:batch", 100, now);
@@ -278,7 +269,7 @@ Test(redis, read_usage_many_keys)
 	double now;
 
 	plain();
-	now = server_now();
+	now = admin_time(&srv);
 	c = admin(&srv);
 	for (int i = 0; i < 2500; i++)
 		redisAppendCommand(c, "HSET qosdeny:{qd}:assoc:a:u%d v %d t %f",

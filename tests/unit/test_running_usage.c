@@ -68,16 +68,14 @@ static struct qd_running_job job(uint32_t id, const char *account,
  * of the entries it wrote lies between. */
 static long long pub_lo, pub_hi;
 
-static double server_now(void);
-
 static long publish(const char *cluster, const struct qd_running_job *jobs,
 		    size_t n)
 {
 	long k;
 
-	pub_lo = (long long)server_now();
+	pub_lo = (long long)admin_time(&srv);
 	k = qd_redis_publish_running(rd, cluster, jobs, n, err, sizeof(err));
-	pub_hi = (long long)server_now();
+	pub_hi = (long long)admin_time(&srv);
 	cr_assert_geq(k, 0, "%s", err);
 	return k;
 }
@@ -115,16 +113,6 @@ static double zscore(const char *key, const char *member)
 
 	freeReplyObject(r);
 	return v;
-}
-
-static double server_now(void)
-{
-	redisReply *r = cmd("TIME");
-	double now = strtod(r->element[0]->str, NULL) +
-		     strtod(r->element[1]->str, NULL) / 1e6;
-
-	freeReplyObject(r);
-	return now;
 }
 
 /* What qd_redis_read_running reports, in order of the calls. */
@@ -337,7 +325,7 @@ Test(running, publishing_no_jobs_keeps_the_entries)
 	cr_expect_eq(g.calls, 1);
 	cr_expect_float_eq(g.sum, 10, 0);
 	put_entry("1", "research alice 10 1000 1",
-		  (long long)server_now() - QD_RUNNING_KEEP_S);
+		  (long long)admin_time(&srv) - QD_RUNNING_KEEP_S);
 	cr_expect_eq(read_running("qd").calls, 0);
 	cr_expect_eq(publish("qd", NULL, 0), 0);
 	cr_expect_eq(integer(cmd("EXISTS qosdeny:{qd}:running")), 0);
@@ -458,7 +446,7 @@ Test(running, ended_keeps_the_latest_end)
 /* A publication forgets ends older than QD_ENDED_KEEP_S. */
 Test(running, publication_forgets_old_ends)
 {
-	double now = server_now();
+	double now = admin_time(&srv);
 	struct qd_running_job a[] = {
 	    job(5, "research", "alice", 1, 1000),
 	    job(6, "research", "alice", 2, 1000),
@@ -574,7 +562,7 @@ Test(running, damaged_entry_is_an_error)
 	    "",
 	};
 	struct qd_running_job a[] = {job(1, "research", "alice", 10, 1000)};
-	long long now = (long long)server_now();
+	long long now = (long long)admin_time(&srv);
 	char want[256], entry[256], name[QD_NAME_MAX];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -811,7 +799,7 @@ static const char contract_table[] =
 static void usage_key(const char *cluster, const char *account,
 		      const char *user, double v)
 {
-	double t = server_now() + 3600;
+	double t = admin_time(&srv) + 3600;
 
 	if (user)
 		freeReplyObject(
@@ -1012,7 +1000,7 @@ Test(fs_usage, completed_decayed_running_not)
 {
 	static const char *const a[] = {"a"};
 	struct qd_running_job ra[] = {job(11, "research", "alice", 1000, 5)};
-	double now = server_now();
+	double now = admin_time(&srv);
 
 	freeReplyObject(cmd("HSET qosdeny:{a}:assoc:research:alice v 4000 t "
 			    "%.6f",
@@ -1101,7 +1089,7 @@ Test(fs_usage, errors_name_the_cluster_or_key)
  * publication ever trims it). */
 Test(running, record_forgets_old_ends)
 {
-	double now = server_now();
+	double now = admin_time(&srv);
 	time_t t = time(NULL);
 	struct qd_usage_record r = test_record(8, 1, t - 10, t);
 
@@ -1281,7 +1269,7 @@ Test(running, entry_gone_when_its_gpu_seconds_are_covered)
 Test(running, ended_job_kept_until_its_record)
 {
 	time_t now = time(NULL);
-	long long snow = (long long)server_now();
+	long long snow = (long long)admin_time(&srv);
 	struct qd_running_job a[] = {
 	    job(60, "research", "alice", 500, now - 600),
 	    job(61, "research", "bob", 30, now - 60),
@@ -1330,7 +1318,7 @@ Test(running, ended_job_kept_until_its_record)
  */
 Test(running, stale_entries_skipped_and_dropped)
 {
-	long long now = (long long)server_now();
+	long long now = (long long)admin_time(&srv);
 	struct qd_running_job a[] = {job(73, "research", "dave", 7, 1000)};
 	char e72[256], buf[256];
 	struct got g;
@@ -1367,7 +1355,7 @@ Test(running, stale_entries_skipped_and_dropped)
 Test(running, completing_job_keeps_its_shrunk_entry)
 {
 	time_t now = time(NULL);
-	long long snow = (long long)server_now();
+	long long snow = (long long)admin_time(&srv);
 	struct qd_running_job a[] = {
 	    job(80, "research", "alice", 400, now - 200)};
 	struct qd_usage_record n1 = test_record(80, 1, now - 200, now);
