@@ -63,6 +63,8 @@ extern void site_factor_p_reconfig(void)
 		return;
 	}
 	qd_sf_reconfigure(&p);
+	info("qosdeny: site factor: reconfigured: weight=%u interval=%u",
+	     p.weight, p.interval_s);
 }
 #endif
 

@@ -113,7 +113,7 @@ published() {
 }
 wait_for "the site factor's first refresh" 20 published
 show alice sbatch -q research -w n1 --gres=gpu:4 --wrap 'sleep 1'
-show charlie sbatch -q interactive -A batch -w n1 --gres=gpu:4 --wrap 'sleep 1'
+show charlie sbatch -q batch-lowprio -A batch -w n1 --gres=gpu:4 --wrap 'sleep 1'
 show root sprio -o "%.8i %.9u %.10Y %.8S"
 echo "When n1 frees up, the job with the higher SITE starts first:"
 scancel "$F"
