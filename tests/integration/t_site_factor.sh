@@ -152,16 +152,17 @@ check "and stays once over two more refreshes" stays $((INTERVAL * 2)) settled
 # in that order when nodes free up.
 c3=$(pending_job charlie -A batch)
 check "charlie's pending job follows his fair share" site_follows "$c3" charlie batch
+# c0, pending since before charlie's usage, follows it at the next
+# PriorityCalcPeriod (1 minute) after a refresh (nothing runs meanwhile, so
+# the fair shares stand still).
+check "charlie's job pending from the start follows his usage" \
+	wait_for "job $c0 to follow" $((60 + INTERVAL * 3)) site_follows "$c0" charlie batch
+check "which is now below the weight" test "$(site "$c0")" -lt $WEIGHT
 blocker=$(submit_running bob -A research --gres=gpu:4 -w n1 --wrap 'sleep 300')
 jc=$(as charlie sbatch --parsable -A batch --gres=gpu:4 -w n1 --wrap 'sleep 1'; echo "${OUT%%;*}")
 ja=$(as alice sbatch --parsable -A research --gres=gpu:4 -w n1 --wrap 'sleep 1'; echo "${OUT%%;*}")
 check "alice's waiting job outranks charlie's" \
 	test "$(site "$ja")" -gt "$(site "$jc")"
-# c0, pending since before charlie's usage, follows it at the next
-# PriorityCalcPeriod (1 minute) after a refresh.
-check "charlie's job pending from the start follows his usage" \
-	wait_for "job $c0 to follow" $((60 + INTERVAL * 3)) site_follows "$c0" charlie batch
-check "which is now below the weight" test "$(site "$c0")" -lt $WEIGHT
 scancel "$blocker"
 starts_first() { [ "$(job_state "$ja")" == RUNNING ] || [ "$(job_state "$ja")" == COMPLETED ] || [ -z "$(job_state "$ja")" ]; }
 check "when n1 frees up, alice's job starts first" wait_for "job $ja to start" 60 starts_first
@@ -258,6 +259,22 @@ assert_eq "qosdeny share --cluster $QD_CLUSTER_NAME alone leaves it out" 0 \
 check "qosdeny share --cluster $QD_CLUSTER_NAME,$OTHER counts it" \
 	test "$(bob_raw --cluster "$QD_CLUSTER_NAME,$OTHER")" -gt 0
 write_policy "$EXAMPLE_POLICY"
+cancel_all
+
+# --- A new weight at reconfigure: 22.05 calls site_factor_p_reconfig,
+# from 24.05 a reconfigure starts a new slurmctld, whose init reads it.
+cat >>"$EXTRA" <<EOF
+PrioritySiteFactorParameters=weight=20000,interval=$INTERVAL
+EOF
+sed -i '/^PrioritySiteFactorParameters=weight=10000/d' "$EXTRA"
+WEIGHT=20000
+check "scontrol reconfigure with weight=20000" bash -c \
+	"QD_SLURM_CONF_EXTRA='$EXTRA' bash '$CLUSTER' write-conf >/dev/null && bash '$CLUSTER' reconfigure >/dev/null"
+fresh_alice_follows() { site_follows "$(pending_job alice -A research)" alice research; }
+check "new jobs get the new weight x FairShare" \
+	wait_for "the new weight" $((INTERVAL * 3)) fresh_alice_follows
+check "alice's new job's SITE is above the old weight" \
+	test "$(site "$(pending_job alice -A research)")" -gt 10000
 cancel_all
 
 # --- Back to the suite's configuration.
