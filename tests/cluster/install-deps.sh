@@ -28,7 +28,7 @@ fi
 PKGS="$SLURM_PKGS munge mariadb-server
 mariadb-client redis-server libcriterion-dev libhiredis-dev dpkg-dev pkg-config
 clang-format gcc make clang libclang-rt-dev ${QD_EXTRA_PKGS:-}
-libpam0g-dev openssh-server"
+libpam0g-dev openssh-server openssh-client"
 USERS="alice bob charlie"
 # QD_DEPS=build: only what building the plugins and the tool needs (make
 # deb on an administrator's machine), no test users.

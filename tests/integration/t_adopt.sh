@@ -19,10 +19,12 @@ EXTRA=$QD_CLUSTER_DIR/adopt-slurm.conf
 if [ -z "$ADOPT" ] && ! dpkg-query -W -f '${db:Status-Status}' slurmctld 2>/dev/null | grep -qx installed; then
 	echo "# t_adopt.sh: SKIPPED: no pam_slurm_adopt.so for a Slurm built from source"
 	finish
+	exit
 fi
 if [ -z "$ADOPT" ] || { ! command -v sshd >/dev/null && [ ! -x /usr/sbin/sshd ]; }; then
 	fail "pam_slurm_adopt.so and sshd are needed (make deps)"
 	finish
+	exit
 fi
 
 # cgroups CONSTRAIN TASKPLUGIN: slurm.conf and cgroup.conf for that setup,
