@@ -269,7 +269,7 @@ demo: deps
 	$(MAKE) all
 	bash tests/demo.sh
 
-bench: deps $(BENCH_BIN) $(USAGE_BENCH_BIN) $(SF_BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SPANK_SO)
+bench: deps $(BENCH_BIN) $(USAGE_BENCH_BIN) $(SF_BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SF_SO) $(SPANK_SO)
 	bash tests/bench/usage.sh
 	bash tests/bench/launch.sh
 	QD_MEMORY_SUBMISSIONS=20000 QD_MEMORY_OUT=tests/bench/memory.txt \
@@ -277,6 +277,7 @@ bench: deps $(BENCH_BIN) $(USAGE_BENCH_BIN) $(SF_BENCH_BIN) $(FILL_QUEUE) $(JS_S
 	bash tests/bench/submit.sh
 	$(SF_BENCH_BIN) | tee tests/bench/site_factor.txt
 	$(MAKE) bench-plugin
+	bash tests/bench/site_factor.sh
 	bash tests/chroot/make-in.sh 24.11 bench-plugin BENCH_VERSION=-24.11
 
 # The decision path and the time inside job_submit per submission (uprobes,
