@@ -25,9 +25,15 @@ struct qd_factor_entry {
 	uint32_t factor;
 };
 
+/* No factor for this id in the direct index (factors are at most 10^6). */
+#define QD_FACTOR_NONE UINT32_MAX
+
 struct qd_factor_table {
 	uint32_t weight;
 	size_t n;
+	uint32_t *direct; /* factor by assoc_id, QD_FACTOR_NONE: unknown;
+			     NULL when the ids are too sparse for it */
+	size_t ndirect;
 	struct qd_factor_entry e[]; /* sorted by assoc_id */
 };
 
@@ -38,7 +44,7 @@ uint32_t qd_factor_of(uint32_t weight, double fair_share);
 /*
  * A table for the associations, each given the factor of its row in fs
  * (computed by qd_fs_compute); an association without a row has no usage,
- * so FairShare 1. NULL when out of memory. Free with free().
+ * so FairShare 1. NULL when out of memory. One block: free with free().
  */
 struct qd_factor_table *qd_factor_table_build(struct qd_fs_table *fs,
 					      const struct qd_assoc_ref *assocs,

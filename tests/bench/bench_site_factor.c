@@ -263,7 +263,7 @@ int main(void)
 	       median(tab, BUILD_RUNS), median(total, BUILD_RUNS));
 
 	printf("#\n# (b) site_factor_p_update: one lookup per pending job "
-	       "(bsearch of %zu entries)\n",
+	       "(direct index by assoc_id, %zu entries)\n",
 	       table->n);
 	printf("# under the mutex, over a linked list of 1 KiB job records; "
 	       "median of %d passes;\n",

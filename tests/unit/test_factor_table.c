@@ -150,6 +150,36 @@ Test(factor, table_of_the_contract_example)
 		cr_expect_lt(ft->e[i - 1].assoc_id, ft->e[i].assoc_id);
 }
 
+/*
+ * Ids up to 1001 among 10 associations are dense enough for the direct
+ * index (one load per lookup, p_update's walk); adding 4000000000 makes
+ * them too sparse, and the table falls back to the binary search above.
+ * Both answer the same.
+ */
+Test(factor, dense_ids_indexed_sparse_searched)
+{
+	static const uint32_t ids[] = {
+	    0, 1, 2, 3, 4, 5, 6, 7, 30, 31, 77, 900, 1001, 1002, 4000000000u};
+	struct qd_factor_table *sparse;
+
+	contract_fs();
+	ft = qd_factor_table_build(&fs, contract_assocs, N_CONTRACT - 1, 10000);
+	sparse = qd_factor_table_build(&fs, contract_assocs, N_CONTRACT, 10000);
+	cr_assert(ft && sparse);
+	cr_expect_not_null(ft->direct);
+	cr_expect_eq(ft->ndirect, 1002);
+	cr_expect_null(sparse->direct, "ids up to 4e9: no direct index");
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		cr_expect_eq(qd_factor_lookup(ft, ids[i]),
+			     qd_factor_lookup(sparse, ids[i]), "assoc %u",
+			     ids[i]);
+	cr_expect_eq(qd_factor_lookup(ft, 1001), 4353);
+	cr_expect_eq(qd_factor_lookup(ft, 900), 5141);
+	cr_expect_eq(qd_factor_lookup(ft, 1002), 10000, "past the index");
+	cr_expect_eq(qd_factor_lookup(ft, 3), 10000, "a hole in the index");
+	free(sparse);
+}
+
 Test(factor, table_other_weights)
 {
 	contract_fs();
