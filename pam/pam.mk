@@ -5,7 +5,13 @@
 
 PAM_SO    := $(B)/pam_qosdeny.so
 PAM_MAP   := pam/pam_qosdeny.map
-PAMDIR    ?= /lib/$(shell $(CC) -print-multiarch)/security
+# Where this release's own PAM modules are (dpkg knows the path it
+# installed them under: /lib on Debian 12, /usr/lib from 13, whose merged
+# /usr makes /lib an alias that packages may not use); /lib elsewhere.
+PAM_MA    := $(shell $(CC) -print-multiarch)
+PAMDIR    ?= $(shell d=/usr/lib/$(PAM_MA)/security; \
+               dpkg-query -S $$d/pam_unix.so >/dev/null 2>&1 || \
+               d=/lib/$(PAM_MA)/security; echo $$d)
 
 $(B)/pam/%.o: pam/%.c $(wildcard spank/*.h)
 	@mkdir -p $(@D)

@@ -45,9 +45,11 @@ assert_eq "purge leaves the site's qosdeny.conf" "$mine" "$(md5sum <"$conf")"
 rm -f "$conf"
 
 # --- installed where Slurm looks, depending on this exact Slurm ---------
+# pam_qosdeny.so goes where this release's own PAM modules are.
+pamdir=$(dirname "$(dpkg-query -L libpam-modules | grep '/pam_unix\.so$' | head -n 1)")
 check "apt installs it where there is no qosdeny.conf" apt_q install "$deb"
 for f in "$plugdir/job_submit_qosdeny.so" "$plugdir/spank_qosdeny.so" \
-	"$plugdir/site_factor_qosdeny.so" \
+	"$plugdir/site_factor_qosdeny.so" "$pamdir/pam_qosdeny.so" \
 	/usr/bin/qosdeny /usr/share/man/man1/qosdeny.1.gz \
 	/usr/share/man/man5/qosdeny.conf.5.gz; do
 	check "the package installs $f" [ -e "$f" ]
@@ -75,7 +77,7 @@ rmdir "$empty"
 # --- purge takes everything away, the example policy with it ------------
 check "apt purges it" apt_q purge qosdeny
 for f in "$plugdir/job_submit_qosdeny.so" "$plugdir/spank_qosdeny.so" \
-	"$plugdir/site_factor_qosdeny.so" \
+	"$plugdir/site_factor_qosdeny.so" "$pamdir/pam_qosdeny.so" \
 	/usr/bin/qosdeny "$conf"; do
 	check "purge removes $f" [ ! -e "$f" ]
 done
