@@ -132,3 +132,14 @@ sdiag_avg() {
 machine() {
 	echo "$(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
 }
+
+# probe_durations PERF_DATA GROUP EVENT: one line per call, microseconds from
+# the uprobe GROUP:EVENT to GROUP:EVENT_ret (perf probe's %return) of the
+# same thread.
+probe_durations() {
+	perf script -i "$1" --ns -F tid,time,event 2>/dev/null | awk -v e="$2:$3:" \
+		-v r="$2:$3_ret__return:" '
+		{ t = $2; sub(":", "", t) }
+		$3 == e { start[$1] = t }
+		$3 == r && ($1 in start) { printf "%.2f\n", (t - start[$1]) * 1e6; delete start[$1] }'
+}

@@ -47,16 +47,6 @@ trap 'probes_off; cluster_down' EXIT
 grep -q "$QD_SO" "/proc/$CTLD_PID/maps" 2>/dev/null || use_config qosdeny
 grep -q "$QD_SO" "/proc/$CTLD_PID/maps" || die "slurmctld did not load $QD_SO"
 
-# durations PERF_DATA ENTRY: one line per call, microseconds from the
-# entry event to the return event of the same thread
-durations() {
-	perf script -i "$1" --ns -F tid,time,event 2>/dev/null | awk -v e="qdbench:$2:" \
-		-v r="qdbench:$2_ret__return:" '
-		{ t = $2; sub(":", "", t) }
-		$3 == e { start[$1] = t }
-		$3 == r && ($1 in start) { printf "%.2f\n", (t - start[$1]) * 1e6; delete start[$1] }'
-}
-
 # row CONFIG KIND EVENT: CALLS submissions of KIND under perf, probes on
 # EVENT (qd, lua, nop; "-" for none); prints "calls rpc_avg_us" and leaves
 # the per-call times in $work/times
@@ -85,7 +75,7 @@ row() {
 	if [ ${#rec[@]} -gt 0 ]; then
 		kill -INT "${rec[0]}"
 		wait "${rec[0]}"
-		durations "$work/perf.data" "$ev" >"$work/times"
+		probe_durations "$work/perf.data" qdbench "$ev" >"$work/times"
 	fi
 	case $config/$kind in
 	*/accepted | none/denied) grep -q " $CALLS accepted 0 rejected" "$work/fill.out" ;;

@@ -179,15 +179,6 @@ fill_spread() {
 	[ "$(pending fill)" -eq "$1" ] || die "queue holds $(pending fill) jobs, not $1"
 }
 
-# durations PERF_DATA EV: microseconds per call from perf script
-durations() {
-	perf script -i "$1" --ns -F tid,time,event 2>/dev/null | awk -v e="qdsf:$2:" \
-		-v r="qdsf:$2_ret__return:" '
-		{ t = $2; sub(":", "", t) }
-		$3 == e { start[$1] = t }
-		$3 == r && ($1 in start) { printf "%.2f\n", (t - start[$1]) * 1e6; delete start[$1] }'
-}
-
 # submit_row Q CONFIG: CALLS held submissions (alice, gpu:1, one account),
 # p_set traced when on; "Q CONFIG rpc_avg" into rpcs, p_set times into sets
 submit_row() {
@@ -211,7 +202,7 @@ submit_row() {
 	if [ ${#rec[@]} -gt 0 ]; then
 		kill -INT "${rec[0]}"
 		wait "${rec[0]}"
-		durations "$work/perf.data" set >"$work/times"
+		probe_durations "$work/perf.data" qdsf set >"$work/times"
 		awk -v q="$1" '{ print q, $1 }' "$work/times" >>"$work/sets"
 		[ "$(wc -l <"$work/times")" -ge "$CALLS" ] ||
 			die "$1 on: $(wc -l <"$work/times") p_set calls traced, $CALLS sent"
