@@ -25,8 +25,8 @@
 #define MAX_WORDS 64
 
 static const char *const names[] = {
-    "redis",  "redis_password_file", "cluster", "spool", "timeout_ms",
-    "cgroup", "gpu_devices",
+    "redis",  "redis_password_file", "cluster",	  "spool", "timeout_ms",
+    "cgroup", "gpu_devices",	     "adopt_dir",
 };
 
 #define NNAMES (sizeof(names) / sizeof(names[0]))
@@ -129,11 +129,13 @@ static bool model_value(struct qd_spank_opts *m, size_t k, const char *val)
 				return true;
 			}
 		return false;
-	default:
+	case 6:
 		if (strlen(val) >= sizeof(m->gpu_devices))
 			return false;
 		strcpy(m->gpu_devices, val);
 		return true;
+	default:
+		return model_path(m->adopt_dir, sizeof(m->adopt_dir), val);
 	}
 }
 
@@ -151,6 +153,7 @@ static int model_parse(struct qd_spank_opts *m, int argc, char *const argv[],
 	m->redis_port = 6379;
 	m->timeout_ms = 500;
 	m->cgroup = QD_CG_AUTO;
+	strcpy(m->adopt_dir, "/run/qosdeny");
 	for (int i = 0; i < argc; i++) {
 		const char *eq = strchr(argv[i], '=');
 		size_t keylen = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
@@ -200,6 +203,9 @@ static void check_domain(const struct qd_spank_opts *o)
 			o->redis_password_file[0] == '/',
 		    "password file '%s'", o->redis_password_file);
 	FUZZ_ASSERT(!o->spool[0] || o->spool[0] == '/', "spool '%s'", o->spool);
+	FUZZ_ASSERT(terminated(o->adopt_dir, sizeof(o->adopt_dir)) &&
+			o->adopt_dir[0] == '/',
+		    "adopt_dir '%.64s'", o->adopt_dir);
 	for (const char *c = o->cluster; *c; c++)
 		FUZZ_ASSERT(isalnum((unsigned char)*c) || *c == '_' ||
 				*c == '-',
@@ -224,6 +230,8 @@ static void check_same(const struct qd_spank_opts *o,
 	FUZZ_ASSERT(o->cgroup == m->cgroup, "cgroup %d", (int)o->cgroup);
 	FUZZ_ASSERT(!strcmp(o->gpu_devices, m->gpu_devices), "gpu_devices '%s'",
 		    o->gpu_devices);
+	FUZZ_ASSERT(!strcmp(o->adopt_dir, m->adopt_dir), "adopt_dir '%s'",
+		    o->adopt_dir);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
