@@ -143,3 +143,6 @@ probe_durations() {
 		$3 == e { start[$1] = t }
 		$3 == r && ($1 in start) { printf "%.2f\n", (t - start[$1]) * 1e6; delete start[$1] }'
 }
+
+# pick N P: the P-quantile (0-1) of the N sorted numbers on stdin.
+pick() { awk -v n="$1" -v p="$2" 'NR == int((n - 1) * p) + 1 { print; exit }'; }

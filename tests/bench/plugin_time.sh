@@ -127,8 +127,6 @@ done
 same_ctld
 elapsed=$((SECONDS - T_START))
 
-# pick N P: the P-quantile (0-1) of the sorted numbers on stdin
-pick() { awk -v n="$1" -v p="$2" 'NR == int((n - 1) * p) + 1 { print; exit }'; }
 
 {
 	echo "# time inside the job_submit plugin per submission, traced in slurmctld"

@@ -284,7 +284,6 @@ update_s=$((SECONDS - t2))
 same_ctld
 elapsed=$((SECONDS - T_START))
 
-pick() { awk -v n="$1" -v p="$2" 'NR == int((n - 1) * p) + 1 { print; exit }'; }
 
 {
 	echo "# site_factor/qosdeny inside slurmctld $(slurmctld -V | awk '{ print $2 }'), traced with uprobes"

@@ -18,6 +18,7 @@
 #include "running_usage.h"
 #include "spool.h"
 #include "spool_orphan.h"
+#include "contract_example.h"
 #include "test_redis_server.h"
 
 #ifndef QD_TOOL_PATH /* the Makefile names this build's */
@@ -26,14 +27,6 @@
 
 static struct server srv;
 static char out[8192], errout[8192];
-
-static const char contract_table[] =
-    "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|FairShare\n"
-    "batch||100|0.166667|1800|0.200000|0.435275\n"
-    "batch|charlie|1|0.166667|1800|0.200000|0.435275\n"
-    "research||500|0.833333|7200|0.800000|0.514057\n"
-    "research|alice|1|0.416667|3600|0.400000|0.514057\n"
-    "research|bob|1|0.416667|3600|0.400000|0.514057\n";
 
 static void write_file(const char *name, mode_t mode, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

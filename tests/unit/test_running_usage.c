@@ -16,6 +16,7 @@
 #include "fairshare_usage.h"
 #include "redis_usage.h"
 #include "running_usage.h"
+#include "contract_example.h"
 #include "test_redis_server.h"
 #include "usage_fixture.h"
 
@@ -786,14 +787,6 @@ Test(running, redis_down)
  * qd_fs_read_usage: completed usage (decayed) plus running jobs', per
  * association and per account, summed over clusters.
  */
-
-static const char contract_table[] =
-    "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|FairShare\n"
-    "batch||100|0.166667|1800|0.200000|0.435275\n"
-    "batch|charlie|1|0.166667|1800|0.200000|0.435275\n"
-    "research||500|0.833333|7200|0.800000|0.514057\n"
-    "research|alice|1|0.416667|3600|0.400000|0.514057\n"
-    "research|bob|1|0.416667|3600|0.400000|0.514057\n";
 
 /* A usage hash as of an hour from now: read back undecayed, exactly. */
 static void usage_key(const char *cluster, const char *account,
