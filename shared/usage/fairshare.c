@@ -62,14 +62,30 @@ static int reindex(struct qd_fs_table *t, size_t rows)
 	return 0;
 }
 
+/*
+ * A name as rows hold it: cut to QD_NAME_MAX - 1 characters (usage records
+ * and Redis keys hold no longer ones, names.h). Lookups cut the same way, so
+ * a longer name finds the row it made instead of adding a second one.
+ */
+static const char *as_stored(const char *name, char *buf)
+{
+	if (strnlen(name, QD_NAME_MAX) < QD_NAME_MAX)
+		return name;
+	memcpy(buf, name, QD_NAME_MAX - 1);
+	buf[QD_NAME_MAX - 1] = '\0';
+	return buf;
+}
+
 struct qd_fs_row *qd_fs_find(struct qd_fs_table *t, const char *account,
 			     const char *user)
 {
+	char acct_buf[QD_NAME_MAX], user_buf[QD_NAME_MAX];
 	size_t *slot;
 
 	if (!t->nslots)
 		return NULL;
-	slot = slot_of(t, account, user ? user : "");
+	slot = slot_of(t, as_stored(account, acct_buf),
+		       as_stored(user ? user : "", user_buf));
 	return *slot ? &t->rows[*slot - 1] : NULL;
 }
 

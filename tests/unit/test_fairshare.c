@@ -437,3 +437,24 @@ Test(fairshare, index_free_and_reuse)
 		      "b||1|1.000000|5|1.000000|0.500000\n"
 		      "b|u1|1|1.000000|5|1.000000|0.500000\n");
 }
+
+/* Rows keep names to QD_NAME_MAX - 1 characters; a longer name must find
+ * the row it made (sacctmgr allows longer account names), not add another. */
+Test(fairshare, long_names_find_their_rows)
+{
+	char acct[100], name[100];
+
+	memset(acct, 'a', 80);
+	acct[80] = '\0';
+	memset(name, 'u', 70);
+	name[70] = '\0';
+	cr_assert_eq(qd_fs_add_assoc(&t, acct, NULL, NULL, 5), 0);
+	cr_assert_eq(qd_fs_add_assoc(&t, acct, name, NULL, 2), 0);
+	cr_assert_eq(qd_fs_add_assoc(&t, acct, name, NULL, 9), 0);
+	user(acct, name, 2, 10);
+	cr_assert_eq(t.n, 2);
+	cr_assert_not_null(qd_fs_find(&t, acct, NULL));
+	cr_assert_eq(qd_fs_find(&t, acct, name)->raw_shares, 2);
+	cr_assert_eq(qd_fs_find(&t, acct, name)->usage, 10);
+	cr_assert_eq(strlen(t.rows[1].user), QD_NAME_MAX - 1);
+}
