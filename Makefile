@@ -10,6 +10,9 @@
 #   make deb        the qosdeny Debian package for this release and its
 #                   Slurm, in $(B)/deb-pkg (lintian-checked)
 
+# `make` alone builds `all`, whatever the included .mk files define first.
+.DEFAULT_GOAL := all
+
 PREFIX    ?= /usr/local
 # Debian's Slurm keeps its plugins in slurm-wlm/, SchedMD's build in slurm/.
 SLURM_LIBDIR := $(shell pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
@@ -34,7 +37,19 @@ CFLAGS    += -std=gnu11 -Wall -Wextra -fPIC -D_GNU_SOURCE \
 # read: slurm.conf and plugstack.conf, text files, error strings).
 CORE_DIRS := shared/common shared/policy shared/usage
 CORE_CFLAGS := $(CORE_DIRS:%=-I%)
-CORE_HDR  := $(wildcard $(CORE_DIRS:%=%/*.h))
+# Header dependencies: each compile writes TARGET.d, included at the end.
+DEPFLAGS   = -MMD -MP -MF $@.d
+
+# Quiet rules, as Linux's and Slurm's builds print them ("  CC  file.o");
+# V=1 shows the full command lines.
+ifneq ($(V),1)
+Q_CC = @printf '  %-7s %s\n' CC $@;
+Q_LD = @printf '  %-7s %s\n' LD $@;
+Q_AR = @printf '  %-7s %s\n' AR $@;
+Q_GEN = @printf '  %-7s %s\n' GEN $@;
+Q_OUT = >/dev/null
+MAKEFLAGS += --no-print-directory
+endif
 
 # Slurm's internal headers (job_desc_msg_t, assoc_mgr, locks) for the
 # job_submit adapter: Debian's source package of the installed slurm-wlm,
@@ -98,87 +113,113 @@ SF_BENCH_BIN := $(B)/tests/bench_site_factor
 # Queues held jobs through libslurm, for the submission benchmark.
 FILL_QUEUE := $(B)/tests/fill_queue
 
+# A missing build dependency stops here with one line naming the Debian
+# package, before any compiler error. The goals that install them
+# themselves (make deps) are left alone; install needs no test framework.
+BUILD_DEPS := slurm/slurm.h=libslurm-dev hiredis/hiredis.h=libhiredis-dev \
+              security/pam_ext.h=libpam0g-dev
+TEST_DEPS  := criterion/criterion.h=libcriterion-dev
+SELF_DEPS_GOALS := deps check check-here demo bench bench-plugin deb \
+                   deb-test build-test clean format format-check fuzz fuzz-smoke \
+                   fuzz-build
+GOALS := $(or $(MAKECMDGOALS),all)
+ifneq ($(filter-out $(SELF_DEPS_GOALS),$(GOALS)),)
+NEEDED  := $(BUILD_DEPS) \
+           $(if $(filter-out install pam-install,$(GOALS)),$(TEST_DEPS))
+MISSING := $(firstword $(foreach d,$(NEEDED),$(if \
+             $(wildcard /usr/include/$(firstword $(subst =, ,$(d)))),,$(d))))
+ifneq ($(MISSING),)
+$(error $(firstword $(subst =, ,$(MISSING))) not found: install Debian's $(lastword $(subst =, ,$(MISSING))), or run make deps (as root) for every build dependency)
+endif
+endif
+
 include spank/spank.mk
 include site_factor/site_factor.mk
 include pam/pam.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: all check check-here slurm-from-source deb deb-test bench-plugin unit unit-asan integration integration-asan demo bench \
+.PHONY: all build-test check check-here slurm-from-source deb deb-test bench-plugin unit unit-asan integration integration-asan demo bench \
         install deps format format-check clean
 all: $(CORE_LIB) $(JS_SO) $(SF_SO) $(SPANK_SO) $(PAM_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
 
-$(B)/shared/%.o: shared/%.c $(CORE_HDR)
+$(B)/shared/%.o: shared/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CORE_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(CORE_CFLAGS) -c -o $@ $<
 
 $(CORE_LIB): $(CORE_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q_AR)ar rcs $@ $^
 
 $(B)/slurm-config/config.h: job_submit/get-slurm-source.sh \
 		$(wildcard /usr/include/slurm/slurm_version.h /usr/sbin/slurmctld)
-	SLURM_SRC=$(SLURM_SRC) B=$(B) sh job_submit/get-slurm-source.sh
+	$(Q_GEN)SLURM_SRC=$(SLURM_SRC) B=$(B) sh job_submit/get-slurm-source.sh $(Q_OUT)
 
-$(B)/job_submit/%.o: job_submit/%.c $(wildcard job_submit/*.h) $(CORE_HDR) \
-		$(B)/slurm-config/config.h
+$(B)/job_submit/%.o: job_submit/%.c $(B)/slurm-config/config.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CORE_CFLAGS) $(SLURM_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(CORE_CFLAGS) $(SLURM_CFLAGS) -c -o $@ $<
 
 # Only the plugin's entry points are exported (job_submit_qosdeny.map).
 $(JS_SO): $(JS_OBJ) $(CORE_LIB) job_submit/job_submit_qosdeny.map
-	$(CC) -shared -o $@ $(JS_OBJ) $(CORE_LIB) \
+	$(Q_LD)$(CC) -shared -o $@ $(JS_OBJ) $(CORE_LIB) \
 		-Wl,--version-script=job_submit/job_submit_qosdeny.map
 
-$(B)/tools/%.o: tools/%.c $(wildcard tools/*.h) $(CORE_HDR)
+# The tool's doctor checks a node with the plugin's own parts (plugstack
+# options, GPU lists, cgroups): it links libqosdeny_spank.a.
+$(B)/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CORE_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(SPANK_CFLAGS) -c -o $@ $<
 
-$(TOOL): $(TOOL_OBJ) $(CORE_LIB)
-	$(CC) -o $@ $(TOOL_OBJ) $(CORE_LIB) -lslurm -lhiredis -lm
+$(TOOL): $(TOOL_OBJ) $(SPANK_LIB) $(CORE_LIB)
+	$(Q_LD)$(CC) -o $@ $(TOOL_OBJ) $(SPANK_LIB) $(CORE_LIB) -lslurm -lhiredis -lm
 
 # The tool's end-to-end tests run this build's qosdeny (B differs per
 # Slurm version).
 $(B)/tests/test_redis_tool $(ASAN_B)/tests/test_redis_tool: \
 	TEST_DEFS := -DQD_TOOL_PATH='"$(abspath $(TOOL))"'
 
-$(B)/tests/test_%: tests/unit/test_%.c $(CORE_LIB) $(wildcard tests/unit/*.h)
+# The doctor's output and text readers, compiled into their unit test.
+DOCTOR_PURE := tools/doctor_output.c tools/doctor_text.c
+$(B)/tests/test_doctor $(ASAN_B)/tests/test_doctor: $(DOCTOR_PURE)
+$(B)/tests/test_doctor $(ASAN_B)/tests/test_doctor: \
+	TEST_DEFS := -Itools $(DOCTOR_PURE)
+
+$(B)/tests/test_%: tests/unit/test_%.c $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(TEST_DEFS) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) \
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(TEST_DEFS) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) \
 		-lcriterion -lhiredis -lm
 
-$(ASAN_B)/shared/%.o: shared/%.c $(CORE_HDR)
+$(ASAN_B)/shared/%.o: shared/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(CORE_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(ASAN_FLAGS) $(CORE_CFLAGS) -c -o $@ $<
 
 $(ASAN_CORE_LIB): $(ASAN_CORE_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q_AR)ar rcs $@ $^
 
-$(ASAN_B)/tests/test_%: tests/unit/test_%.c $(ASAN_CORE_LIB) \
-		$(wildcard tests/unit/*.h)
+$(ASAN_B)/tests/test_%: tests/unit/test_%.c $(ASAN_CORE_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(TEST_DEFS) $(ASAN_FLAGS) $(CORE_CFLAGS) -o $@ $< \
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(TEST_DEFS) $(ASAN_FLAGS) $(CORE_CFLAGS) -o $@ $< \
 		$(ASAN_CORE_LIB) -lcriterion -lhiredis -lm
 
 $(B)/tests/forge_submit $(B)/tests/submit_as_uid: HELPER_LIBS := -lslurm
-$(B)/tests/%: tests/helpers/%.c $(wildcard tests/helpers/*.h)
+$(B)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(HELPER_LIBS)
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) -o $@ $< $(HELPER_LIBS)
 
-$(ASAN_CTLD_B)/shared/%.o: shared/%.c $(CORE_HDR)
+$(ASAN_CTLD_B)/shared/%.o: shared/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_CTLD_FLAGS) $(CORE_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(ASAN_CTLD_FLAGS) $(CORE_CFLAGS) -c -o $@ $<
 
 $(ASAN_CTLD_B)/job_submit/%.o: job_submit/%.c \
-		$(wildcard job_submit/*.h) $(CORE_HDR) $(B)/slurm-config/config.h
+		$(B)/slurm-config/config.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_CTLD_FLAGS) $(CORE_CFLAGS) $(SLURM_CFLAGS) \
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(ASAN_CTLD_FLAGS) $(CORE_CFLAGS) $(SLURM_CFLAGS) \
 		-c -o $@ $<
 
 $(ASAN_CTLD_DIR)/job_submit_qosdeny.so: $(ASAN_CTLD_OBJ) \
 		job_submit/job_submit_qosdeny.map
 	@mkdir -p $(@D)
-	$(CC) $(ASAN_CTLD_FLAGS) -shared -o $@ $(ASAN_CTLD_OBJ) \
+	$(Q_LD)$(CC) $(ASAN_CTLD_FLAGS) -shared -o $@ $(ASAN_CTLD_OBJ) \
 		-Wl,--version-script=job_submit/job_submit_qosdeny.map
 
 $(ASAN_CTLD_DIR)/spank_qosdeny.so: $(SPANK_SO)
@@ -187,23 +228,28 @@ $(ASAN_CTLD_DIR)/spank_qosdeny.so: $(SPANK_SO)
 
 $(BENCH_BIN): $(BENCH_SRC) $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CORE_CFLAGS) -o $@ $(BENCH_SRC) $(CORE_LIB)
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(CORE_CFLAGS) -o $@ $(BENCH_SRC) $(CORE_LIB)
 
 $(USAGE_BENCH_BIN): tests/bench/bench_usage.c $(SPANK_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SPANK_CFLAGS) -o $@ $< $(SPANK_LIB) $(SPANK_LIBS)
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(SPANK_CFLAGS) -o $@ $< $(SPANK_LIB) $(SPANK_LIBS)
 
 $(SF_BENCH_BIN): tests/bench/bench_site_factor.c $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) -lm -pthread
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) -lm -pthread
 
 $(FILL_QUEUE): tests/bench/fill_queue.c tests/helpers/slurm_ids.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< -lslurm
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) -o $@ $< -lslurm
 
 # Installs Debian's packages and the test users where missing (root).
 deps:
 	sh tests/cluster/install-deps.sh
+
+# A fresh copy of the tree built as an administrator would (tests/build/).
+build-test:
+	@mkdir -p $(QD_RESULTS)
+	bash tests/build/t_build.sh
 
 unit: $(UNIT_BIN)
 	@mkdir -p $(QD_RESULTS)
@@ -253,6 +299,7 @@ slurm-from-source:
 # The whole suite against the Slurm installed here.
 check-here: deps
 	$(MAKE) all
+	$(MAKE) build-test || true
 	$(MAKE) unit || true
 	$(MAKE) unit-asan || true
 	$(MAKE) fuzz-smoke || true
@@ -265,8 +312,12 @@ check-here: deps
 		echo "deb-test: skipped: this Slurm is not Debian's package"; \
 	fi
 
+# The build's lines go to a log, so that the worked example is all it shows.
 demo: deps
-	$(MAKE) all
+	@mkdir -p $(B)
+	@echo "make demo: building (log: $(B)/demo-build.log)"
+	@$(MAKE) all >$(B)/demo-build.log 2>&1 || \
+		{ tail -n 20 $(B)/demo-build.log; exit 1; }
 	bash tests/demo.sh
 
 bench: deps $(BENCH_BIN) $(USAGE_BENCH_BIN) $(SF_BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SF_SO) $(SPANK_SO)
@@ -352,3 +403,9 @@ clean:
 	rm -rf $(B)/shared $(B)/job_submit $(B)/site_factor $(B)/tools $(B)/tests $(B)/*.so \
 		$(ASAN_B) $(ASAN_CTLD_B) $(B)/fuzz \
 		$(B)/*.a $(B)/qosdeny $(B)/results
+
+# The header dependencies the compiler wrote (DEPFLAGS), for the objects
+# and programs of this build directory.
+DEP_DIRS := shared/* job_submit site_factor spank pam tools tests
+-include $(wildcard $(foreach b,$(B) $(ASAN_B) $(ASAN_CTLD_B) $(FUZZ_B),\
+                      $(DEP_DIRS:%=$(b)/%/*.d)) $(FUZZ_B)/*.d)

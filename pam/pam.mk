@@ -13,12 +13,12 @@ PAMDIR    ?= $(shell d=/usr/lib/$(PAM_MA)/security; \
                dpkg-query -S $$d/pam_unix.so >/dev/null 2>&1 || \
                d=/lib/$(PAM_MA)/security; echo $$d)
 
-$(B)/pam/%.o: pam/%.c $(wildcard spank/*.h)
+$(B)/pam/%.o: pam/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ispank -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) -Ispank -c -o $@ $<
 
 $(PAM_SO): $(B)/pam/pam_qosdeny.o $(SPANK_LIB) $(PAM_MAP)
-	$(CC) -shared -o $@ $(B)/pam/pam_qosdeny.o $(SPANK_LIB) -lpam \
+	$(Q_LD)$(CC) -shared -o $@ $(B)/pam/pam_qosdeny.o $(SPANK_LIB) -lpam \
 		-Wl,--version-script=$(PAM_MAP)
 
 .PHONY: pam-install

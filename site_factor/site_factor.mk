@@ -2,22 +2,21 @@
 # 9): a slurmctld adapter like job_submit/, built against the same Slurm
 # internal headers and sharing job_submit/slurm_compat.h, with the policy
 # core and hiredis linked in. Included by the Makefile after its own
-# variables (CORE_LIB, CORE_CFLAGS, CORE_HDR, SLURM_CFLAGS, ASAN_CTLD_*).
+# variables (CORE_LIB, CORE_CFLAGS, SLURM_CFLAGS, ASAN_CTLD_*).
 
 SF_SRC    := $(wildcard site_factor/*.c)
 SF_OBJ    := $(SF_SRC:%.c=$(B)/%.o)
 SF_SO     := $(B)/site_factor_qosdeny.so
 SF_MAP    := site_factor/site_factor_qosdeny.map
 SF_CFLAGS := -Isite_factor -Ijob_submit $(CORE_CFLAGS) $(SLURM_CFLAGS)
-SF_HDR    := $(wildcard site_factor/*.h) job_submit/slurm_compat.h $(CORE_HDR)
 
-$(B)/site_factor/%.o: site_factor/%.c $(SF_HDR) $(B)/slurm-config/config.h
+$(B)/site_factor/%.o: site_factor/%.c $(B)/slurm-config/config.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SF_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(SF_CFLAGS) -c -o $@ $<
 
 # Only the plugin's entry points are exported (site_factor_qosdeny.map).
 $(SF_SO): $(SF_OBJ) $(CORE_LIB) $(SF_MAP)
-	$(CC) -shared -o $@ $(SF_OBJ) $(CORE_LIB) -lhiredis -lm -pthread \
+	$(Q_LD)$(CC) -shared -o $@ $(SF_OBJ) $(CORE_LIB) -lhiredis -lm -pthread \
 		-Wl,--version-script=$(SF_MAP)
 
 # The same under ASan and UBSan for make integration-asan, beside the
@@ -25,12 +24,12 @@ $(SF_SO): $(SF_OBJ) $(CORE_LIB) $(SF_MAP)
 ASAN_SF_OBJ := $(SF_SRC:%.c=$(ASAN_CTLD_B)/%.o) \
                $(CORE_SRC:%.c=$(ASAN_CTLD_B)/%.o)
 
-$(ASAN_CTLD_B)/site_factor/%.o: site_factor/%.c $(SF_HDR) \
+$(ASAN_CTLD_B)/site_factor/%.o: site_factor/%.c \
 		$(B)/slurm-config/config.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_CTLD_FLAGS) $(SF_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(ASAN_CTLD_FLAGS) $(SF_CFLAGS) -c -o $@ $<
 
 $(ASAN_CTLD_DIR)/site_factor_qosdeny.so: $(ASAN_SF_OBJ) $(SF_MAP)
 	@mkdir -p $(@D)
-	$(CC) $(ASAN_CTLD_FLAGS) -shared -o $@ $(ASAN_SF_OBJ) -lhiredis -lm \
+	$(Q_LD)$(CC) $(ASAN_CTLD_FLAGS) -shared -o $@ $(ASAN_SF_OBJ) -lhiredis -lm \
 		-pthread -Wl,--version-script=$(SF_MAP)

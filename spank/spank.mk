@@ -32,32 +32,32 @@ SPANK_PLUG_TEST  := $(B)/tests/test_spank_plugin \
                     $(B)/tests/test_usage_report_plugin
 SPANK_PART_TESTS := $(filter-out $(SPANK_PLUG_TEST),$(SPANK_UNIT_BIN))
 
-$(B)/spank/%.o: spank/%.c $(wildcard spank/*.h) $(CORE_HDR)
+$(B)/spank/%.o: spank/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SPANK_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(SPANK_CFLAGS) -c -o $@ $<
 
 $(SPANK_LIB): $(SPANK_LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q_AR)ar rcs $@ $^
 
 # Only the SPANK entry points are exported (spank_qosdeny.map); the spank_*
 # and slurm_* functions it calls are slurmstepd's, resolved when loaded.
 $(SPANK_SO): $(SPANK_PLUG_OBJ) $(SPANK_LIB) $(CORE_LIB) $(SPANK_MAP)
-	$(CC) -shared -o $@ $(SPANK_PLUG_OBJ) $(SPANK_LIB) $(SPANK_LIBS) \
+	$(Q_LD)$(CC) -shared -o $@ $(SPANK_PLUG_OBJ) $(SPANK_LIB) $(SPANK_LIBS) \
 		-Wl,--version-script=$(SPANK_MAP)
 
 # Explicit (static pattern) rules, so they win over the Makefile's generic
 # test rule.
 $(SPANK_PART_TESTS): $(B)/tests/%: tests/unit/%.c $(SPANK_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SPANK_CFLAGS) -o $@ $< $(SPANK_LIB) $(SPANK_LIBS) \
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(SPANK_CFLAGS) -o $@ $< $(SPANK_LIB) $(SPANK_LIBS) \
 		-lcriterion
 
 # The plugin as slurmstepd loads it, with the spank_* and slurm_* functions
 # it calls stubbed in the test and exported to it (-rdynamic).
 $(SPANK_PLUG_TEST): $(B)/tests/%: tests/unit/%.c $(SPANK_SO) $(SPANK_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SPANK_CFLAGS) \
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(SPANK_CFLAGS) \
 		-DQD_SPANK_SO='"$(abspath $(SPANK_SO))"' -rdynamic -o $@ $< \
 		$(SPANK_LIB) -ldl -lcriterion -lhiredis
 
@@ -68,17 +68,17 @@ SPANK_ASAN_SO   := $(ASAN_B)/spank_qosdeny.so
 SPANK_ASAN_PART := $(SPANK_PART_TESTS:$(B)/tests/%=$(ASAN_B)/tests/%)
 SPANK_ASAN_PLUG := $(SPANK_PLUG_TEST:$(B)/tests/%=$(ASAN_B)/tests/%)
 
-$(ASAN_B)/spank/%.o: spank/%.c $(wildcard spank/*.h) $(CORE_HDR)
+$(ASAN_B)/spank/%.o: spank/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(SPANK_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(ASAN_FLAGS) $(SPANK_CFLAGS) -c -o $@ $<
 
 $(SPANK_ASAN_LIB): $(SPANK_LIB_SRC:%.c=$(ASAN_B)/%.o)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q_AR)ar rcs $@ $^
 
 $(SPANK_ASAN_SO): $(SPANK_PLUG_SRC:%.c=$(ASAN_B)/%.o) $(SPANK_ASAN_LIB) \
 		$(ASAN_CORE_LIB) $(SPANK_MAP)
-	$(CC) $(ASAN_FLAGS) -shared -o $@ \
+	$(Q_LD)$(CC) $(ASAN_FLAGS) -shared -o $@ \
 		$(SPANK_PLUG_SRC:%.c=$(ASAN_B)/%.o) $(SPANK_ASAN_LIB) \
 		$(ASAN_CORE_LIB) -lhiredis -lm \
 		-Wl,--version-script=$(SPANK_MAP)
@@ -86,13 +86,13 @@ $(SPANK_ASAN_SO): $(SPANK_PLUG_SRC:%.c=$(ASAN_B)/%.o) $(SPANK_ASAN_LIB) \
 $(SPANK_ASAN_PART): $(ASAN_B)/tests/%: tests/unit/%.c $(SPANK_ASAN_LIB) \
 		$(ASAN_CORE_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(SPANK_CFLAGS) -o $@ $< \
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(ASAN_FLAGS) $(SPANK_CFLAGS) -o $@ $< \
 		$(SPANK_ASAN_LIB) $(ASAN_CORE_LIB) -lhiredis -lm -lcriterion
 
 $(SPANK_ASAN_PLUG): $(ASAN_B)/tests/%: tests/unit/%.c $(SPANK_ASAN_SO) \
 		$(SPANK_ASAN_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(SPANK_CFLAGS) \
+	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(ASAN_FLAGS) $(SPANK_CFLAGS) \
 		-DQD_SPANK_SO='"$(abspath $(SPANK_ASAN_SO))"' -rdynamic \
 		-o $@ $< $(SPANK_ASAN_LIB) -ldl -lcriterion -lhiredis
 endif

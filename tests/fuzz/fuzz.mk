@@ -56,27 +56,25 @@ fuzz-build: $(FUZZ_BIN)
 
 # The core only gets coverage counters (fuzzer-no-link); libFuzzer's main
 # is linked into each target.
-$(FUZZ_B)/shared/%.o: shared/%.c $(CORE_HDR)
+$(FUZZ_B)/shared/%.o: shared/%.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(Q_CC)$(FUZZ_CC) $(DEPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(FUZZ_B)/spank/%.o: spank/%.c $(wildcard spank/*.h) $(CORE_HDR)
+$(FUZZ_B)/spank/%.o: spank/%.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(Q_CC)$(FUZZ_CC) $(DEPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_CORE_LIB): $(FUZZ_CORE_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q_AR)ar rcs $@ $^
 
 $(FUZZ_SPANK_LIB): $(FUZZ_SPANK_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q_AR)ar rcs $@ $^
 
-$(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h \
-		$(CORE_HDR) $(wildcard spank/*.h) $(FUZZ_SPANK_LIB) \
-		$(FUZZ_CORE_LIB)
+$(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SPANK_LIB) $(FUZZ_CORE_LIB)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+	$(Q_CC)$(FUZZ_CC) $(DEPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
 		$(FUZZ_SPANK_LIB) $(FUZZ_CORE_LIB)
 
 # Every target runs even when an earlier one crashed; the run fails after.
