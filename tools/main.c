@@ -23,6 +23,9 @@ static const char usage[] =
     "  limits [-P] [--user NAME] [--qos NAME[,NAME...]]\n"
     "                 every cap qosdeny enforces, what is in use against it\n"
     "                 and what a job may ask for now (-P: '|'-separated)\n"
+    "  doctor [--node[=NAME] | --controller] [-P]\n"
+    "                 check this node's or the controller's set-up, one\n"
+    "                 line per check: ok, warn or FAIL and the fix (root)\n"
     "\n"
     "Options:\n"
     "  -h, --help     print this help and exit\n"
@@ -96,6 +99,8 @@ int main(int argc, char **argv)
 		return qd_cmd_flush(argc - 1, argv + 1);
 	if (!strcmp(cmd, "limits"))
 		return qd_cmd_limits(argc - 1, argv + 1);
+	if (!strcmp(cmd, "doctor"))
+		return qd_cmd_doctor(argc - 1, argv + 1);
 	if (cmd[0] == '-')
 		return qd_usage_error("unknown option '%s'", cmd);
 	return qd_usage_error("unknown command '%s'", cmd);

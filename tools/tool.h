@@ -31,6 +31,7 @@ int qd_cmd_check(int argc, char **argv);
 int qd_cmd_share(int argc, char **argv);
 int qd_cmd_flush(int argc, char **argv);
 int qd_cmd_limits(int argc, char **argv);
+int qd_cmd_doctor(int argc, char **argv);
 
 /*
  * Fills t with the associations of cluster below root, from slurmdbd

@@ -184,9 +184,16 @@ static int plugstack_line(struct qd_site *s, char *line, const char *path,
 	if (!plugin || !is_qosdeny_plugin(plugin))
 		return 0;
 	s->have_spank_line = true;
-	while ((arg = strtok_r(NULL, " \t\r", &save)))
+	snprintf(s->spank_where, sizeof(s->spank_where), "%s:%d", path, lineno);
+	s->spank_args[0] = '\0';
+	while ((arg = strtok_r(NULL, " \t\r", &save))) {
+		size_t n = strlen(s->spank_args);
+
+		snprintf(s->spank_args + n, sizeof(s->spank_args) - n, "%s%s",
+			 n ? " " : "", arg);
 		if (spank_arg(s, arg, path, lineno, err, errlen))
 			return -1;
+	}
 	return 0;
 }
 

@@ -32,6 +32,10 @@ struct qd_site {
 
 	/* The options of the spank_qosdeny.so line; "" (0) when not given. */
 	bool have_spank_line;
+	char spank_where[PATH_MAX + 16]; /* "FILE:LINE" of that line */
+	/* Its arguments as written, blank-separated, for the plugin's own
+	 * parser (qosdeny doctor). */
+	char spank_args[4096];
 	char redis[PATH_MAX];
 	char password_file[PATH_MAX];
 	char cluster[QD_NAME_MAX];

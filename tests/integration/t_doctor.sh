@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# qosdeny doctor (qosdeny(1)): on a good set-up every check is ok and the
+# exit status 0; then each fault in turn, set up and undone, gives its line
+# (warn or FAIL, with a fix) and the exit status (1 on any FAIL). The test
+# cluster runs two slurmd on one host, so the node is named with --node.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/example-policy.sh"
+source "$(dirname "$0")/usage-lib.sh"
+EXTRA=$QD_CLUSTER_DIR/doctor.conf
+GOOD_LINE="required spank_qosdeny.so redis=$QD_REDIS_ADDR"
+
+# doctor ARGS...: qosdeny doctor -P as root; sets DOUT and DRC.
+doctor() {
+	DOUT=$("$QD" doctor -P "$@" 2>&1)
+	DRC=$?
+}
+
+# line CHECK: the -P line of that check in DOUT.
+line() { printf '%s\n' "$DOUT" | grep "^[^|]*|$1|" | head -n 1; }
+
+# expect WHAT ARGS CHECK STATUS RC [TEXT]: doctor ARGS gives CHECK that
+# status (with a fix unless ok), the exit status RC, and TEXT in its line.
+expect() {
+	local what=$1 args=$2 check=$3 status=$4 rc=$5 text=${6:-} l
+	# shellcheck disable=SC2086
+	doctor $args
+	l=$(line "$check")
+	assert_eq "$what: $check is $status" "$status" "${l%%|*}"
+	assert_eq "$what: exit status" "$rc" "$DRC"
+	[ -z "$text" ] || assert_contains "$what: detail" "$text" "$l"
+	if [ "$status" != ok ]; then
+		check "$what: a fix is given" test -n "${l##*|}"
+	fi
+}
+
+# conf [LINES]: slurm.conf rewritten with these extra lines (and the
+# caller's QD_JOBSUBMIT), slurmctld restarted.
+conf() {
+	printf '%s\n' "PrologFlags=Alloc" "${1:-}" >"$EXTRA"
+	QD_SLURM_CONF_EXTRA=$EXTRA bash "$CLUSTER" write-conf >/dev/null &&
+		bash "$CLUSTER" restart-ctld >/dev/null
+}
+
+plugstack() { printf '%s\n' "$1" >"$PLUGSTACK"; }
+
+# --- the good set-up
+check "good: slurmctld restarted with PrologFlags=Alloc" conf
+plugstack "$GOOD_LINE"
+doctor --node=n1 --controller
+assert_eq "good: exit status 0" 0 "$DRC"
+assert_eq "good: header" "Status|Check|Detail|Fix" "$(printf '%s\n' "$DOUT" | head -n 1)"
+assert_eq "good: no line but ok" "" \
+	"$(printf '%s\n' "$DOUT" | tail -n +2 | grep -v '^ok|')"
+for c in job-submit policy-load accounting-enforce accounting-tres \
+	qosdeny.conf qos-exist qos-limits site-factor node plugstack gpus \
+	cgroup cgroup-binding redis spool prolog-flags slurm-version; do
+	assert_eq "good: $c ok" ok "$(line "$c" | cut -d'|' -f1)"
+done
+assert_contains "good: slurmd -G agrees on n1's GPUs" "as slurmd -G" "$(line gpus)"
+assert_contains "good: the round trip is given" "round trip" "$(line redis)"
+assert_contains "good: the policy load logged" "policy loaded from" "$(line policy-load)"
+SLURMD_NODENAME=n2 doctor --node
+assert_contains "SLURMD_NODENAME=n2 --node: n2" "|node|n2: slurmd pid" "$DOUT"
+doctor
+assert_eq "no --node with two slurmd here: usage error" 2 "$DRC"
+assert_contains "the usage error names them" "several slurmd run here (n1, n2)" "$DOUT"
+doctor --bogus
+assert_eq "unknown option: usage error" 2 "$DRC"
+assert_contains "unknown option named" "doctor: unknown option '--bogus'" "$DOUT"
+"$QD" doctor --node=n1 >"$QD_CLUSTER_DIR/doctor.out" 2>&1
+assert_eq "without -P: aligned, ok first" "ok    node" "$(head -c 10 "$QD_CLUSTER_DIR/doctor.out")"
+
+# --- node faults
+plugstack "$GOOD_LINE timeout=5"
+expect "plugstack typo" --node=n1 plugstack FAIL 1 "unknown option 'timeout=5'"
+plugstack "$GOOD_LINE gpu_devices=$QD_DEV_DIR/nvidia[4-7]"
+expect "gpu_devices= not gres.conf's" --node=n1 gpus FAIL 1 "slurmd -G has"
+plugstack "$GOOD_LINE gpu_devices=$QD_DEV_DIR/nvidia[0-3]"
+expect "gpu_devices= as gres.conf" --node=n1 gpus ok 0
+plugstack "$GOOD_LINE"
+
+bash "$CLUSTER" redis-stop >/dev/null
+expect "Redis stopped" --node=n1 redis FAIL 1 "connect"
+bash "$CLUSTER" redis-start >/dev/null
+
+PASS_FILE=$QD_SLURM_ETC/doctor-redis.pass
+rcli config set requirepass doctor-secret >/dev/null
+printf 'wrong\n' >"$PASS_FILE"
+chmod 600 "$PASS_FILE"
+plugstack "$GOOD_LINE redis_password_file=$PASS_FILE"
+expect "wrong Redis password" --node=n1 redis FAIL 1 "AUTH"
+printf 'doctor-secret\n' >"$PASS_FILE"
+expect "right Redis password" --node=n1 redis ok 0 "AUTH accepted"
+redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" -a doctor-secret --no-auth-warning \
+	config set requirepass '' >/dev/null
+plugstack "$GOOD_LINE"
+
+: >"$QD_CLUSTER_DIR/not-a-dir"
+plugstack "$GOOD_LINE spool=$QD_CLUSTER_DIR/not-a-dir/spool"
+expect "spool not creatable" --node=n1 spool FAIL 1 "Not a directory"
+mkdir -p "$QD_CLUSTER_DIR/open-spool"
+chmod 777 "$QD_CLUSTER_DIR/open-spool"
+plugstack "$GOOD_LINE spool=$QD_CLUSTER_DIR/open-spool"
+expect "spool writable by others" --node=n1 spool FAIL 1 "open-spool"
+plugstack "$GOOD_LINE"
+
+check "slurmctld restarted without PrologFlags" \
+	bash -c "bash '$CLUSTER' write-conf >/dev/null && bash '$CLUSTER' restart-ctld >/dev/null"
+expect "PrologFlags without Alloc" --node=n1 prolog-flags warn 0 "no Alloc"
+
+# --- controller faults
+QD_JOBSUBMIT='' check "slurmctld restarted without JobSubmitPlugins" conf
+expect "no job_submit/qosdeny" --controller job-submit FAIL 1 "no qosdeny"
+
+check "slurmctld restarted with AccountingStorageEnforce=associations,qos" \
+	conf "AccountingStorageEnforce=associations,qos"
+expect "AccountingStorageEnforce without limits" --controller \
+	accounting-enforce FAIL 1 "no limits"
+
+check "slurmctld restarted as it was" conf
+write_policy "$EXAMPLE_POLICY
+QOS=nosuch Flags=DenyOnGrp"
+expect "a record for a QoS slurmdbd lacks" --controller qos-exist FAIL 1 "nosuch (line 7)"
+write_policy "QOS=research Flags=DenyOnMaxPerJob,DenyOnMaxPerUser"
+expect "DenyOnMaxPerUser without a per-user limit" --controller qos-limits warn 0 \
+	"QOS research: DenyOnMaxPerUser without MaxTRESPerUser"
+write_policy "QOS=research Flags=DenyOnMaxPerJob,DenyOnMaxPerUser MaxTRESPerUser=gres/gpu=2"
+expect "the per-user limit on the record" --controller qos-limits ok 0
+write_policy "QOS=research Flags=DenyOnNothing"
+expect "qosdeny.conf invalid" --controller qosdeny.conf FAIL 1 "unknown flag"
+write_policy "$EXAMPLE_POLICY"
+
+# --- undone: the cluster as the other tests expect it
+plugstack ""
+bash "$CLUSTER" write-conf >/dev/null && bash "$CLUSTER" restart-ctld >/dev/null
+finish

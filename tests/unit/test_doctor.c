@@ -1,0 +1,90 @@
+/*
+ * qosdeny doctor's pure parts: its lines (tools/doctor_output.c) and the
+ * readers of Slurm's text (tools/doctor_text.c). The checks themselves run
+ * on the test cluster (tests/integration/t_doctor.sh).
+ */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <stdio.h>
+
+#include "doctor.h"
+
+static void redirect(void)
+{
+	cr_redirect_stdout();
+}
+
+Test(doctor_output, parsable_header_once_and_fix_only_when_not_ok,
+     .init = redirect)
+{
+	struct qd_doctor d = {.parsable = true};
+
+	qd_doctor_line(&d, QD_DOC_OK, "redis", "answers", "ignored");
+	qd_doctor_line(&d, QD_DOC_WARN, "prolog-flags", "no Alloc",
+		       "set PrologFlags=Alloc");
+	qd_doctor_linef(&d, QD_DOC_FAIL, "plugstack", "fix it", "%s:%d: bad",
+			"/etc/slurm/plugstack.conf", 3);
+	fflush(stdout);
+	cr_assert_stdout_eq_str(
+	    "Status|Check|Detail|Fix\n"
+	    "ok|redis|answers|\n"
+	    "warn|prolog-flags|no Alloc|set PrologFlags=Alloc\n"
+	    "FAIL|plugstack|/etc/slurm/plugstack.conf:3: bad|fix it\n");
+	cr_assert_eq(d.n_warn, 1);
+	cr_assert_eq(d.n_fail, 1);
+	cr_assert_eq(qd_doctor_exit(&d), 1);
+}
+
+Test(doctor_output, separators_in_texts_become_blanks, .init = redirect)
+{
+	struct qd_doctor d = {.parsable = true};
+
+	qd_doctor_line(&d, QD_DOC_WARN, "a|b", "x|y\nz", "f|g");
+	fflush(stdout);
+	cr_assert_stdout_eq_str("Status|Check|Detail|Fix\n"
+				"warn|a b|x y z|f g\n");
+}
+
+Test(doctor_output, aligned_with_the_fix_below, .init = redirect)
+{
+	struct qd_doctor d = {0};
+
+	qd_doctor_line(&d, QD_DOC_OK, "spool", "writable", NULL);
+	qd_doctor_line(&d, QD_DOC_WARN, "prolog-flags", "no Alloc",
+		       "set PrologFlags=Alloc");
+	fflush(stdout);
+	cr_assert_stdout_eq_str("ok    spool                writable\n"
+				"warn  prolog-flags         no Alloc\n"
+				"                           fix: set "
+				"PrologFlags=Alloc\n");
+	cr_assert_eq(qd_doctor_exit(&d), 0);
+}
+
+Test(doctor_text, conf_value_last_one_case_insensitive_comments_skipped)
+{
+	char v[64];
+
+	qd_doctor_conf_value(
+	    "CgroupPlugin=cgroup/v1\n"
+	    "# CgroupPlugin=cgroup/v2\n"
+	    "ConstrainDevices=yes cgroupplugin=cgroup/v2 # x\n",
+	    "CgroupPlugin", v, sizeof(v));
+	cr_assert_str_eq(v, "cgroup/v2");
+	qd_doctor_conf_value("CgroupPluginX=a\nIgnoreSystemd=yes\n",
+			     "CgroupPlugin", v, sizeof(v));
+	cr_assert_str_eq(v, "");
+	qd_doctor_conf_value("", "CgroupPlugin", v, sizeof(v));
+	cr_assert_str_eq(v, "");
+}
+
+Test(doctor_text, list_has_with_and_without_prefix)
+{
+	cr_assert(qd_doctor_list_has("lua,qosdeny", "job_submit/", "qosdeny"));
+	cr_assert(
+	    qd_doctor_list_has("job_submit/qosdeny", "job_submit/", "qosdeny"));
+	cr_assert_not(
+	    qd_doctor_list_has("qosdenyx,lua", "job_submit/", "qosdeny"));
+	cr_assert_not(qd_doctor_list_has("", "job_submit/", "qosdeny"));
+	cr_assert(qd_doctor_list_has("associations,limits,qos", "", "qos"));
+	cr_assert_not(qd_doctor_list_has("gres/gpu:a100", "", "gres/gpu"));
+}

@@ -1,0 +1,95 @@
+/*
+ * qosdeny doctor: checks of a node's or the controller's set-up, one line
+ * each (docs/man/qosdeny.1, section doctor). The checks are grouped in
+ * doctor_node*.c and doctor_ctld*.c; doctor_output.c prints the lines.
+ */
+#ifndef QD_DOCTOR_H
+#define QD_DOCTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "site.h"
+
+enum qd_doctor_status { QD_DOC_OK, QD_DOC_WARN, QD_DOC_FAIL };
+
+/* Where the lines go and what has been seen. */
+struct qd_doctor {
+	bool parsable; /* -P */
+	size_t n_warn, n_fail;
+	bool header_done;
+};
+
+/*
+ * One check's line: status, the check's name, what was found, and for warn
+ * and FAIL the fix (NULL for ok). Human form: "STATUS  CHECK  DETAIL" and an
+ * indented "fix: FIX" line; -P: "Status|Check|Detail|Fix", header first,
+ * '|' and newlines in the texts replaced by blanks.
+ */
+void qd_doctor_line(struct qd_doctor *d, enum qd_doctor_status st,
+		    const char *check, const char *detail, const char *fix);
+
+/* The same with a printf-formatted detail. */
+void qd_doctor_linef(struct qd_doctor *d, enum qd_doctor_status st,
+		     const char *check, const char *fix, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* "ok", "warn", "FAIL". */
+const char *qd_doctor_status_name(enum qd_doctor_status st);
+
+/* The exit status: 1 on any FAIL, else 0. */
+int qd_doctor_exit(const struct qd_doctor *d);
+
+/* What the node and controller checks share: slurm.conf as slurmctld has it
+ * (libslurm's slurm_load_ctl_conf), copied. */
+struct qd_doctor_conf {
+	bool loaded; /* false: slurmctld did not answer (err says why) */
+	char err[256];
+	char job_submit_plugins[256];
+	char accounting_tres[1024];
+	char priority_type[64];
+	char site_factor_plugin[64];
+	char site_factor_params[256];
+	/* PriorityWeight*, except the site factor's own */
+	char other_weights[512]; /* "Age=1000 FairShare=10000 ..." */
+	unsigned long max_other_weight;
+	char slurmctld_log[PATH_MAX];
+	bool prolog_alloc, prolog_contain;
+	char proctrack[64];
+	char task_plugin[128];
+	char plugindir[PATH_MAX];
+};
+
+/* Fills c from slurmctld (slurm.conf must exist: s->have_slurm_conf). */
+void qd_doctor_conf_load(const struct qd_site *s, struct qd_doctor_conf *c);
+
+/* The node checks for node (its slurmd's pid, 0 when none runs here). */
+void qd_doctor_node(struct qd_doctor *d, const struct qd_site *s,
+		    const struct qd_doctor_conf *c, const char *node,
+		    pid_t slurmd);
+
+/* The controller checks. */
+void qd_doctor_ctld(struct qd_doctor *d, const struct qd_site *s,
+		    const struct qd_doctor_conf *c);
+
+/*
+ * Redis as the plugins reach it (addr NULL: the default, password_file NULL:
+ * no AUTH): connects, AUTH, PING's round trip, SCRIPT LOAD of the usage
+ * script. One line, check name "redis".
+ */
+void qd_doctor_redis(struct qd_doctor *d, const char *addr,
+		     const char *password_file, int timeout_ms);
+
+/*
+ * The value of key (case-insensitive) in a Slurm-style Key=Value text
+ * (cgroup.conf), the last one given; "" when absent. Pure, for tests.
+ */
+void qd_doctor_conf_value(const char *text, const char *key, char *out,
+			  size_t len);
+
+/* Whether the comma-separated list holds item, with or without prefix
+ * ("qosdeny" matches "job_submit/qosdeny" with prefix "job_submit/"). */
+bool qd_doctor_list_has(const char *list, const char *prefix, const char *item);
+
+#endif

@@ -1,0 +1,11 @@
+/* The controller checks' parts (doctor_ctld.c runs them in order). */
+#ifndef QD_DOCTOR_CTLD_H
+#define QD_DOCTOR_CTLD_H
+
+#include "doctor.h"
+
+/* qosdeny.conf valid, each QOS= record's QoS in the database, and a limit
+ * behind each of its flags. */
+void qd_doctor_policy(struct qd_doctor *d, const struct qd_site *s);
+
+#endif

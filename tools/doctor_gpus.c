@@ -1,0 +1,132 @@
+/*
+ * qosdeny doctor's GPU check: the files the plugin would bind (its
+ * gpu_devices= option, else gres.conf's Name=gpu File= for the node, else
+ * /dev/nvidia[0-9]*: spank/gpu_devices.h) against the ones slurmd itself
+ * reads (`slurmd -G`), compared by device number in Slurm's index order:
+ * a difference means a job's GPU index names another device for qosdeny
+ * than for Slurm.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "doctor_node.h"
+#include "gpu_devices.h"
+
+int qd_doctor_node_gpus(const struct qd_site *s, const struct qd_spank_opts *o,
+			const char *node, struct qd_paths *out, char *source,
+			char *err, size_t errlen)
+{
+	char gres[PATH_MAX + 16], dir[PATH_MAX];
+	const char *from = "";
+	int rv;
+
+	snprintf(dir, sizeof(dir), "%s", s->slurm_conf);
+	snprintf(gres, sizeof(gres), "%s/gres.conf", dirname(dir));
+	rv = qd_node_gpus(o->gpu_devices[0] ? o->gpu_devices : NULL, gres, node,
+			  out, &from, err, errlen);
+	/* from may point into gres, which ends here. */
+	snprintf(source, PATH_MAX + 16, "%s", from);
+	return rv;
+}
+
+/* The File= of each gpu line `slurmd -G` prints. -1: it did not run. */
+static int slurmd_gpus(const struct qd_site *s, const char *node,
+		       struct qd_paths *out, char *err, size_t errlen)
+{
+	char cmd[PATH_MAX + 512], line[4096];
+	bool ran = false;
+	FILE *p;
+
+	/* Names and paths are passed quoted; a quote in them is refused. */
+	if (strchr(node, '\'') || strchr(s->slurm_conf, '\''))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "slurmd -G -N '%s' -f '%s' 2>&1", node,
+		 s->slurm_conf);
+	p = popen(cmd, "re");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p)) {
+		char *file = strstr(line, " File=");
+
+		ran |= strstr(line, "Gres Name=") != NULL;
+		if (!strstr(line, "Gres Name=gpu ") || !file)
+			continue;
+		file += 6;
+		file[strcspn(file, " \n")] = '\0';
+		if (qd_expand_list(file, out, err, errlen))
+			break;
+	}
+	if (pclose(p) || !ran)
+		return -1;
+	return 0;
+}
+
+/* Whether both lists name the same devices (st_rdev), in order. */
+static bool same_devices(const struct qd_paths *a, const struct qd_paths *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		struct stat sa, sb;
+
+		if (stat(a->v[i], &sa) || stat(b->v[i], &sb) ||
+		    sa.st_rdev != sb.st_rdev)
+			return false;
+	}
+	return true;
+}
+
+/* "a, b, c" of the first few paths, for a line. */
+static void list(const struct qd_paths *p, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < p->n && n < len; i++)
+		n += (size_t)snprintf(out + n, len - n, "%s%s", i ? "," : "",
+				      p->v[i]);
+	if (!p->n)
+		snprintf(out, len, "none");
+}
+
+void qd_doctor_gpus(struct qd_doctor *d, const struct qd_site *s,
+		    const struct qd_spank_opts *o, const char *node)
+{
+	struct qd_paths mine = {0}, slurm = {0};
+	char err[1024], a[1024], b[1024], source[PATH_MAX + 16];
+
+	if (qd_doctor_node_gpus(s, o, node, &mine, source, err, sizeof(err))) {
+		qd_doctor_line(d, QD_DOC_FAIL, "gpus", err,
+			       "correct gres.conf or the gpu_devices= option");
+		goto done;
+	}
+	list(&mine, a, sizeof(a));
+	err[0] = '\0';
+	if (slurmd_gpus(s, node, &slurm, err, sizeof(err))) {
+		qd_doctor_linef(d, QD_DOC_WARN, "gpus",
+				"run doctor as root where slurmd is installed",
+				"%zu GPU%s from %s (%s); 'slurmd -G' did not "
+				"run%s%s",
+				mine.n, mine.n == 1 ? "" : "s", source, a,
+				err[0] ? ": " : "", err);
+		goto done;
+	}
+	list(&slurm, b, sizeof(b));
+	if (!same_devices(&mine, &slurm))
+		qd_doctor_linef(d, QD_DOC_FAIL, "gpus",
+				"make gpu_devices= name the files gres.conf "
+				"lists for this node, in order, or drop it",
+				"qosdeny binds %s (from %s), slurmd -G has %s",
+				a, source, b);
+	else
+		qd_doctor_linef(d, QD_DOC_OK, "gpus", NULL,
+				"%zu GPU%s from %s (%s), as slurmd -G", mine.n,
+				mine.n == 1 ? "" : "s", source, a);
+done:
+	qd_paths_free(&mine);
+	qd_paths_free(&slurm);
+}

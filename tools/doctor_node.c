@@ -1,0 +1,256 @@
+/*
+ * qosdeny doctor --node: the spank_qosdeny.so line, the spool, PrologFlags
+ * and the Slurm version; the GPUs (doctor_gpus.c), cgroups
+ * (doctor_cgroup.c) and Redis (doctor_redis.c) with the line's options, as
+ * the plugin reads them (spank/options.c).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/slurm_version.h>
+
+#include "doctor_node.h"
+#include "errmsg.h"
+#include "spool.h"
+#include "usage_report.h"
+
+#define ARGS_MAX 64
+
+/* The line's options through the plugin's own parser; *o keeps the
+ * defaults when the line is missing or wrong. */
+static void plugstack(struct qd_doctor *d, const struct qd_site *s,
+		      struct qd_spank_opts *o)
+{
+	char args[sizeof(s->spank_args)], err[512];
+	char *argv[ARGS_MAX], *save = NULL, *w;
+	int argc = 0;
+
+	qd_spank_opts_init(o);
+	if (!s->have_spank_line) {
+		qd_doctor_linef(d, QD_DOC_FAIL, "plugstack",
+				"add 'required spank_qosdeny.so "
+				"redis=HOST:PORT' to plugstack.conf "
+				"(qosdeny(1))",
+				"%s: no spank_qosdeny.so line", s->plugstack);
+		return;
+	}
+	snprintf(args, sizeof(args), "%s", s->spank_args);
+	for (w = strtok_r(args, " ", &save); w && argc < ARGS_MAX;
+	     w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	if (qd_spank_opts_parse(o, argc, argv, err, sizeof(err))) {
+		qd_spank_opts_init(o);
+		qd_doctor_linef(d, QD_DOC_FAIL, "plugstack",
+				"correct the option (plugstack.conf options: "
+				"qosdeny(1), README)",
+				"%s: %s", s->spank_where,
+				err + (strncmp(err, "qosdeny: ", 9) ? 0 : 9));
+		return;
+	}
+	qd_doctor_linef(d, QD_DOC_OK, "plugstack", NULL, "%s: %s",
+			s->spank_where,
+			s->spank_args[0] ? s->spank_args : "(no options)");
+}
+
+/* Writes, syncs and removes a file in dir, as the plugin's records are. */
+static int try_write(const char *dir, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 64];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/.tmp.doctor.%ld", dir, (long)getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, "x", 1) != 1 || fsync(fd)) {
+		qd_errf(err, errlen, "cannot write in %s: %s", dir,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		unlink(path);
+		return -1;
+	}
+	close(fd);
+	unlink(path);
+	return 0;
+}
+
+/* The age of the oldest record as "2h05m". */
+static void age(time_t secs, char *out, size_t len)
+{
+	if (secs >= 86400)
+		snprintf(out, len, "%ldd%02ldh", (long)secs / 86400,
+			 (long)secs % 86400 / 3600);
+	else
+		snprintf(out, len, "%ldh%02ldm", (long)secs / 3600,
+			 (long)secs % 3600 / 60);
+}
+
+static void spool(struct qd_doctor *d, const struct qd_site *s,
+		  const struct qd_spank_opts *o, const char *node)
+{
+	char raw[PATH_MAX + 16], dir[PATH_MAX], host[256], err[1024], old[32];
+	struct qd_spool_list l;
+	int64_t oldest = 0;
+	struct stat st;
+
+	if (o->spool[0])
+		snprintf(raw, sizeof(raw), "%s", o->spool);
+	else
+		snprintf(raw, sizeof(raw), "%s/qosdeny", s->slurmd_spool_dir);
+	if (gethostname(host, sizeof(host)))
+		snprintf(host, sizeof(host), "localhost");
+	host[strcspn(host, ".")] = '\0';
+	if (qd_expand_node_path(raw, node, host, dir, sizeof(dir))) {
+		qd_doctor_linef(d, QD_DOC_FAIL, "spool",
+				"shorten spool=", "%s: path too long", raw);
+		return;
+	}
+	/* The plugin creates a missing spool (not its parents) at the first
+	 * record: the same is tried here and undone. */
+	if (stat(dir, &st) && errno == ENOENT) {
+		if (mkdir(dir, 0700)) {
+			qd_doctor_linef(d, QD_DOC_FAIL, "spool",
+					"create its parent directory, owned "
+					"by root, or set spool= to one",
+					"cannot create %s: %s", dir,
+					strerror(errno));
+			return;
+		}
+		rmdir(dir);
+		qd_doctor_linef(d, QD_DOC_OK, "spool", NULL,
+				"%s: not created yet, can be", dir);
+		return;
+	}
+	if (qd_spool_list(dir, &l, err, sizeof(err)) ||
+	    try_write(dir, err, sizeof(err))) {
+		qd_doctor_line(d, QD_DOC_FAIL, "spool", err,
+			       "make it a directory owned by root, mode 0700, "
+			       "on a writable file system");
+		return;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		int64_t t = qd_spool_name_start(l.names[i]);
+
+		if (t && (!oldest || t < oldest))
+			oldest = t;
+	}
+	age(oldest ? time(NULL) - (time_t)oldest : 0, old, sizeof(old));
+	/* A record stays here while its job runs: only old ones are news. */
+	qd_doctor_linef(
+	    d, oldest && time(NULL) - oldest > 86400 ? QD_DOC_WARN : QD_DOC_OK,
+	    "spool", "check 'redis' above, then run 'qosdeny flush'",
+	    "%s: writable, %zu record%s waiting%s%s%s", dir, l.n,
+	    l.n == 1 ? "" : "s", l.n ? ", the oldest of a job started " : "",
+	    l.n ? old : "", l.n ? " ago" : "");
+	qd_spool_list_free(&l);
+}
+
+/* Whether sshd's PAM stack has pam_qosdeny, which needs Contain. */
+static bool pam_uses_qosdeny(void)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/etc/pam.d/sshd", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = line[strspn(line, " \t")] != '#' &&
+			strstr(line, "pam_qosdeny");
+	fclose(f);
+	return found;
+}
+
+/* Alloc: the job prolog, hence the usage record, runs on every node of the
+ * job at allocation (README, GPU usage); Contain: ssh sessions are adopted
+ * into the job (README, ssh). */
+static void prolog_flags(struct qd_doctor *d, const struct qd_doctor_conf *c)
+{
+	const char *fix = "set PrologFlags=Alloc (Alloc,Contain for ssh "
+			  "into jobs) in slurm.conf, then restart slurmctld "
+			  "and slurmd";
+
+	if (!c->loaded)
+		qd_doctor_linef(d, QD_DOC_WARN, "prolog-flags",
+				"start slurmctld, or run doctor where it runs",
+				"not checked: %s", c->err);
+	else if (!c->prolog_alloc)
+		qd_doctor_line(d, QD_DOC_WARN, "prolog-flags",
+			       "no Alloc: GPU usage is not reported from "
+			       "every node of a job",
+			       fix);
+	else if (!c->prolog_contain && pam_uses_qosdeny())
+		qd_doctor_line(d, QD_DOC_WARN, "prolog-flags",
+			       "no Contain, but /etc/pam.d/sshd uses "
+			       "pam_qosdeny: ssh sessions are not adopted",
+			       fix);
+	else
+		qd_doctor_linef(d, QD_DOC_OK, "prolog-flags", NULL, "%s",
+				c->prolog_contain
+				    ? "Alloc,Contain"
+				    : "Alloc (no Contain: "
+				      "sessions are not adopted)");
+}
+
+/* The plugins were built against one Slurm's structures (README,
+ * Slurm versions): the running slurmd must be that version. */
+static void version(struct qd_doctor *d)
+{
+	char line[256] = "", v[64] = "", built[32];
+	FILE *p = popen("slurmd -V 2>&1", "re");
+
+	/* slurmd -V prints "slurm 22.05.8", as slurm_version.h's number. */
+	snprintf(built, sizeof(built), "%02d.%02d.%d",
+		 SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+		 SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
+		 SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
+	if (p) {
+		if (!fgets(line, sizeof(line), p))
+			line[0] = '\0';
+		pclose(p);
+	}
+	line[strcspn(line, "\n")] = '\0';
+	/* "slurm 22.05.8", Debian's "slurm-wlm 22.05.8" */
+	if (sscanf(line, "slurm%*s %63s", v) != 1)
+		qd_doctor_linef(d, QD_DOC_WARN, "slurm-version",
+				"put slurmd on PATH",
+				"built for Slurm %s; 'slurmd -V' gave: %s",
+				built, line[0] ? line : "nothing");
+	else if (strcmp(v, built))
+		qd_doctor_linef(d, QD_DOC_FAIL, "slurm-version",
+				"install the qosdeny built for this Slurm "
+				"(make; make install)",
+				"built for Slurm %s, slurmd is %s", built, v);
+	else
+		qd_doctor_linef(d, QD_DOC_OK, "slurm-version", NULL,
+				"built for Slurm %s, slurmd is %s", built, v);
+}
+
+void qd_doctor_node(struct qd_doctor *d, const struct qd_site *s,
+		    const struct qd_doctor_conf *c, const char *node,
+		    pid_t slurmd)
+{
+	struct qd_spank_opts o;
+	char addr[PATH_MAX + 8];
+
+	plugstack(d, s, &o);
+	qd_doctor_gpus(d, s, &o, node);
+	qd_doctor_cgroup(d, s, c, &o, node, slurmd);
+	if (o.redis_unix[0])
+		snprintf(addr, sizeof(addr), "unix:%s", o.redis_unix);
+	else
+		snprintf(addr, sizeof(addr), "%s:%u", o.redis_host,
+			 o.redis_port);
+	qd_doctor_redis(d, addr,
+			o.redis_password_file[0] ? o.redis_password_file : NULL,
+			(int)o.timeout_ms);
+	spool(d, s, &o, node);
+	prolog_flags(d, c);
+	version(d);
+}

@@ -1,0 +1,28 @@
+/*
+ * The node checks' parts (doctor_node.c runs them in order), with the
+ * plugstack line's options as spank/options.c parses them.
+ */
+#ifndef QD_DOCTOR_NODE_H
+#define QD_DOCTOR_NODE_H
+
+#include "doctor.h"
+#include "options.h"
+
+/* gres.conf's (or gpu_devices='s) GPUs against `slurmd -G`'s. */
+void qd_doctor_gpus(struct qd_doctor *d, const struct qd_site *s,
+		    const struct qd_spank_opts *o, const char *node);
+
+/* The cgroup layout, Slurm's cgroup settings, the binding mode, and a
+ * device confinement made and removed (spank/cgroup.h). */
+void qd_doctor_cgroup(struct qd_doctor *d, const struct qd_site *s,
+		      const struct qd_doctor_conf *c,
+		      const struct qd_spank_opts *o, const char *node,
+		      pid_t slurmd);
+
+/* The node's GPU files as the plugin finds them, and where from (source:
+ * at least PATH_MAX + 16 bytes); 0, or -1 with err. */
+int qd_doctor_node_gpus(const struct qd_site *s, const struct qd_spank_opts *o,
+			const char *node, struct qd_paths *out, char *source,
+			char *err, size_t errlen);
+
+#endif

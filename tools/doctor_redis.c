@@ -1,0 +1,74 @@
+/*
+ * qosdeny doctor's Redis check, as the plugins reach it (README, Redis):
+ * the connection and AUTH (a password file, or a user and password for an
+ * ACL user), PING's round trip, and SCRIPT LOAD of the usage script that
+ * every job's record runs (shared/usage/usage_script.c).
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "doctor.h"
+#include "redis_conn.h"
+
+/* One command within timeout_ms; 0, or -1 with err. */
+static int run(struct qd_redis *r, int timeout_ms, const char *step, int argc,
+	       const char **argv, char *err, size_t errlen)
+{
+	redisReply *reply =
+	    qd_redis_command(r, qd_redis_now_ms() + timeout_ms, step, argc,
+			     argv, NULL, err, errlen);
+	int rv = 0;
+
+	if (!reply)
+		return -1;
+	if (reply->type == REDIS_REPLY_ERROR)
+		rv = qd_redis_fail(r, err, errlen, step, "%s", reply->str);
+	freeReplyObject(reply);
+	return rv;
+}
+
+void qd_doctor_redis(struct qd_doctor *d, const char *addr,
+		     const char *password_file, int timeout_ms)
+{
+	const char *ping[] = {"PING"};
+	const char *load[] = {"SCRIPT", "LOAD", qd_usage_script};
+	struct qd_redis_config cfg = {addr, password_file, timeout_ms};
+	char err[QD_REDIS_ERR_MAX];
+	struct qd_redis *r;
+	int64_t t0, rtt_us;
+	struct timespec ts;
+
+	if (timeout_ms <= 0)
+		cfg.timeout_ms = QD_REDIS_DEFAULT_TIMEOUT_MS;
+	r = qd_redis_new(&cfg, err, sizeof(err));
+	if (!r) {
+		qd_doctor_line(d, QD_DOC_FAIL, "redis", err,
+			       "correct redis= or redis_password_file= on "
+			       "the plugstack line");
+		return;
+	}
+	/* The first PING connects (and AUTHs); the second is timed alone. */
+	if (run(r, cfg.timeout_ms, "PING", 1, ping, err, sizeof(err)))
+		goto fail;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	if (run(r, cfg.timeout_ms, "PING", 1, ping, err, sizeof(err)))
+		goto fail;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	rtt_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 - t0;
+	if (run(r, cfg.timeout_ms, "SCRIPT LOAD", 3, load, err, sizeof(err)))
+		goto fail;
+	qd_doctor_linef(d, QD_DOC_OK, "redis", NULL,
+			"%s: %s, usage script loaded, round trip %.2f ms",
+			qd_redis_label(r),
+			password_file ? "AUTH accepted" : "no AUTH",
+			(double)rtt_us / 1000.0);
+	qd_redis_free(r);
+	return;
+fail:
+	qd_doctor_line(d, QD_DOC_FAIL, "redis", err,
+		       "start Redis or correct redis=; a refused AUTH or "
+		       "command: the password file or the ACL user's rights "
+		       "(README, Redis)");
+	qd_redis_free(r);
+}
