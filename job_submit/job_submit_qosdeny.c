@@ -17,6 +17,8 @@
 
 #include "dbd_state.h"
 #include "decide.h"
+#include "policy_keep.h"
+#include "policy_keeper.h"
 #include "slurm_fields.h"
 #include "usage_qos_env.h"
 
@@ -43,6 +45,7 @@ static const struct qd_policy *current_policy(void)
 	case QD_REFRESH_RELOADED:
 		info("qosdeny: policy reloaded from %s (%zu QOS records)",
 		     policy_file.path, policy_file.current->n_rules);
+		qd_keeper_offer(policy_file.path, policy_file.text);
 		break;
 	case QD_REFRESH_FAILED:
 		error("qosdeny: %s; the previous policy stays in force", err);
@@ -100,30 +103,47 @@ static void check_slurm_settings(const struct qd_policy *pol)
 	}
 }
 
+/*
+ * A start (from 24.05 also every scontrol reconfigure, which starts a new
+ * slurmctld) that finds qosdeny.conf broken or unreadable runs on the
+ * policy kept in StateSaveLocation (docs/how-it-decides.md, "Reload"):
+ * only one with nothing ever accepted refuses, as a broken slurm.conf does.
+ */
 extern int init(void)
 {
-	char err[QD_ERR_MAX], *conf = xstrdup(slurm_conf.slurm_conf);
-	int rv = SLURM_ERROR;
+	char err[QD_ERR_MAX], kept_err[QD_ERR_MAX], why[3 * PATH_MAX];
+	char *conf = xstrdup(slurm_conf.slurm_conf);
+	const char *state_dir = slurm_conf.state_save_location;
+	struct qd_kept kept;
+	enum qd_start how;
 
 	snprintf(policy_file.path, sizeof(policy_file.path), "%s/qosdeny.conf",
 		 dirname(conf));
-	if (qd_policy_file_refresh(&policy_file, err, sizeof(err)) !=
-	    QD_REFRESH_RELOADED) {
-		error("qosdeny: %s", err);
-		goto fail;
+	xfree(conf);
+	how = qd_policy_file_start(&policy_file, state_dir, &kept, err,
+				   sizeof(err), kept_err, sizeof(kept_err));
+	if (how != QD_START_FILE) {
+		qd_policy_start_explain(how, &policy_file, &kept, kept_err, why,
+					sizeof(why));
+		error("qosdeny: %s; %s", err, why);
+		if (how == QD_START_NONE)
+			return SLURM_ERROR;
 	}
 	check_slurm_settings(policy_file.current);
-	info("qosdeny: policy loaded from %s (%zu QOS records, Enforce=%s)",
-	     policy_file.path, policy_file.current->n_rules,
-	     policy_file.current->enforce ? "yes" : "no");
-	rv = SLURM_SUCCESS;
-fail:
-	xfree(conf);
-	return rv;
+	qd_keeper_start(state_dir);
+	if (how == QD_START_FILE) {
+		info("qosdeny: policy loaded from %s (%zu QOS records, "
+		     "Enforce=%s)",
+		     policy_file.path, policy_file.current->n_rules,
+		     policy_file.current->enforce ? "yes" : "no");
+		qd_keeper_offer(policy_file.path, policy_file.text);
+	}
+	return SLURM_SUCCESS;
 }
 
 extern int fini(void)
 {
+	qd_keeper_stop();
 	qd_policy_file_release(&policy_file);
 	return SLURM_SUCCESS;
 }

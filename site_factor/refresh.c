@@ -4,6 +4,7 @@
  * guards the thread's parameters and wake-ups. Neither is ever held while
  * waiting for slurmctld's locks or for Redis.
  */
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -13,7 +14,9 @@
 
 #include "slurm_compat.h" /* first: Slurm's calls by their exported names */
 
+#include "errmsg.h"
 #include "fairshare_usage.h"
+#include "policy_keep.h"
 #include "refresh.h"
 #include "site.h"
 #include "snapshot.h"
@@ -34,6 +37,8 @@ static pthread_t thread;
 static char conf_path[PATH_MAX];
 static char ctld_cluster[QD_NAME_MAX]; /* ClusterName */
 static struct qd_policy_file policy_file;
+static char keep_dir[PATH_MAX]; /* StateSaveLocation */
+static bool keep_pending;	/* policy_file's policy is to be kept */
 static struct qd_redis *redis;
 static char redis_conf[2 * PATH_MAX + 16]; /* what redis was made from */
 static bool outage;
@@ -126,19 +131,44 @@ static void swap_table(struct qd_factor_table *ft)
 	free(old);
 }
 
+/* Writes the policy just accepted as the last good one (policy_keep.h):
+ * here, off slurmctld's threads and locks. */
+static void keep_policy(void)
+{
+	char err[QD_ERR_MAX + PATH_MAX];
+
+	keep_pending = false;
+	if (qd_policy_keep(keep_dir, policy_file.path, policy_file.text,
+			   time(NULL), err, sizeof(err)))
+		error("qosdeny: site factor: cannot keep the policy just "
+		      "accepted: %s",
+		      err);
+}
+
 /* The current policy: re-read when the file changed, the previous kept
- * when the new one does not parse (as job_submit/qosdeny does). */
+ * when the new one does not parse (as job_submit/qosdeny does). A failure
+ * is logged once, until the file changes again; with no qosdeny.conf at
+ * all, the defaults apply (contract section 9: this cluster alone). */
 static const struct qd_policy *current_policy(const struct qd_site *site)
 {
 	char err[QD_ERR_MAX];
 
 	snprintf(policy_file.path, sizeof(policy_file.path), "%s",
 		 site->qosdeny_conf);
-	if (qd_policy_file_refresh(&policy_file, err, sizeof(err)) ==
-	    QD_REFRESH_FAILED)
-		error("qosdeny: site factor: %s; the previous policy stays "
-		      "in force",
-		      err);
+	switch (qd_policy_file_refresh(&policy_file, err, sizeof(err))) {
+	case QD_REFRESH_RELOADED:
+		keep_pending = true;
+		break;
+	case QD_REFRESH_FAILED:
+		error("qosdeny: site factor: %s; %s", err,
+		      policy_file.current ? "the previous policy stays in force"
+					  : "qosdeny.conf's defaults apply");
+		break;
+	case QD_REFRESH_SAME:
+		break;
+	}
+	if (keep_pending && policy_file.text)
+		keep_policy();
 	return policy_file.current;
 }
 
@@ -233,8 +263,39 @@ static void *run(void *arg)
 	return NULL;
 }
 
+/*
+ * The policy at start, as job_submit/qosdeny's init: a broken or unreadable
+ * file runs on the kept copy, and only a start with none ever kept fails.
+ * With no qosdeny.conf and nothing kept the defaults apply.
+ */
+static int start_policy(const char *path, char *err, size_t errlen)
+{
+	char file_err[QD_ERR_MAX], kept_err[QD_ERR_MAX], why[3 * PATH_MAX];
+	struct qd_kept kept;
+	enum qd_start how;
+
+	snprintf(policy_file.path, sizeof(policy_file.path), "%s", path);
+	how =
+	    qd_policy_file_start(&policy_file, keep_dir, &kept, file_err,
+				 sizeof(file_err), kept_err, sizeof(kept_err));
+	keep_pending = how == QD_START_FILE;
+	if (how == QD_START_FILE)
+		return 0;
+	qd_policy_start_explain(how, &policy_file, &kept, kept_err, why,
+				sizeof(why));
+	if (how == QD_START_KEPT)
+		error("qosdeny: site factor: %s; %s", file_err, why);
+	else if (!kept.exists && access(path, F_OK) && errno == ENOENT)
+		info("qosdeny: site factor: %s; qosdeny.conf's defaults apply",
+		     file_err);
+	else
+		return qd_errf(err, errlen, "%s; %s", file_err, why);
+	return 0;
+}
+
 int qd_sf_start(const char *slurm_conf, const char *cluster_name,
-		const struct qd_factor_params *p, char *err, size_t errlen)
+		const char *state_dir, const struct qd_factor_params *p,
+		char *err, size_t errlen)
 {
 	const char *clusters[QD_FS_CLUSTERS_MAX];
 	char list[QD_FS_CLUSTERS_MAX * QD_NAME_MAX] = "";
@@ -244,13 +305,9 @@ int qd_sf_start(const char *slurm_conf, const char *cluster_name,
 	snprintf(conf_path, sizeof(conf_path), "%s", slurm_conf);
 	snprintf(ctld_cluster, sizeof(ctld_cluster), "%s",
 		 cluster_name ? cluster_name : "");
-	if (qd_site_load_from(&site, conf_path, err, errlen))
-		return -1;
-	snprintf(policy_file.path, sizeof(policy_file.path), "%s",
-		 site.qosdeny_conf);
-	if (access(site.qosdeny_conf, F_OK) == 0 &&
-	    qd_policy_file_refresh(&policy_file, err, errlen) !=
-		QD_REFRESH_RELOADED)
+	snprintf(keep_dir, sizeof(keep_dir), "%s", state_dir);
+	if (qd_site_load_from(&site, conf_path, err, errlen) ||
+	    start_policy(site.qosdeny_conf, err, errlen))
 		return -1;
 	n = fs_clusters(policy_file.current, &site, clusters);
 	for (size_t i = 0; i < n; i++)

@@ -13,12 +13,15 @@
 #include "factor_params.h"
 
 /*
- * Reads qosdeny.conf and plugstack.conf next to slurm_conf (a broken
- * qosdeny.conf is an error here, fatal at slurmctld start), logs the start
- * line, and starts the thread. Returns 0, or -1 with err.
+ * Reads qosdeny.conf and plugstack.conf next to slurm_conf, logs the start
+ * line, and starts the thread. A qosdeny.conf that cannot be read or parsed
+ * runs on the copy kept in state_dir (StateSaveLocation, policy_keep.h);
+ * with none kept it is an error here, fatal at slurmctld start. Returns 0,
+ * or -1 with err.
  */
 int qd_sf_start(const char *slurm_conf, const char *cluster_name,
-		const struct qd_factor_params *p, char *err, size_t errlen);
+		const char *state_dir, const struct qd_factor_params *p,
+		char *err, size_t errlen);
 
 /* New parameters (22.05's reconfigure) and a refresh now. */
 void qd_sf_reconfigure(const struct qd_factor_params *p);

@@ -35,8 +35,8 @@ extern int init(void)
 	/* 22.05 ignores init's result: a bad setting must stop slurmctld
 	 * itself, as a broken slurm.conf does. */
 	if (params_from_conf(&p, err, sizeof(err)) ||
-	    qd_sf_start(slurm_conf.slurm_conf, slurm_conf.cluster_name, &p, err,
-			sizeof(err)))
+	    qd_sf_start(slurm_conf.slurm_conf, slurm_conf.cluster_name,
+			slurm_conf.state_save_location, &p, err, sizeof(err)))
 		fatal("qosdeny: site factor: %s", err);
 	return SLURM_SUCCESS;
 }

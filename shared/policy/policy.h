@@ -103,14 +103,16 @@ int64_t qd_parse_slurm_time(const char *text);
 /*
  * Keeps the policy in force and re-reads the file when it changed (device,
  * inode, size or mtime), the way job_submit/lua re-reads its script. A file
- * that fails to parse, or is gone, leaves the previous policy in force; its
- * signature is recorded all the same, so the failure is reported once and not
- * again until the file changes (while no policy is in force, every refresh
- * tries again). Start from a zeroed struct with path set.
+ * that fails to parse, or is gone, leaves the previous policy in force (none
+ * when there was none); its signature is recorded all the same, so the
+ * failure is reported once and not again until the file changes. Start from
+ * a zeroed struct with path set.
  */
 struct qd_policy_file {
 	char path[4096];
 	struct qd_policy *current;
+	char *text; /* the text current was parsed from, NULL for a kept copy */
+	bool read;  /* the signature below is that of a past refresh */
 	dev_t dev;
 	ino_t ino;
 	off_t size;
@@ -126,6 +128,10 @@ enum qd_refresh {
 
 enum qd_refresh qd_policy_file_refresh(struct qd_policy_file *f, char *err,
 				       size_t errlen);
+
+/* Puts p, parsed from text (both taken over, text may be NULL), in force. */
+void qd_policy_file_set(struct qd_policy_file *f, struct qd_policy *p,
+			char *text);
 
 void qd_policy_file_release(struct qd_policy_file *f);
 

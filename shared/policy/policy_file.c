@@ -51,35 +51,48 @@ static void remember(struct qd_policy_file *f, const struct stat *st)
 
 /*
  * The signature is recorded even when loading fails, so a broken or missing
- * file is parsed and reported once, not on every submission, until it
- * changes again. A missing file has the all-zero signature.
+ * file is parsed and reported once, not on every submission (or every
+ * refresh of the site factor, which runs without a file), until it changes
+ * again. A missing file has the all-zero signature.
  */
 enum qd_refresh qd_policy_file_refresh(struct qd_policy_file *f, char *err,
 				       size_t errlen)
 {
 	struct qd_policy *p;
 	struct stat st;
+	char *text;
 	int stat_errno = stat(f->path, &st) ? errno : 0;
 
 	if (stat_errno)
 		memset(&st, 0, sizeof(st));
-	if (f->current && same_file(f, &st))
+	if (f->read && same_file(f, &st))
 		return QD_REFRESH_SAME;
 	remember(f, &st);
+	f->read = true;
 	if (stat_errno) {
 		snprintf(err, errlen, "%s: %s", f->path, strerror(stat_errno));
 		return QD_REFRESH_FAILED;
 	}
-	p = qd_policy_load(f->path, err, errlen);
-	if (!p)
+	text = qd_policy_read(f->path, err, errlen);
+	p = text ? qd_policy_parse(f->path, text, err, errlen) : NULL;
+	if (!p) {
+		free(text);
 		return QD_REFRESH_FAILED;
-	qd_policy_free(f->current);
-	f->current = p;
+	}
+	qd_policy_file_set(f, p, text);
 	return QD_REFRESH_RELOADED;
+}
+
+void qd_policy_file_set(struct qd_policy_file *f, struct qd_policy *p,
+			char *text)
+{
+	qd_policy_free(f->current);
+	free(f->text);
+	f->current = p;
+	f->text = text;
 }
 
 void qd_policy_file_release(struct qd_policy_file *f)
 {
-	qd_policy_free(f->current);
-	f->current = NULL;
+	qd_policy_file_set(f, NULL, NULL);
 }

@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# qosdeny.conf changes take effect without a restart; a broken edit keeps the
-# last good policy; Enforce=no accepts and logs.
+# qosdeny.conf changes take effect without a restart, and each one accepted
+# is kept in StateSaveLocation; a broken edit keeps the last good policy, at
+# a re-read and at scontrol reconfigure (from 24.05 a new slurmctld, which
+# runs on the kept copy); Enforce=no accepts and logs.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"
+CLUSTER="$QD_ROOT/tests/cluster/cluster.sh"
+KEPT=$(scontrol show config | awk '$1 == "StateSaveLocation" { print $3 }')/qosdeny.conf.last-good
+CONF=$QD_SLURM_ETC/qosdeny.conf
+kept_has() { grep -qF -- "$1" "$KEPT" 2>/dev/null; }
+log_since() { ctld_log | tail -n +$(($1 + 1)); }
 
 # An override: research's per-job cap lowered from the database's 8 to 1.
 write_policy "${EXAMPLE_POLICY/QOS=research      Flags=DenyOnMaxPerJob/QOS=research Flags=DenyOnMaxPerJob MaxTRESPerJob=gres/gpu=1}"
@@ -12,6 +19,8 @@ assert_contains "the message shows the file's limit" \
 	'qosdeny: DenyOnMaxPerJob: QOS research: gres/gpu requested 2, MaxTRESPerJob limit 1' "$OUT"
 assert_contains "slurmctld logs the reload" "qosdeny: policy reloaded from" \
 	"$(ctld_log)"
+check "the reloaded policy is kept in StateSaveLocation" \
+	wait_for "the kept copy" 10 kept_has "MaxTRESPerJob=gres/gpu=1"
 
 write_policy "$EXAMPLE_POLICY
 QOS=gpu-debug Flags=DenyOnNothing"
@@ -22,6 +31,19 @@ assert_contains "slurmctld logs the error with file and line" \
 	"qosdeny.conf:7: " "$(ctld_log)"
 assert_contains "and says the previous policy stays" \
 	"the previous policy stays in force" "$(ctld_log)"
+check "the broken file is not kept" kept_has "MaxTRESPerJob=gres/gpu=1"
+
+# The same broken file at scontrol reconfigure.
+n=$(ctld_log | wc -l)
+check "scontrol reconfigure with the broken file" bash "$CLUSTER" reconfigure
+if slurm_at_least 24.05; then
+	assert_contains "the new slurmctld runs on the kept policy" \
+		"qosdeny: $CONF:7: unknown flag 'DenyOnNothing'; running on the policy slurmctld accepted at " \
+		"$(log_since "$n")"
+fi
+as alice sbatch -q research --gres=gpu:2 --wrap true
+assert_eq "after it the last good policy is enforced" 1 "$RC"
+assert_contains "with its override" "MaxTRESPerJob limit 1" "$OUT"
 
 write_policy "${EXAMPLE_POLICY/Enforce=yes/Enforce=no}"
 as bob sbatch --parsable --hold -q interactive --gpus=5 --wrap true
