@@ -17,6 +17,13 @@
  * replaces the prolog's (usage_report.c). Without job_submit/qosdeny it is
  * the user's word throughout. Either way it only labels the record, for
  * the per-QoS usage: user, account and fair share never depend on it.
+ *
+ * The account may be missing too: without accounting
+ * (AccountingStorageType=accounting_storage/none, slurm.conf(5)) slurmctld
+ * gives a job no account unless it names one, and slurmd then sets no
+ * SLURM_JOB_ACCOUNT. The record is made with the account empty, so the
+ * user's GPU time still counts (spank_slurmd.c says so once, at slurmd's
+ * start, rather than each job twice).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -163,8 +170,8 @@ int qd_job_record(qd_env_fn env, void *env_arg, const char *cluster,
 	}
 	if (name_from(env, env_arg, "SLURMD_NODENAME", r->node, err, errlen) ||
 	    name_from(env, env_arg, "SLURM_JOB_USER", r->user, err, errlen) ||
-	    name_from(env, env_arg, "SLURM_JOB_ACCOUNT", r->account, err,
-		      errlen) ||
+	    optional_from(env, env_arg, "SLURM_JOB_ACCOUNT", r->account, err,
+			  errlen) ||
 	    optional_from(env, env_arg, "SLURM_JOB_PARTITION", r->partition,
 			  err, errlen))
 		return -1;

@@ -66,7 +66,8 @@ int qd_expand_node_path(const char *path, const char *node, const char *host,
  * builds (src/plugins/prep/script/prep_script_slurmd.c), every variable set
  * by slurmd itself (what users pass through SPANK arrives prefixed SPANK_):
  * SLURM_JOB_ID (the job's own id: an array task's or a het component's),
- * SLURMD_NODENAME, SLURM_JOB_USER, SLURM_JOB_ACCOUNT, SLURM_JOB_PARTITION,
+ * SLURMD_NODENAME, SLURM_JOB_USER, SLURM_JOB_ACCOUNT ("" when unset: a
+ * cluster without accounting), SLURM_JOB_PARTITION,
  * SLURM_JOB_GPUS (this node's GPU indices), cluster from the option, else
  * SLURM_CLUSTER_NAME; qos from the SPANK entry job_submit/qosdeny sets
  * (QD_QOS_ENV; "" when unset or not a name), a label whose trust

@@ -54,6 +54,8 @@ static void slurm_conf_pair(struct qd_site *s, const char *key, const char *val)
 		copy(s->private_data, sizeof(s->private_data), val);
 	else if (!strcasecmp(key, "AccountingStorageEnforce"))
 		copy(s->enforce, sizeof(s->enforce), val);
+	else if (!strcasecmp(key, "AccountingStorageType"))
+		copy(s->accounting, sizeof(s->accounting), val);
 	else if (!strcasecmp(key, "QOS")) /* only partitions have one */
 		snprintf(s->partition_qos + strlen(s->partition_qos),
 			 sizeof(s->partition_qos) - strlen(s->partition_qos),
@@ -299,6 +301,12 @@ bool qd_site_private_users(const struct qd_site *s)
 bool qd_site_enforces_qos(const struct qd_site *s)
 {
 	return list_has(s->enforce, "qos") || list_has(s->enforce, "all");
+}
+
+bool qd_site_accounting_off(const struct qd_site *s)
+{
+	return !s->accounting[0] ||
+	       !strcasecmp(s->accounting, "accounting_storage/none");
 }
 
 bool qd_site_is_partition_qos(const struct qd_site *s, const char *qos)

@@ -26,6 +26,7 @@ struct qd_site {
 	char slurm_user[QD_NAME_MAX]; /* SlurmUser, "" when not set */
 	char private_data[256];	      /* PrivateData */
 	char enforce[256];	      /* AccountingStorageEnforce */
+	char accounting[256];	  /* AccountingStorageType, "" when not set */
 	char partition_qos[1024]; /* the partitions' QOS=, comma-separated */
 	char plugstack[PATH_MAX];
 	char qosdeny_conf[PATH_MAX];
@@ -76,6 +77,11 @@ bool qd_site_private_users(const struct qd_site *s);
 /* Whether AccountingStorageEnforce limits a user to the QoS of their
  * associations (qos, or all). */
 bool qd_site_enforces_qos(const struct qd_site *s);
+
+/* Whether Slurm keeps no accounting: AccountingStorageType unset (Slurm's
+ * default) or accounting_storage/none. Jobs then have no account unless
+ * they name one. */
+bool qd_site_accounting_off(const struct qd_site *s);
 
 /* Whether qos is some partition's QOS= in slurm.conf. */
 bool qd_site_is_partition_qos(const struct qd_site *s, const char *qos);

@@ -145,6 +145,12 @@ struct scan {
 	void *arg;
 };
 
+/* An account in a key: a name, or "" for usage without one. */
+static bool account_ok(const char *account)
+{
+	return !account[0] || qd_usage_name_ok(account);
+}
+
 /* One usage key's name split into kind and names; -1 when not one. */
 static int parse_key(const struct scan *s, const char *k,
 		     enum qd_usage_kind *kind, char *account, char *user)
@@ -155,8 +161,7 @@ static int parse_key(const struct scan *s, const char *k,
 	if (!strncmp(rest, "account:", 8)) {
 		*kind = QD_USAGE_ACCOUNT;
 		snprintf(account, QD_NAME_MAX, "%s", rest + 8);
-		return qd_usage_name_ok(rest + 8) &&
-			       strlen(rest + 8) < QD_NAME_MAX
+		return account_ok(rest + 8) && strlen(rest + 8) < QD_NAME_MAX
 			   ? 0
 			   : -1;
 	}
@@ -171,7 +176,7 @@ static int parse_key(const struct scan *s, const char *k,
 	memcpy(account, rest, colon - rest);
 	account[colon - rest] = '\0';
 	snprintf(user, QD_NAME_MAX, "%s", colon + 1);
-	return qd_usage_name_ok(account) && qd_usage_name_ok(user) ? 0 : -1;
+	return account_ok(account) && qd_usage_name_ok(user) ? 0 : -1;
 }
 
 /* Reads the usage hashes of one SCAN batch, pipelined. */

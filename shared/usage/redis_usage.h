@@ -13,7 +13,10 @@
  *
  * v is decayed GPU-seconds as of t (Unix time with microseconds, the Redis
  * server's clock); its value now is v * 2^(-(now - t) / UsageHalfLife).
- * Names cannot contain ':', so keys split back unambiguously.
+ * Names cannot contain ':', so keys split back unambiguously. A record
+ * without an account (Slurm without accounting) has A = "": its usage is
+ * in qosdeny:{C}:account: and qosdeny:{C}:assoc::U, so `qosdeny share`
+ * shows the user under an account with an empty name.
  *
  * A handle is not thread-safe. It connects on first use and, after any
  * error, drops the connection and connects again on the next call.

@@ -25,7 +25,7 @@ static const struct field {
     {"job", F_U32, offsetof(struct qd_usage_record, job_id)},
     {"node", F_NAME, offsetof(struct qd_usage_record, node)},
     {"user", F_NAME, offsetof(struct qd_usage_record, user)},
-    {"account", F_NAME, offsetof(struct qd_usage_record, account)},
+    {"account", F_NAME_OPT, offsetof(struct qd_usage_record, account)},
     {"qos", F_NAME_OPT, offsetof(struct qd_usage_record, qos)},
     {"partition", F_NAME_OPT, offsetof(struct qd_usage_record, partition)},
     {"start", F_I64, offsetof(struct qd_usage_record, start)},

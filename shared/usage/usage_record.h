@@ -7,13 +7,14 @@
  *   qosdeny-usage/1 cluster=C job=J node=N user=U account=A qos=Q
  *       partition=P start=S end=E gpus=G gpu_seconds=GS\n
  *
- * Names are 1 to 63 characters of [A-Za-z0-9._@+$-] (qos and partition may
- * be empty), so they can stand in Redis keys and file names between ':' and
- * '/' separators. Numbers are decimal without sign or leading zeros. A record
- * is "open" (end=0, gpu_seconds=0) from the job's start on the node until it
- * is closed at its end; a closed one has end >= start and gpu_seconds =
- * gpus * (end - start). Spool files and Redis values are untrusted input: the
- * decoder accepts nothing else.
+ * Names are 1 to 63 characters of [A-Za-z0-9._@+$-] (account, qos and
+ * partition may be empty: a job without an account, where Slurm has no
+ * accounting, is reported under its user alone), so they can stand in Redis
+ * keys and file names between ':' and '/' separators. Numbers are decimal
+ * without sign or leading zeros. A record is "open" (end=0, gpu_seconds=0) from
+ * the job's start on the node until it is closed at its end; a closed one has
+ * end >= start and gpu_seconds = gpus * (end - start). Spool files and Redis
+ * values are untrusted input: the decoder accepts nothing else.
  */
 #ifndef QD_USAGE_RECORD_H
 #define QD_USAGE_RECORD_H
@@ -35,7 +36,7 @@ struct qd_usage_record {
 			    ids already resolved by the producer */
 	char node[QD_NAME_MAX];
 	char user[QD_NAME_MAX];
-	char account[QD_NAME_MAX];
+	char account[QD_NAME_MAX];   /* may be "" */
 	char qos[QD_NAME_MAX];	     /* may be "" */
 	char partition[QD_NAME_MAX]; /* may be "" */
 	int64_t start;		     /* Unix time the allocation began here */

@@ -8,8 +8,8 @@
 #   cluster.sh restart-ctld    restart slurmctld only (state kept)
 #   cluster.sh restart-slurmd [n1|n2]...  restart slurmd (default both)
 #   cluster.sh reconfigure     scontrol reconfigure, wait until it answers
-#   cluster.sh write-conf      rewrite slurm.conf from QD_JOBSUBMIT and
-#                              QD_SLURM_CONF_EXTRA, same ports
+#   cluster.sh write-conf      rewrite slurm.conf from QD_JOBSUBMIT,
+#                              QD_SLURM_CONF_EXTRA and QD_ACCOUNTING, same ports
 #   cluster.sh redis-stop | redis-start
 #   cluster.sh dbd-stop | dbd-start   stop / start slurmdbd only (fault drills)
 #   cluster.sh env             print QD_CLUSTER_DIR/env (source it)
@@ -345,6 +345,24 @@ load_ports() {
 	. "$D/env"
 }
 
+# QD_ACCOUNTING=none: Slurm without accounting, so without
+# AccountingStorageTRES too (slurmctld refuses gres/gpu there without
+# slurmdbd); slurmdbd keeps running, unused, for the next write-conf.
+accounting_conf() {
+	if [ "${QD_ACCOUNTING:-}" == none ]; then
+		echo "AccountingStorageType=accounting_storage/none"
+		return
+	fi
+	cat <<EOF
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+AccountingStoragePort=$QD_DBD_PORT
+AccountingStoragePass=socket=$MSOCK
+AccountingStorageEnforce=associations,limits,qos
+AccountingStorageTRES=gres/gpu,gres/gpu:a100,gres/gpu:v100
+EOF
+}
+
 write_slurm_conf() {
 	local tmp=$CONF.tmp
 	cat >"$tmp" <<EOF
@@ -376,12 +394,7 @@ SelectTypeParameters=CR_Core_Memory
 DefMemPerCPU=1000
 SlurmdParameters=config_overrides
 GresTypes=gpu
-AccountingStorageType=accounting_storage/slurmdbd
-AccountingStorageHost=localhost
-AccountingStoragePort=$QD_DBD_PORT
-AccountingStoragePass=socket=$MSOCK
-AccountingStorageEnforce=associations,limits,qos
-AccountingStorageTRES=gres/gpu,gres/gpu:a100,gres/gpu:v100
+$(accounting_conf)
 JobCompType=jobcomp/none
 MailProg=/bin/true
 SchedulerType=sched/backfill

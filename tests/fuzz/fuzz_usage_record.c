@@ -34,7 +34,7 @@ static int kind(size_t i)
 {
 	if (i == 1 || i >= 7)
 		return 2;
-	return i == 5 || i == 6;
+	return i >= 4 && i <= 6; /* account, qos, partition */
 }
 
 static bool model_name(const char *s, size_t len, bool optional)

@@ -22,6 +22,7 @@
 #include <criterion/criterion.h>
 #include <hiredis/hiredis.h>
 
+#include "fairshare_usage.h"
 #include "redis_usage.h"
 #include "spool.h"
 #include "test_redis_server.h"
@@ -222,6 +223,42 @@ Test(redis, read_usage_decayed)
 	cr_expect(NEAR(s.account[0], 3600), "%f", s.account[0]);
 	cr_expect(NEAR(s.assoc[0], 1800), "%f", s.assoc[0]);
 	cr_expect(NEAR(s.account[1], 100), "%f", s.account[1]);
+}
+
+/*
+ * A record without an account (Slurm without accounting): counted once,
+ * under its user and an account with an empty name, which `qosdeny share`
+ * reads back as the rows "" and "" / alice, the only usage there is.
+ */
+Test(redis, empty_account_counts_once_under_the_user)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record r = rec(42, 2, now - 100, now);
+	const char *clusters[] = {"qd"};
+	struct qd_fs_table t = {0};
+	struct qd_fs_row *row;
+
+	plain();
+	r.account[0] = '\0';
+	cr_expect_eq(apply(&r), 1);
+	cr_expect_eq(apply(&r), 0, "the same record counts once");
+	cr_expect(NEAR(stored("qosdeny:{qd}:user:alice"), 200));
+	cr_expect(NEAR(stored("qosdeny:{qd}:account:"), 200));
+	cr_expect(NEAR(stored("qosdeny:{qd}:assoc::alice"), 200));
+	cr_assert_eq(
+	    qd_fs_read_usage(&t, rd, clusters, 1, WEEK, true, err, sizeof(err)),
+	    0, "%s", err);
+	cr_assert_eq(qd_fs_compute(&t), 0);
+	cr_expect_eq(t.n, 2);
+	row = qd_fs_find(&t, "", "alice");
+	cr_assert_not_null(row);
+	cr_expect(NEAR(row->raw_usage, 200), "%f", row->raw_usage);
+	cr_expect_eq(row->effectv_usage, 1.0);
+	row = qd_fs_find(&t, "", NULL);
+	cr_assert_not_null(row);
+	cr_expect(NEAR(row->raw_usage, 200), "%f", row->raw_usage);
+	cr_expect_eq(row->depth, 0, "directly below root");
+	qd_fs_free(&t);
 }
 
 Test(redis, read_usage_rejects_garbage_values)

@@ -81,6 +81,33 @@ Test(usage_record, open_record)
 }
 
 /* A clock stepped back: 0 seconds, not a record that cannot be decoded. */
+/* A job without an account (Slurm without accounting): the record is made
+ * with the account empty, and read back as such; the user stays required. */
+Test(usage_record, empty_account)
+{
+	static const char line[] =
+	    "qosdeny-usage/1 cluster=qd job=42 node=node-1 user=alice "
+	    "account= qos=interactive partition=gpu start=1700000000 "
+	    "end=1700003600 gpus=2 gpu_seconds=7200\n";
+	struct qd_usage_record r = alice(), back;
+	char buf[QD_RECORD_MAX], err[QD_RECORD_ERR_MAX] = "";
+	int n;
+
+	memset(r.account, 0, sizeof(r.account));
+	n = qd_usage_record_encode(&r, buf, sizeof(buf), err, sizeof(err));
+	cr_assert_eq(n, (int)strlen(line), "%s", err);
+	cr_expect_str_eq(buf, line);
+	cr_assert_eq(qd_usage_record_decode(buf, n, &back, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_eq(memcmp(&r, &back, sizeof(r)), 0);
+	cr_expect_str_eq(back.account, "");
+	cr_expect_str_eq(back.user, "alice");
+	r.user[0] = '\0';
+	cr_expect_eq(
+	    qd_usage_record_encode(&r, buf, sizeof(buf), err, sizeof(err)), -1);
+	cr_expect_str_eq(err, "usage record: invalid user ''");
+}
+
 Test(usage_record, close_before_start)
 {
 	struct qd_usage_record r = alice();

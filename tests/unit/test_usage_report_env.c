@@ -192,7 +192,7 @@ static void expect_error(const char *var, const char *text, const char *want)
 
 Test(job_record, errors_name_the_variable)
 {
-	expect_error("SLURM_JOB_ACCOUNT", NULL, "SLURM_JOB_ACCOUNT is not set");
+	expect_error("SLURM_JOB_USER", NULL, "SLURM_JOB_USER is not set");
 	expect_error("SLURM_JOB_USER", "SLURM_JOB_USER=",
 		     "SLURM_JOB_USER is "
 		     "not set");
@@ -213,13 +213,33 @@ Test(job_record, errors_name_the_variable)
 		     "SLURM_JOB_RESTART_COUNT '-1' is not a count");
 }
 
+/* Without accounting slurmd sets no SLURM_JOB_ACCOUNT (nor an empty one):
+ * the record is the user's, with the account empty. */
+Test(job_record, no_account)
+{
+	static const char *const texts[] = {NULL, "SLURM_JOB_ACCOUNT="};
+	struct qd_usage_record r;
+
+	for (size_t i = 0; i < 2; i++) {
+		prolog_env();
+		set_var("SLURM_JOB_ACCOUNT", texts[i]);
+		cr_assert_eq(qd_job_record(lookup, NULL, NULL, &r, &restarts,
+					   err, sizeof(err)),
+			     0, "%s", err);
+		cr_expect_str_eq(r.account, "");
+		cr_expect_str_eq(r.user, "alice");
+		cr_expect_eq(r.job_id, 1234);
+		cr_expect_eq(r.gpus, 2);
+	}
+}
+
 /* A caller tells a GPU job from the others even when something is wrong. */
 Test(job_record, gpus_known_even_on_error)
 {
 	struct qd_usage_record r;
 
 	prolog_env();
-	set_var("SLURM_JOB_ACCOUNT", NULL);
+	set_var("SLURM_JOB_USER", NULL);
 	cr_expect_eq(
 	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
 	    -1);

@@ -245,13 +245,37 @@ Test(report_plugin, bad_options_never_fail_the_job)
 	cr_expect_str_eq(spooled(), "");
 }
 
-Test(report_plugin, a_gpu_job_without_account_is_logged)
+/* The usage hash's v of a key, or -1 when there is none. */
+static double stored(const char *key)
 {
+	redisContext *c = admin(&srv);
+	redisReply *r = redisCommand(c, "HGET %s v", key);
+	double v = r && r->type == REDIS_REPLY_STRING ? atof(r->str) : -1;
+
+	freeReplyObject(r);
+	redisFree(c);
+	return v;
+}
+
+/* Without accounting slurmd sets no SLURM_JOB_ACCOUNT: the job's GPU time
+ * is the user's, with an empty account, counted once, and nothing is
+ * logged as an error (slurmd's start says it once). */
+Test(report_plugin, a_gpu_job_without_account_is_reported_under_its_user)
+{
+	redis_up();
 	unsetenv("SLURM_JOB_ACCOUNT");
-	cr_expect_eq(hook(prolog_fn, NULL, NULL), 0);
-	cr_expect(strstr(logbuf, "E: qosdeny: job prolog: GPU usage not "
-				 "reported: SLURM_JOB_ACCOUNT is not set"),
-		  "%s", logbuf);
+	cr_expect_eq(hook(prolog_fn, opt, "timeout_ms=1000"), 0);
+	cr_expect(strstr(spooled(), " user=alice account= qos= partition=gpu "
+				    "start="),
+		  "%s", spooled());
+	cr_expect_eq(hook(epilog_fn, opt, "timeout_ms=1000"), 0);
+	cr_expect_str_eq(spooled(), "");
+	cr_expect(strstr(in_redis(), " user=alice account= qos= "), "%s: %s",
+		  in_redis(), logbuf);
+	cr_expect_geq(stored("qosdeny:{qdtest}:user:alice"), 0, "%s", logbuf);
+	cr_expect_geq(stored("qosdeny:{qdtest}:assoc::alice"), 0);
+	cr_expect_geq(stored("qosdeny:{qdtest}:account:"), 0);
+	cr_expect_null(strstr(logbuf, "E: "), "%s", logbuf);
 }
 
 Test(report_plugin, other_jobs_without_account_are_quiet)

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# GPU usage reporting on a cluster without accounting
+# (AccountingStorageType=accounting_storage/none): jobs have no account, and
+# slurmd sets no SLURM_JOB_ACCOUNT. Each slurmd says so once when it
+# starts; its jobs log nothing about it; their GPU time is the user's, with
+# an empty account, counted once, and `qosdeny share` shows it.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/example-policy.sh"
+source "$(dirname "$0")/usage-lib.sh"
+
+# accounting VALUE: slurm.conf written again with QD_ACCOUNTING=VALUE ("":
+# slurmdbd's), slurmctld restarted on it; slurmd restarts with reporting.
+accounting() {
+	QD_ACCOUNTING=$1 bash "$CLUSTER" write-conf >/dev/null &&
+		bash "$CLUSTER" restart-ctld >/dev/null
+}
+# new_log NODE: what slurmd on NODE logged since the restart below.
+declare -A SINCE
+new_log() { tail -c +"$((${SINCE[$1]} + 1))" "$QD_LOG_DIR/slurmd-$1.log"; }
+
+redis_clear
+check "slurm.conf without accounting, slurmctld restarted" accounting none
+for n in n1 n2; do
+	SINCE[$n]=$(stat -c %s "$QD_LOG_DIR/slurmd-$n.log")
+done
+check "reporting on (plugstack.conf, slurmd restarted)" reporting_on
+
+start_line="qosdeny: accounting is off (AccountingStorageType=accounting_storage/none): GPU usage is reported under the user with an empty account, unless the job names one (--account)"
+for n in n1 n2; do
+	assert_eq "slurmd on $n said once, at its start, how usage is reported" 1 \
+		"$(new_log $n | grep -cF "$start_line")"
+done
+
+jobs=()
+for n in n1 n2; do
+	as alice sbatch --parsable -N1 -w "$n" --gres=gpu:1 --wrap 'sleep 2'
+	assert_eq "alice's job on $n is accepted" 0 "$RC"
+	jobs+=("${OUT%%;*}")
+done
+check "both jobs ended, epilogs included" wait_for "jobs to end" 60 queue_empty
+acct=$(scontrol -o show job "${jobs[0]}" | sed -n 's/.* Account=\([^ ]*\).*/\1/p')
+check "slurmctld gave the jobs no account (Account=$acct)" \
+	test "$acct" == "(null)" -o -z "$acct"
+
+for n in n1 n2; do
+	log=$(new_log $n)
+	assert_eq "no per-job line about the account on $n" 0 \
+		"$(grep -c 'SLURM_JOB_ACCOUNT' <<<"$log")"
+	assert_eq "no 'GPU usage not reported' on $n" 0 \
+		"$(grep -c 'GPU usage not reported' <<<"$log")"
+	assert_eq "no qosdeny error at all on $n" "" \
+		"$(grep 'error: qosdeny' <<<"$log")"
+done
+
+total=0
+for i in 0 1; do
+	n=n$((i + 1))
+	check_record "job without an account" "${jobs[$i]}" "$n" 1 2
+	rec=$(redis_record "${jobs[$i]}" "$n")
+	assert_eq "job ${jobs[$i]}'s record is alice's" alice "$(field "$rec" user)"
+	assert_contains "with the account empty" " user=alice account= " "$rec"
+	gs=$(field "$rec" gpu_seconds)
+	total=$((total + ${gs:-0}))
+done
+assert_eq "the spools are empty" "" "$(spool_records)"
+check "alice's usage is her records' ${total} GPU-seconds, once" \
+	near "$(stored_usage alice)" "$total" 0.01
+
+OUT=$("$QD" share -P 2>/dev/null)
+assert_eq "qosdeny share -P exits 0" 0 "$?"
+echo "$OUT" | sed 's/^/# /'
+row=$(echo "$OUT" | grep '^|alice|')
+IFS='|' read -r _ _ _ _ used _ _ <<<"$row"
+assert_eq "share: alice under the empty account, RawUsage ${total}" \
+	"$total" "${used:-none}"
+row=$(echo "$OUT" | grep '^||')
+IFS='|' read -r _ _ _ _ used _ _ <<<"$row"
+assert_eq "share: the empty account's own row, RawUsage ${total}" \
+	"$total" "${used:-none}"
+
+reporting_off
+check "slurm.conf with accounting again, slurmctld restarted" accounting ""
+redis_clear
+finish
