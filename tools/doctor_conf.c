@@ -5,12 +5,14 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
 #include "doctor.h"
+#include "textfile.h"
 
 /* Slurm's values, slurm.h's PROLOG_FLAG_*. */
 #define ALLOC	PROLOG_FLAG_ALLOC
@@ -53,9 +55,32 @@ static void take(struct qd_doctor_conf *c, const slurm_conf_t *k)
 	copy(c->slurmctld_log, sizeof(c->slurmctld_log), k->slurmctld_logfile);
 	c->prolog_alloc = k->prolog_flags & (ALLOC | CONTAIN);
 	c->prolog_contain = k->prolog_flags & CONTAIN;
+	/* 24.11 leaves task/none's TaskPlugin empty. */
 	copy(c->proctrack, sizeof(c->proctrack), k->proctrack_type);
-	copy(c->task_plugin, sizeof(c->task_plugin), k->task_plugin);
-	copy(c->plugindir, sizeof(c->plugindir), k->plugindir);
+	copy(c->task_plugin, sizeof(c->task_plugin),
+	     k->task_plugin && *k->task_plugin ? k->task_plugin : "task/none");
+}
+
+/* 22.05's slurmctld leaves PrioritySiteFactorPlugin and its parameters out
+ * of its answer (scontrol show config prints "(null)"): taken from
+ * slurm.conf's text where the answer has none. */
+static void site_factor_text(const struct qd_site *s, struct qd_doctor_conf *c)
+{
+	char err[256];
+	char *text;
+
+	if (c->site_factor_plugin[0])
+		return;
+	text = qd_read_file(s->slurm_conf, NULL, err, sizeof(err));
+	if (!text)
+		return;
+	qd_doctor_conf_value(text, "PrioritySiteFactorPlugin",
+			     c->site_factor_plugin,
+			     sizeof(c->site_factor_plugin));
+	qd_doctor_conf_value(text, "PrioritySiteFactorParameters",
+			     c->site_factor_params,
+			     sizeof(c->site_factor_params));
+	free(text);
 }
 
 void qd_doctor_conf_load(const struct qd_site *s, struct qd_doctor_conf *c)
@@ -69,6 +94,9 @@ void qd_doctor_conf_load(const struct qd_site *s, struct qd_doctor_conf *c)
 			 strerror(ENOENT));
 		return;
 	}
+	/* No slurm_fini() here: the controller checks' view of the QoS
+	 * (ctld_limits.c) initialises libslurm again and ends it, and 24.11's
+	 * slurm_init() after a slurm_fini() crashes reloading its plugins. */
 	slurm_init(s->slurm_conf);
 	if (slurm_load_ctl_conf((time_t)0, &k) != SLURM_SUCCESS) {
 		snprintf(c->err, sizeof(c->err),
@@ -76,8 +104,8 @@ void qd_doctor_conf_load(const struct qd_site *s, struct qd_doctor_conf *c)
 			 slurm_strerror(errno));
 	} else {
 		take(c, k);
+		site_factor_text(s, c);
 		c->loaded = true;
 		slurm_free_ctl_conf(k);
 	}
-	slurm_fini();
 }

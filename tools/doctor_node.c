@@ -182,8 +182,9 @@ static void prolog_flags(struct qd_doctor *d, const struct qd_doctor_conf *c)
 				"not checked: %s", c->err);
 	else if (!c->prolog_alloc)
 		qd_doctor_line(d, QD_DOC_WARN, "prolog-flags",
-			       "no Alloc: GPU usage is not reported from "
-			       "every node of a job",
+			       "no Alloc: the prolog runs at a node's first "
+			       "step, so a node where no step runs reports "
+			       "no GPU usage",
 			       fix);
 	else if (!c->prolog_contain && pam_uses_qosdeny())
 		qd_doctor_line(d, QD_DOC_WARN, "prolog-flags",

@@ -85,6 +85,12 @@ static void take(struct qd_procs *p, const char *pid, const char *comm,
 	snprintf(p->slurmd[p->n_slurmd++].node, QD_NAME_MAX, "%s", node);
 }
 
+static int by_node(const void *a, const void *b)
+{
+	return strcmp(((const struct qd_proc_slurmd *)a)->node,
+		      ((const struct qd_proc_slurmd *)b)->node);
+}
+
 void qd_procs_find(const struct qd_site *s, struct qd_procs *p)
 {
 	struct dirent *e;
@@ -103,9 +109,16 @@ void qd_procs_find(const struct qd_site *s, struct qd_procs *p)
 		if (!isdigit((unsigned char)e->d_name[0]) ||
 		    slurp(e->d_name, "comm", comm, sizeof(comm)) <= 0)
 			continue;
+		/* Debian's daemons are slurmd-wlm and slurmctld-wlm, named
+		 * so once they re-exec themselves (24.11's reconfigure). */
 		comm[strcspn(comm, "\n")] = '\0';
+		if (strlen(comm) > 4 &&
+		    !strcmp(comm + strlen(comm) - 4, "-wlm"))
+			comm[strlen(comm) - 4] = '\0';
 		if (!strcmp(comm, "slurmd") || !strcmp(comm, "slurmctld"))
 			take(p, e->d_name, comm, s->slurm_conf);
 	}
 	closedir(dir);
+	/* In node name order, whatever the pids (a re-exec renumbers). */
+	qsort(p->slurmd, p->n_slurmd, sizeof(*p->slurmd), by_node);
 }

@@ -15,13 +15,15 @@
 
 #define QD_PROCS_SLURMD_MAX 64
 
+struct qd_proc_slurmd {
+	pid_t pid;
+	char node[QD_NAME_MAX];
+};
+
 struct qd_procs {
 	bool slurmctld;
-	size_t n_slurmd;
-	struct {
-		pid_t pid;
-		char node[QD_NAME_MAX];
-	} slurmd[QD_PROCS_SLURMD_MAX];
+	size_t n_slurmd; /* slurmd[] sorted by node name */
+	struct qd_proc_slurmd slurmd[QD_PROCS_SLURMD_MAX];
 	char hostname[QD_NAME_MAX];
 };
 

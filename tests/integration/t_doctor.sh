@@ -130,6 +130,21 @@ write_policy "QOS=research Flags=DenyOnNothing"
 expect "qosdeny.conf invalid" --controller qosdeny.conf FAIL 1 "unknown flag"
 write_policy "$EXAMPLE_POLICY"
 
+SITE="PriorityType=priority/multifactor
+PrioritySiteFactorPlugin=site_factor/qosdeny
+PrioritySiteFactorParameters=weight=10000"
+check "slurmctld restarted with the site factor, PriorityWeightAge=10" \
+	conf "$SITE
+PriorityWeightAge=10"
+expect "the site factor's weight drowns the others" --controller site-factor \
+	warn 0 "weight=10000 drowns the other weights (Age=10"
+check "slurmctld restarted with the site factor, PriorityWeightAge=10000" \
+	conf "$SITE
+PriorityWeightAge=10000"
+expect "the site factor beside the others" --controller site-factor ok 0 \
+	"weight=10000 interval=60 beside Age=10000"
+assert_eq "the site factor's Redis checked" ok "$(line redis | cut -d'|' -f1)"
+
 # --- undone: the cluster as the other tests expect it
 plugstack ""
 bash "$CLUSTER" write-conf >/dev/null && bash "$CLUSTER" restart-ctld >/dev/null
