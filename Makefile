@@ -138,7 +138,7 @@ include site_factor/site_factor.mk
 include pam/pam.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: all build-test check check-here slurm-from-source deb deb-test bench-plugin unit unit-asan integration integration-asan demo bench \
+.PHONY: all build-test check check-here check-vm slurm-from-source deb deb-test bench-plugin unit unit-asan integration integration-asan demo bench \
         install deps format format-check clean
 all: $(CORE_LIB) $(JS_SO) $(SF_SO) $(SPANK_SO) $(PAM_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
 
@@ -290,6 +290,13 @@ check:
 			"$(if $(filter command line environment,$(origin SLURM_SRC)),$(SLURM_SRC))" || true; \
 	done
 	sh tests/summary.sh $(CHECK_RESULTS)
+
+# The pure cgroup v2 node (tests/vm/README.md): the 24.11 build's
+# spank_qosdeny.so in a qemu VM of the 24.11 chroot, Slurm on cgroup/v2.
+check-vm:
+	bash tests/chroot/make-in.sh 24.11 deps all
+	@mkdir -p $(QD_RESULTS)
+	bash tests/vm/run.sh
 
 # Slurm built and installed from SLURM_SRC (26.05: Debian ships no source
 # for it), in the chroot make-in.sh runs this in.

@@ -1,0 +1,89 @@
+#!/bin/bash
+# PID 1 of the pure cgroup v2 VM (run.sh boots it; the image's stub
+# /usr/sbin/qd-vm-init execs this from the checkout, mounted read-only at
+# /qosdeny; /out is the host's results directory). Sets the node up as a
+# Debian 13 GPU node would be: cgroup2 alone at /sys/fs/cgroup with its
+# controllers enabled, a network address, munge, Redis, two fake GPUs. Then
+# runs each test of qd_tests (from the kernel command line) as its own
+# process, Slurm stopped between them, and powers off.
+#
+# Results: /out/counts ("vm-v2 t_NAME passed failed", lib.sh's finish),
+# /out/log (every test's output), /out/t_NAME/ (Slurm's logs of the test),
+# /out/done once all have run.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8
+VM=/qosdeny/tests/vm
+log() { echo "vm: $*" | tee -a /out/log; }
+# The kernel powers off; should it not, PID 1's exit panics it and panic=1
+# reboots, which qemu's -no-reboot turns into its exit.
+poweroff_now() {
+	echo 1 >/proc/sys/kernel/sysrq
+	echo o >/proc/sysrq-trigger
+	sleep 5
+	exit 0
+}
+
+# All in one function, which bash reads whole before running it: an edit of
+# this file in the checkout during a run cannot change what the VM runs.
+main() {
+	mountpoint -q /dev || mount -t devtmpfs dev /dev
+	mkdir -p /dev/pts /dev/shm
+	mount -t devpts devpts /dev/pts
+	mount -t tmpfs tmpfs /dev/shm
+	mount -t tmpfs tmpfs /run
+	mount -t tmpfs tmpfs /tmp
+	# The layout of a pure cgroup v2 host (systemd's unified mode): cgroup2
+	# alone, every controller enabled for the children of the root.
+	mount -t cgroup2 -o nsdelegate cgroup2 /sys/fs/cgroup
+	for c in cpuset cpu io memory pids; do
+		echo "+$c" >/sys/fs/cgroup/cgroup.subtree_control
+	done
+	log "cgroup2 controllers: $(cat /sys/fs/cgroup/cgroup.subtree_control)"
+
+	# Slurm needs an address other than loopback (with only lo, glibc's name
+	# lookups fail and slurmd hangs): a dummy interface carries the node's.
+	hostname vm
+	ip link set lo up
+	ip link add dummy0 type dummy
+	ip addr add 10.99.0.1/24 dev dummy0
+	ip link set dummy0 up
+	printf '127.0.0.1 localhost\n10.99.0.1 vm\n' >/etc/hosts
+
+	# Two fake GPUs: no driver behind the major, so an allowed open() fails
+	# with ENXIO and a denied one with EPERM (the device program).
+	for i in 0 1; do mknod -m 666 /dev/nvidia$i c 195 $i; done
+	mknod -m 666 /dev/nvidiactl c 195 255
+
+	mkdir -p /run/munge /var/log/munge /var/lib/munge
+	chown munge: /run/munge /var/log/munge /var/lib/munge
+	[ -s /etc/munge/munge.key ] || {
+		dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 2>/dev/null
+		chown munge: /etc/munge/munge.key
+		chmod 400 /etc/munge/munge.key
+	}
+	runuser -u munge -- /usr/sbin/munged
+	redis-server --bind 127.0.0.1 --port 6379 --save '' --appendonly no \
+		--daemonize yes --dir /tmp --logfile /tmp/redis.log
+
+	IFS=, read -r -a tests <<<"${qd_tests:-}"
+	log "kernel $(uname -r), $(nproc) CPUs; tests: ${tests[*]}; plugin: ${qd_plugin:-}"
+	touch /out/counts
+	for t in "${tests[@]}"; do
+		before=$(wc -l </out/counts)
+		log "--- $t"
+		QD_RESULTS=/out QD_SUITE=vm-v2 QD_VM_PLUGIN=/qosdeny/$qd_plugin \
+			timeout -k 10 900 bash "$VM/$t.sh" </dev/null 2>&1 | tee -a /out/log
+		# A test that died before its finish still counts, as one failure.
+		[ "$(wc -l </out/counts)" -gt "$before" ] ||
+			echo "vm-v2 $t 0 1" >>/out/counts
+		bash "$VM/slurm.sh" stop >/dev/null 2>&1
+		# Slurm's logs of the test, for its failures.
+		mkdir -p "/out/$t"
+		cp /var/lib/qd/log/*.log "/out/$t/" 2>/dev/null
+		rm -f /var/lib/qd/log/*.log
+	done
+	touch /out/done
+	log "all tests ran"
+}
+trap poweroff_now EXIT
+main

@@ -1,0 +1,127 @@
+#!/bin/bash
+# Slurm 24.11 inside the pure cgroup v2 VM: one node, vm, running slurmctld
+# and slurmd as root, cgroup/v2 with proctrack/cgroup as on a Debian 13 GPU
+# node, two GPUs (/dev/nvidia0-1, boot.sh), spank_qosdeny.so reporting to
+# the VM's Redis. Accounting is off: jobs name their account (-A).
+#
+#   slurm.sh start TASKPLUGIN CONSTRAIN   task/none or task/cgroup; the
+#                                         cgroup.conf ConstrainDevices=
+#                                         yes|no. Fresh state, waits for
+#                                         the node to be idle.
+#   slurm.sh restart-slurmd               slurmd stopped and started again
+#   slurm.sh stop                         both daemons, by pid
+#
+# Its files are under QD_CLUSTER_DIR (/var/lib/qd), which as-user.sh and
+# lib.sh know.
+set -u
+D=/var/lib/qd
+ETC=$D/etc
+export SLURM_CONF=$ETC/slurm.conf
+PLUGIN=${QD_VM_PLUGIN:-/qosdeny/build/trixie/spank_qosdeny.so}
+
+stop_pid() { # PIDFILE
+	local p i
+	p=$(cat "$1" 2>/dev/null) || return 0
+	kill "$p" 2>/dev/null || return 0
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$p" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	kill -9 "$p" 2>/dev/null
+}
+
+node_idle() { scontrol show node vm 2>/dev/null | grep -q 'State=IDLE '; }
+node_up() { scontrol show node vm 2>/dev/null | grep -Eq 'State=(IDLE|MIXED|ALLOCATED)[ +]'; }
+
+wait_until() { # SECONDS COMMAND...
+	local i limit=$1
+	shift
+	for ((i = 0; i < limit * 10; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+write_conf() {
+	mkdir -p "$ETC" "$D/log" "$D/state" "$D/spool"
+	cat >"$ETC/slurm.conf" <<EOF
+ClusterName=vmv2
+SlurmctldHost=vm(10.99.0.1)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+StateSaveLocation=$D/state
+SlurmdSpoolDir=$D/spool
+SlurmctldPidFile=/run/slurmctld.pid
+SlurmdPidFile=/run/slurmd.pid
+SlurmctldLogFile=$D/log/slurmctld.log
+SlurmdLogFile=$D/log/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=info
+ProctrackType=proctrack/cgroup
+TaskPlugin=$1
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MpiDefault=none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SlurmdParameters=config_overrides
+GresTypes=gpu
+SchedulerParameters=sched_interval=1
+ReturnToService=2
+MessageTimeout=4
+UnkillableStepTimeout=20
+KillWait=2
+OverTimeLimit=0
+InactiveLimit=0
+MinJobAge=300
+Waittime=0
+NodeName=vm NodeAddr=10.99.0.1 CPUs=2 RealMemory=1000 Gres=gpu:2 State=UNKNOWN
+PartitionName=main Nodes=vm Default=YES MaxTime=INFINITE State=UP
+EOF
+	cat >"$ETC/cgroup.conf" <<EOF
+CgroupPlugin=cgroup/v2
+IgnoreSystemd=yes
+ConstrainDevices=$2
+EOF
+	cat >"$ETC/gres.conf" <<EOF
+AutoDetect=off
+NodeName=vm Name=gpu File=/dev/nvidia[0-1]
+EOF
+	echo "required $PLUGIN redis=127.0.0.1:6379" >"$ETC/plugstack.conf"
+	printf 'Enforce=no\nUsageHalfLife=365-0\n' >"$ETC/qosdeny.conf"
+	for u in alice bob; do
+		mkdir -p "$D/users/$u"
+		chown "$u:" "$D/users/$u"
+	done
+}
+
+start_slurmd() {
+	slurmd -f "$SLURM_CONF" || return 1
+	wait_until 30 node_up
+}
+
+case ${1:-} in
+start)
+	"$0" stop
+	rm -rf "$D/state" "$D/spool"
+	write_conf "${2:-task/none}" "${3:-no}"
+	slurmctld -f "$SLURM_CONF" -i || exit 1
+	start_slurmd || exit 1
+	wait_until 30 node_idle
+	;;
+restart-slurmd)
+	stop_pid /run/slurmd.pid
+	start_slurmd
+	;;
+stop)
+	stop_pid /run/slurmd.pid
+	stop_pid /run/slurmctld.pid
+	;;
+*)
+	echo "usage: slurm.sh start TASKPLUGIN yes|no | restart-slurmd | stop" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,136 @@
+# Helpers for the tests of the pure cgroup v2 VM (bash, sourced by each
+# tests/vm/t_*.sh, which runs inside the VM as root: boot.sh). The
+# assertions, `as USER CMD`, wait_for and finish are the integration
+# suite's (tests/integration/lib.sh).
+export QD_CLUSTER_DIR=/var/lib/qd
+export SLURM_CONF=$QD_CLUSTER_DIR/etc/slurm.conf
+source /qosdeny/tests/integration/lib.sh
+SLURMD_LOG=$QD_CLUSTER_DIR/log/slurmd.log
+CG=/sys/fs/cgroup
+VMDIR=/qosdeny/tests/vm
+
+# vm_slurm TASKPLUGIN CONSTRAIN: Slurm (re)started with that TaskPlugin
+# and cgroup.conf ConstrainDevices=yes|no (slurm.sh).
+vm_slurm() {
+	check "Slurm up with $1, ConstrainDevices=$2" \
+		bash "$VMDIR/slurm.sh" start "$1" "$2"
+}
+
+node_state() { scontrol show node vm | sed -n 's/.* State=\([^ ]*\).*/\1/p'; }
+node_idle() { [ "$(node_state)" == IDLE ]; }
+node_settled() { node_idle || [[ $(node_state) == *DRAIN* ]]; }
+node_drained() { [ "$(node_state)" == IDLE+DRAIN ]; }
+job_gone() { [ -z "$(squeue -h -j "$1" 2>/dev/null)" ]; }
+job_has_state() { [ "$(squeue -h -j "$1" -o %T 2>/dev/null)" == "$2" ]; }
+
+# leftovers [JOB]: the cgroups of qosdeny, and Slurm's of JOB (every job
+# when none is given), still under /sys/fs/cgroup.
+leftovers() {
+	find "$CG" -type d \( -name 'qosdeny_*' -o -name "job_${1:-*}" \) 2>/dev/null
+}
+
+# job_pids JOB: the pids of the job's processes, found by their environment
+# (wherever their cgroup is): what must be gone once the job ended.
+job_pids() {
+	grep -lzx "SLURM_JOB_ID=$1" /proc/[0-9]*/environ 2>/dev/null |
+		cut -d/ -f3
+}
+no_job_pids() { [ -z "$(job_pids "$1")" ]; }
+has_job_pids() { [ -n "$(job_pids "$1")" ]; }
+no_leftovers() { [ -z "$(leftovers "$1")" ]; }
+
+# log_mark / log_since: what slurmd logged since the mark.
+log_mark() { MARK=$(wc -l <"$SLURMD_LOG"); }
+log_since() { tail -n +$((MARK + 1)) "$SLURMD_LOG"; }
+
+# ended_cleanly WHAT JOB [requeued]: the job (its run, for a requeued job
+# then pending) ended as it would without qosdeny: its processes gone, the
+# node idle again and never draining, no `Kill task failed`, no cgroup of
+# the job's or of qosdeny's left. Then puts back whatever a failure left,
+# so the next case starts clean.
+ended_cleanly() {
+	local what=$1 job=$2 left
+	if [ "${3:-}" == requeued ]; then
+		check "$what: job $job pending again" \
+			wait_for "job $job to be requeued" 60 job_has_state "$job" PENDING
+	else
+		check "$what: job $job left the queue" \
+			wait_for "job $job to end" 90 job_gone "$job"
+	fi
+	check "$what: the job's processes are gone" \
+		wait_for "job $job's processes to end" 15 no_job_pids "$job"
+	wait_for "node idle or drained" 60 node_settled
+	check "$what: the node is idle again" node_idle
+	assert_not_contains "$what: node not drained" DRAIN "$(node_state)"
+	assert_eq "$what: no 'Kill task failed' in slurmd's log" "" \
+		"$(log_since | grep -e 'Kill task failed' -e 'NOT ENDING WITH SIGNALS')"
+	wait_for "job $job's cgroups to go" 10 no_leftovers "$job" 2>/dev/null
+	left=$(leftovers "$job")
+	assert_eq "$what: no cgroup of qosdeny's or of job $job left" "" "$left"
+	recover "$job"
+	[ "${3:-}" == requeued ] && scancel "$job"
+	wait_for "job $job to leave the queue" 60 job_gone "$job"
+}
+
+# recover JOB: after a failed case, kills what the job left running, removes
+# its cgroups and resumes the node (what an administrator would do).
+recover() {
+	local p d
+	for p in $(job_pids "$1"); do kill -9 "$p" 2>/dev/null; done
+	for d in $(leftovers "$1" | sort -r); do
+		find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+	done
+	if [[ $(node_state) == *DRAIN* ]]; then
+		wait_for "the node's steps to end" 60 node_drained
+		scontrol update nodename=vm state=resume
+		wait_for "node idle after resume" 30 node_idle
+	fi
+}
+
+# gpu_probe: run as a task, prints "gpus=ID[,ID] 0=R 1=R" where R is ENXIO
+# (the fake GPU opened: allowed) or EPERM (denied by a device program).
+gpu_probe() {
+	# shellcheck disable=SC2016
+	echo 'l="gpus=${SLURM_STEP_GPUS-${SLURM_JOB_GPUS-}}"
+for i in 0 1; do
+	e=$( (exec 3</dev/nvidia$i) 2>&1)
+	case $e in *"No such device"*) r=ENXIO ;; *"not permitted"*) r=EPERM ;; *) r="OTHER($e)" ;; esac
+	l="$l $i=$r"
+done
+echo "$l"'
+}
+
+# expected_probe GPUS: the probe's line for a step that owns GPUS.
+expected_probe() {
+	local l="gpus=$1" i
+	for i in 0 1; do
+		if [[ ",$1," == *",$i,"* ]]; then l+=" $i=ENXIO"; else l+=" $i=EPERM"; fi
+	done
+	echo "$l"
+}
+
+# check_probe WHAT OUTPUT: the probe's line says the step's GPUs are the
+# ones it may open.
+check_probe() {
+	local line gpus
+	line=$(printf '%s\n' "$2" | grep '^gpus=' | head -n 1)
+	gpus=${line#gpus=}
+	gpus=${gpus%% *}
+	assert_eq "$1" "$(expected_probe "$gpus")" "$line"
+}
+
+# sbatch_running ARGS...: alice's batch job, once running and its task in
+# its cgroup; prints the id.
+sbatch_running() {
+	local id
+	as alice sbatch --parsable -A research "$@"
+	id=${OUT%%;*}
+	if [ "$RC" -ne 0 ] || ! wait_for "job $id to run" 60 job_has_state "$id" RUNNING ||
+		! wait_for "job $id's task" 30 has_job_pids "$id"; then
+		echo "# job did not start: $OUT" >&2
+		return 1
+	fi
+	echo "$id"
+}
+
+job_state_is() { scontrol show job "$1" 2>/dev/null | grep -q " JobState=$2 "; }
