@@ -63,6 +63,22 @@ static const char *mode_words(enum qd_cg_mode m)
 	return "auto";
 }
 
+/*
+ * Where a task's program goes on v2 (docs/gpu-and-usage.md, Cgroup layouts):
+ * Slurm's cgroup/v2 plugin makes job and step cgroups for proctrack/cgroup
+ * and task/cgroup, and the program is attached to the task's own cgroup
+ * there; otherwise to a child cgroup qosdeny makes. On v1 always a child.
+ */
+static const char *way(const struct qd_doctor_conf *c, enum qd_cg_mode mode)
+{
+	if (mode != QD_CG_V2)
+		return ", in a child cgroup";
+	if (c->loaded && (strstr(c->proctrack, "proctrack/cgroup") ||
+			  strstr(c->task_plugin, "task/cgroup")))
+		return ", in place in Slurm's task cgroups";
+	return ", in a child cgroup";
+}
+
 /* The mode, named; a warn or FAIL line where it cannot bind. */
 static int binding_mode(struct qd_doctor *d, const struct qd_site *s,
 			const struct qd_doctor_conf *c,
@@ -94,8 +110,9 @@ static int binding_mode(struct qd_doctor *d, const struct qd_site *s,
 		return -1;
 	}
 	qd_doctor_linef(d, QD_DOC_OK, "cgroup", NULL,
-			"%s; %s; binding: %s (cgroup=%s)", lay, slurm,
-			mode_words(*mode), qd_cg_mode_name(o->cgroup));
+			"%s; %s; binding: %s%s (cgroup=%s)", lay, slurm,
+			mode_words(*mode), way(c, *mode),
+			qd_cg_mode_name(o->cgroup));
 	return 0;
 }
 

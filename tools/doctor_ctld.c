@@ -165,6 +165,6 @@ void qd_doctor_ctld(struct qd_doctor *d, const struct qd_site *s,
 	}
 	job_submit(d, c);
 	accounting(d, s, c);
-	qd_doctor_policy(d, s);
+	qd_doctor_policy(d, s, c);
 	site_factor(d, s, c);
 }

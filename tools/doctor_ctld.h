@@ -4,8 +4,9 @@
 
 #include "doctor.h"
 
-/* qosdeny.conf valid, each QOS= record's QoS in the database, and a limit
- * behind each of its flags. */
-void qd_doctor_policy(struct qd_doctor *d, const struct qd_site *s);
+/* qosdeny.conf valid, each QOS= record's QoS in the database, a limit
+ * behind each of its flags, and its typed GPU limits counted by Slurm. */
+void qd_doctor_policy(struct qd_doctor *d, const struct qd_site *s,
+		      const struct qd_doctor_conf *c);
 
 #endif

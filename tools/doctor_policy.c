@@ -3,7 +3,8 @@
  * each QOS= record names a QoS slurmctld knows from slurmdbd (a record for
  * a QoS that does not exist guards nothing), and each flag of a record has a
  * limit to enforce, in qosdeny.conf or in the database (a DenyOnMaxPerUser
- * on a QoS without MaxTRESPerUser denies nothing).
+ * on a QoS without MaxTRESPerUser denies nothing), and slurmctld counts
+ * the TRES of each typed GPU limit.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -103,10 +104,51 @@ static void unenforced(const struct qd_qos_rule *r, const struct qd_limits *db,
 	}
 }
 
+/* Appends "gres/gpu:TYPE (QOS q)" for each typed limit of lim whose TRES
+ * slurmctld does not count (AccountingStorageTRES): its usage is then 0 to
+ * Slurm and to the checks, and a per-user or group cap never denies. */
+static void uncounted(const char *qos, const struct qd_limits *lim,
+		      const char *counted, char *out, size_t len)
+{
+	const struct qd_tres *t[] = {&lim->max_per_job, &lim->max_per_user,
+				     &lim->grp};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(*t); i++)
+		for (size_t k = 0; k < t[i]->ntyped; k++) {
+			char name[QD_TYPE_NAME_MAX + 16];
+			size_t n = strlen(out);
+
+			snprintf(name, sizeof(name), "gres/gpu:%s",
+				 t[i]->typed[k].type);
+			if (qd_doctor_list_has(counted, "", name) ||
+			    strstr(out, name))
+				continue;
+			snprintf(out + n, len - n, "%s%s (QOS %s)",
+				 n ? ", " : "", name, qos);
+		}
+}
+
+static void typed_tres(struct qd_doctor *d, const char *counted,
+		       const char *missing)
+{
+	if (missing[0])
+		qd_doctor_linef(d, QD_DOC_FAIL, "typed-tres",
+				"add them to AccountingStorageTRES in "
+				"slurm.conf, then restart slurmctld",
+				"typed GPU limits Slurm does not count: %s",
+				missing);
+	else
+		qd_doctor_linef(d, QD_DOC_OK, "typed-tres", NULL,
+				"every typed GPU limit is counted "
+				"(AccountingStorageTRES=%s)",
+				counted);
+}
+
 static void against_db(struct qd_doctor *d, const struct qd_site *s,
+		       const struct qd_doctor_conf *c,
 		       const struct qd_policy *p)
 {
-	char missing[2048] = "", loose[4096] = "", err[512];
+	char missing[2048] = "", loose[4096] = "", err[512], types[2048] = "";
 	struct qd_ctld_view v;
 
 	if (qd_ctld_view_load(s, "root", 0, "root", &v, err, sizeof(err))) {
@@ -120,7 +162,12 @@ static void against_db(struct qd_doctor *d, const struct qd_site *s,
 		size_t n = strlen(missing);
 
 		if (q) {
+			struct qd_limits lim;
+
 			unenforced(r, &q->db, loose, sizeof(loose));
+			qd_limits_merge(&lim, &q->db, r);
+			uncounted(r->name, &lim, c->accounting_tres, types,
+				  sizeof(types));
 			continue;
 		}
 		snprintf(missing + n, sizeof(missing) - n, "%s%s (line %d)",
@@ -144,14 +191,16 @@ static void against_db(struct qd_doctor *d, const struct qd_site *s,
 	else
 		qd_doctor_line(d, QD_DOC_OK, "qos-limits",
 			       "every flag has a limit to enforce", NULL);
+	typed_tres(d, c->accounting_tres, types);
 }
 
-void qd_doctor_policy(struct qd_doctor *d, const struct qd_site *s)
+void qd_doctor_policy(struct qd_doctor *d, const struct qd_site *s,
+		      const struct qd_doctor_conf *c)
 {
 	struct qd_policy *p = valid(d, s);
 
 	if (!p)
 		return;
-	against_db(d, s, p);
+	against_db(d, s, c, p);
 	qd_policy_free(p);
 }

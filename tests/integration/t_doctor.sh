@@ -52,12 +52,14 @@ assert_eq "good: header" "Status|Check|Detail|Fix" "$(printf '%s\n' "$DOUT" | he
 assert_eq "good: no line but ok" "" \
 	"$(printf '%s\n' "$DOUT" | tail -n +2 | grep -v '^ok|')"
 for c in job-submit policy-load accounting-enforce accounting-tres \
-	qosdeny.conf qos-exist qos-limits site-factor node plugstack gpus \
+	qosdeny.conf qos-exist qos-limits typed-tres site-factor node plugstack gpus \
 	cgroup cgroup-binding redis spool prolog-flags slurm-version; do
 	assert_eq "good: $c ok" ok "$(line "$c" | cut -d'|' -f1)"
 done
 assert_contains "good: slurmd -G agrees on n1's GPUs" "as slurmd -G" "$(line gpus)"
 assert_contains "good: the round trip is given" "round trip" "$(line redis)"
+# task/none with proctrack/linuxproc: no cgroup of Slurm's holds a task.
+assert_contains "good: the binding's way named" "in a child cgroup" "$(line cgroup)"
 assert_contains "good: the policy load logged" "policy loaded from" "$(line policy-load)"
 SLURMD_NODENAME=n2 doctor --node
 assert_contains "SLURMD_NODENAME=n2 --node: n2" "|node|n2: slurmd pid" "$DOUT"
@@ -126,6 +128,11 @@ expect "DenyOnMaxPerUser without a per-user limit" --controller qos-limits warn 
 	"QOS research: DenyOnMaxPerUser without MaxTRESPerUser"
 write_policy "QOS=research Flags=DenyOnMaxPerJob,DenyOnMaxPerUser MaxTRESPerUser=gres/gpu=2"
 expect "the per-user limit on the record" --controller qos-limits ok 0
+write_policy "QOS=research Flags=DenyOnMaxPerUser MaxTRESPerUser=gres/gpu:h100=1"
+expect "a typed limit Slurm does not count" --controller typed-tres FAIL 1 \
+	"gres/gpu:h100 (QOS research)"
+write_policy "QOS=research Flags=DenyOnMaxPerUser MaxTRESPerUser=gres/gpu:a100=1"
+expect "a typed limit Slurm counts" --controller typed-tres ok 0
 write_policy "QOS=research Flags=DenyOnNothing"
 expect "qosdeny.conf invalid" --controller qosdeny.conf FAIL 1 "unknown flag"
 write_policy "$EXAMPLE_POLICY"
