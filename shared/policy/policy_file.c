@@ -92,7 +92,10 @@ void qd_policy_file_set(struct qd_policy_file *f, struct qd_policy *p,
 	f->text = text;
 }
 
+/* A plugin's fini: its next init (slurmctld may unload and load it again)
+ * reads the file anew, as a start. */
 void qd_policy_file_release(struct qd_policy_file *f)
 {
 	qd_policy_file_set(f, NULL, NULL);
+	f->read = false;
 }

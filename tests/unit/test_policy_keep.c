@@ -253,3 +253,20 @@ Test(policy_keep, a_copy_that_cannot_be_used_is_named)
 	cr_assert(strstr(msg, "not a copy qosdeny wrote"), "%s", msg);
 	cr_assert(strstr(msg, "qosdeny check "), "%s", msg);
 }
+
+/* A plugin unloaded and loaded again in one slurmctld starts anew. */
+Test(policy_keep, a_start_after_release_reads_the_file_again)
+{
+	char err[QD_ERR_MAX] = "", kerr[QD_ERR_MAX] = "";
+	struct qd_kept kept;
+
+	write_text(conf, "QOS=file Flags=DenyOnGrp\n");
+	cr_assert_eq(qd_policy_file_start(&pf, dir, &kept, err, sizeof(err),
+					  kerr, sizeof(kerr)),
+		     QD_START_FILE, "%s", err);
+	qd_policy_file_release(&pf);
+	cr_assert_eq(qd_policy_file_start(&pf, dir, &kept, err, sizeof(err),
+					  kerr, sizeof(kerr)),
+		     QD_START_FILE, "%s", err);
+	cr_assert_not_null(qd_policy_rule(pf.current, "file"));
+}
