@@ -119,9 +119,10 @@ FILL_QUEUE := $(B)/tests/fill_queue
 BUILD_DEPS := slurm/slurm.h=libslurm-dev hiredis/hiredis.h=libhiredis-dev \
               security/pam_ext.h=libpam0g-dev
 TEST_DEPS  := criterion/criterion.h=libcriterion-dev
+# slurm-from-source builds the Slurm whose headers the others need.
 SELF_DEPS_GOALS := deps check check-here demo bench bench-plugin deb \
-                   deb-test build-test clean format format-check fuzz fuzz-smoke \
-                   fuzz-build
+                   deb-test build-test clean format format-check fuzz \
+                   fuzz-smoke fuzz-build slurm-from-source
 GOALS := $(or $(MAKECMDGOALS),all)
 ifneq ($(filter-out $(SELF_DEPS_GOALS),$(GOALS)),)
 NEEDED  := $(BUILD_DEPS) \
