@@ -58,6 +58,7 @@ struct qd_doctor_conf {
 	bool prolog_alloc, prolog_contain;
 	char proctrack[64];
 	char task_plugin[128];
+	char plugindir[PATH_MAX]; /* PluginDir, ':'-separated */
 };
 
 /* Fills c from slurmctld (slurm.conf must exist: s->have_slurm_conf). */

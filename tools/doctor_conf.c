@@ -57,6 +57,7 @@ static void take(struct qd_doctor_conf *c, const slurm_conf_t *k)
 	c->prolog_contain = k->prolog_flags & CONTAIN;
 	/* 24.11 leaves task/none's TaskPlugin empty. */
 	copy(c->proctrack, sizeof(c->proctrack), k->proctrack_type);
+	copy(c->plugindir, sizeof(c->plugindir), k->plugindir);
 	copy(c->task_plugin, sizeof(c->task_plugin),
 	     k->task_plugin && *k->task_plugin ? k->task_plugin : "task/none");
 }

@@ -1,8 +1,8 @@
 /*
- * qosdeny doctor --node: the spank_qosdeny.so line, the spool, PrologFlags
- * and the Slurm version; the GPUs (doctor_gpus.c), cgroups
- * (doctor_cgroup.c) and Redis (doctor_redis.c) with the line's options, as
- * the plugin reads them (spank/options.c).
+ * qosdeny doctor --node: the spool, PrologFlags and the Slurm version here;
+ * the spank_qosdeny.so line (doctor_plugstack.c), the GPUs (doctor_gpus.c),
+ * cgroups (doctor_cgroup.c) and Redis (doctor_redis.c) with the line's
+ * options, as the plugin reads them (spank/options.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,44 +20,6 @@
 #include "errmsg.h"
 #include "spool.h"
 #include "usage_report.h"
-
-#define ARGS_MAX 64
-
-/* The line's options through the plugin's own parser; *o keeps the
- * defaults when the line is missing or wrong. */
-static void plugstack(struct qd_doctor *d, const struct qd_site *s,
-		      struct qd_spank_opts *o)
-{
-	char args[sizeof(s->spank_args)], err[512];
-	char *argv[ARGS_MAX], *save = NULL, *w;
-	int argc = 0;
-
-	qd_spank_opts_init(o);
-	if (!s->have_spank_line) {
-		qd_doctor_linef(d, QD_DOC_FAIL, "plugstack",
-				"add 'required spank_qosdeny.so "
-				"redis=HOST:PORT' to plugstack.conf "
-				"(qosdeny(1))",
-				"%s: no spank_qosdeny.so line", s->plugstack);
-		return;
-	}
-	snprintf(args, sizeof(args), "%s", s->spank_args);
-	for (w = strtok_r(args, " ", &save); w && argc < ARGS_MAX;
-	     w = strtok_r(NULL, " ", &save))
-		argv[argc++] = w;
-	if (qd_spank_opts_parse(o, argc, argv, err, sizeof(err))) {
-		qd_spank_opts_init(o);
-		qd_doctor_linef(d, QD_DOC_FAIL, "plugstack",
-				"correct the option (plugstack.conf options: "
-				"qosdeny(1), README)",
-				"%s: %s", s->spank_where,
-				err + (strncmp(err, "qosdeny: ", 9) ? 0 : 9));
-		return;
-	}
-	qd_doctor_linef(d, QD_DOC_OK, "plugstack", NULL, "%s: %s",
-			s->spank_where,
-			s->spank_args[0] ? s->spank_args : "(no options)");
-}
 
 /* Writes, syncs and removes a file in dir, as the plugin's records are. */
 static int try_write(const char *dir, char *err, size_t errlen)
@@ -240,7 +202,7 @@ void qd_doctor_node(struct qd_doctor *d, const struct qd_site *s,
 	struct qd_spank_opts o;
 	char addr[PATH_MAX + 8];
 
-	plugstack(d, s, &o);
+	qd_doctor_plugstack(d, s, c, &o);
 	qd_doctor_gpus(d, s, &o, node);
 	qd_doctor_cgroup(d, s, c, &o, node, slurmd);
 	if (o.redis_unix[0])

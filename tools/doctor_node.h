@@ -8,6 +8,13 @@
 #include "doctor.h"
 #include "options.h"
 
+/* The spank_qosdeny.so line: its plugin file found as slurmd finds it, the
+ * line required, its options parsed into *o (the defaults where it is
+ * missing or wrong). */
+void qd_doctor_plugstack(struct qd_doctor *d, const struct qd_site *s,
+			 const struct qd_doctor_conf *c,
+			 struct qd_spank_opts *o);
+
 /* gres.conf's (or gpu_devices='s) GPUs against `slurmd -G`'s. */
 void qd_doctor_gpus(struct qd_doctor *d, const struct qd_site *s,
 		    const struct qd_spank_opts *o, const char *node);

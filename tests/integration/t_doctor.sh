@@ -57,6 +57,8 @@ for c in job-submit policy-load accounting-enforce accounting-tres \
 	assert_eq "good: $c ok" ok "$(line "$c" | cut -d'|' -f1)"
 done
 assert_contains "good: slurmd -G agrees on n1's GPUs" "as slurmd -G" "$(line gpus)"
+assert_contains "good: the plugin found in PluginDir" \
+	"$QD_BUILD/spank_qosdeny.so redis=" "$(line plugstack)"
 assert_contains "good: the round trip is given" "round trip" "$(line redis)"
 # task/none with proctrack/linuxproc: no cgroup of Slurm's holds a task.
 assert_contains "good: the binding's way named" "in a child cgroup" "$(line cgroup)"
@@ -75,6 +77,11 @@ assert_eq "without -P: aligned, ok first" "ok    node" "$(head -c 10 "$QD_CLUSTE
 # --- node faults
 plugstack "$GOOD_LINE timeout=5"
 expect "plugstack typo" --node=n1 plugstack FAIL 1 "unknown option 'timeout=5'"
+plugstack "optional spank_qosdeny.so redis=$QD_REDIS_ADDR"
+expect "an optional line" --node=n1 plugstack FAIL 1 "'optional'"
+plugstack "required $QD_CLUSTER_DIR/nowhere/spank_qosdeny.so redis=$QD_REDIS_ADDR"
+expect "the plugin file missing" --node=n1 plugstack FAIL 1 \
+	"$QD_CLUSTER_DIR/nowhere/spank_qosdeny.so not found"
 plugstack "$GOOD_LINE gpu_devices=$QD_DEV_DIR/nvidia[4-7]"
 expect "gpu_devices= not gres.conf's" --node=n1 gpus FAIL 1 "slurmd -G has"
 plugstack "$GOOD_LINE gpu_devices=$QD_DEV_DIR/nvidia[0-3]"
