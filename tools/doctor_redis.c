@@ -1,10 +1,11 @@
 /*
  * qosdeny doctor's Redis check, as the plugins reach it (README, Redis):
  * the connection and AUTH (a password file, or a user and password for an
- * ACL user), PING's round trip, and SCRIPT LOAD of the usage script that
- * every job's record runs (shared/usage/usage_script.c).
+ * ACL user), TIME's round trip, SCRIPT LOAD of the usage script that every
+ * job's record runs (shared/usage/usage_script.c) and the right to run it.
  */
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "doctor.h"
@@ -27,10 +28,35 @@ static int run(struct qd_redis *r, int timeout_ms, const char *step, int argc,
 	return rv;
 }
 
+/* EVALSHA of a script no server has: NOSCRIPT where the ACL lets the
+ * user run scripts, NOPERM where not; nothing runs either way. */
+static int may_evalsha(struct qd_redis *r, int timeout_ms, char *err,
+		       size_t errlen)
+{
+	const char *argv[] = {"EVALSHA",
+			      "0000000000000000000000000000000000000000", "0"};
+	redisReply *reply =
+	    qd_redis_command(r, qd_redis_now_ms() + timeout_ms, "EVALSHA", 3,
+			     argv, NULL, err, errlen);
+	int rv = 0;
+
+	if (!reply)
+		return -1;
+	if (reply->type != REDIS_REPLY_ERROR ||
+	    strncmp(reply->str, "NOSCRIPT", 8))
+		rv = qd_redis_fail(r, err, errlen, "EVALSHA", "%s",
+				   reply->type == REDIS_REPLY_ERROR
+				       ? reply->str
+				       : "unexpected reply");
+	freeReplyObject(reply);
+	return rv;
+}
+
 void qd_doctor_redis(struct qd_doctor *d, const char *addr,
 		     const char *password_file, int timeout_ms)
 {
-	const char *ping[] = {"PING"};
+	/* TIME, not PING: the ACL of docs/gpu-and-usage.md has no +ping. */
+	const char *time_cmd[] = {"TIME"};
 	const char *load[] = {"SCRIPT", "LOAD", qd_usage_script};
 	struct qd_redis_config cfg = {addr, password_file, timeout_ms};
 	char err[QD_REDIS_ERR_MAX];
@@ -47,19 +73,21 @@ void qd_doctor_redis(struct qd_doctor *d, const char *addr,
 			       "the plugstack line");
 		return;
 	}
-	/* The first PING connects (and AUTHs); the second is timed alone. */
-	if (run(r, cfg.timeout_ms, "PING", 1, ping, err, sizeof(err)))
+	/* The first TIME connects (and AUTHs); the second is timed alone. */
+	if (run(r, cfg.timeout_ms, "TIME", 1, time_cmd, err, sizeof(err)))
 		goto fail;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	t0 = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-	if (run(r, cfg.timeout_ms, "PING", 1, ping, err, sizeof(err)))
+	if (run(r, cfg.timeout_ms, "TIME", 1, time_cmd, err, sizeof(err)))
 		goto fail;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	rtt_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 - t0;
-	if (run(r, cfg.timeout_ms, "SCRIPT LOAD", 3, load, err, sizeof(err)))
+	if (run(r, cfg.timeout_ms, "SCRIPT LOAD", 3, load, err, sizeof(err)) ||
+	    may_evalsha(r, cfg.timeout_ms, err, sizeof(err)))
 		goto fail;
 	qd_doctor_linef(d, QD_DOC_OK, "redis", NULL,
-			"%s: %s, usage script loaded, round trip %.2f ms",
+			"%s: %s, usage script loaded, EVALSHA allowed, "
+			"round trip %.2f ms",
 			qd_redis_label(r),
 			password_file ? "AUTH accepted" : "no AUTH",
 			(double)rtt_us / 1000.0);
