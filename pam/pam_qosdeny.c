@@ -6,7 +6,11 @@
  * spank_qosdeny.so prepares the confinement in the job's extern step
  * (PrologFlags=Contain) and records it (spank/adopt.h); this module, stacked
  * after pam_slurm_adopt in the account stack, reads which job
- * pam_slurm_adopt put the process in and joins that job's confinement:
+ * pam_slurm_adopt put the process in and joins that job's confinement. On
+ * Slurm's cgroup/v2 the extern step confined, in place, the very cgroup
+ * pam_slurm_adopt adopts into, so joining is a check (the job's device
+ * program among the process's effective ones) and nothing moves: a
+ * process moved out of Slurm's step cgroups would be hidden from Slurm.
  *
  *     account  required  pam_slurm_adopt.so
  *     account  required  pam_qosdeny.so

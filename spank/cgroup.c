@@ -50,6 +50,21 @@ const char *qd_cg_mode_name(enum qd_cg_mode mode)
 	return "?";
 }
 
+const char *qd_cg_layout_name(enum qd_cg_layout layout)
+{
+	switch (layout) {
+	case QD_CG_LAYOUT_OFF:
+		return "off";
+	case QD_CG_LAYOUT_V1_CHILD:
+		return "v1 child cgroup";
+	case QD_CG_LAYOUT_V2_CHILD:
+		return "v2 child cgroup";
+	case QD_CG_LAYOUT_V2_IN_PLACE:
+		return "v2 in place";
+	}
+	return "?";
+}
+
 static bool is_control_device(const char *path)
 {
 	const char *base = strrchr(path, '/');
@@ -219,8 +234,8 @@ static bool has_option(const char *opts, const char *want)
  * This process's mount of the v1 hierarchy that has controller, or (NULL) of
  * cgroup2: where it is mounted and which cgroup is its root.
  */
-static int find_mount(const char *controller, char *mnt, size_t mntlen,
-		      char *root, size_t rootlen, char *err, size_t errlen)
+int cg_mount(const char *controller, char *mnt, size_t mntlen, char *root,
+	     size_t rootlen, char *err, size_t errlen)
 {
 	int rv = -1;
 	char *line = NULL, *f[6], *sep, *fstype, *opts, *save;
@@ -285,8 +300,8 @@ int cg_dir_of(pid_t pid, const char *controller, char *dir, size_t dirlen,
 
 	if (proc_cgroup(pid, controller, path, sizeof(path), why,
 			sizeof(why)) ||
-	    find_mount(controller, mnt, sizeof(mnt), root, sizeof(root), why,
-		       sizeof(why)))
+	    cg_mount(controller, mnt, sizeof(mnt), root, sizeof(root), why,
+		     sizeof(why)))
 		return cg_err(err, errlen, "%s: %s", v, why);
 	/*
 	 * A mount of part of the hierarchy (a container's, or a cgroup
@@ -471,12 +486,77 @@ int qd_cg_resolve(pid_t pid, enum qd_cg_mode mode, enum qd_cg_mode *out,
 		      why1, why2);
 }
 
+/* Whether path ends in "/job_N/step_..." or holds it: a cgroup Slurm's
+ * cgroup/v2 made for a step (job_N/step_S/{user,slurm}/task_T, 22.05 to
+ * 26.05), which Slurm finds the step's processes by. */
+static bool in_slurm_step(const char *path)
+{
+	const char *p, *d;
+
+	for (p = strstr(path, "/job_"); p; p = strstr(p + 1, "/job_")) {
+		d = p + 5;
+		if (*d < '0' || *d > '9')
+			continue;
+		while (*d >= '0' && *d <= '9')
+			d++;
+		if (!strncmp(d, "/step_", 6))
+			return true;
+	}
+	return false;
+}
+
+int qd_cg_decide_layout(pid_t pid, enum qd_cg_mode mode,
+			enum qd_cg_layout *layout, char *dir, size_t dirlen,
+			char *err, size_t errlen)
+{
+	char top[PATH_MAX];
+
+	*layout = QD_CG_LAYOUT_OFF;
+	if (dirlen)
+		dir[0] = '\0';
+	if (mode == QD_CG_OFF)
+		return 0;
+	if (qd_cg_resolve(pid, mode, &mode, err, errlen) ||
+	    cg_dir_of(pid, mode == QD_CG_V1 ? "devices" : NULL, dir, dirlen,
+		      top, sizeof(top), err, errlen))
+		return -1;
+	if (mode == QD_CG_V1)
+		*layout = QD_CG_LAYOUT_V1_CHILD;
+	/*
+	 * Slurm's cgroup/v2 lists a step's processes from each task cgroup's
+	 * cgroup.procs, not their descendants: a process moved below is never
+	 * signalled ("Kill task failed", a drained node). There, in place.
+	 */
+	else if (in_slurm_step(dir))
+		*layout = QD_CG_LAYOUT_V2_IN_PLACE;
+	else
+		*layout = QD_CG_LAYOUT_V2_CHILD;
+	return 0;
+}
+
 static bool valid_name(const char *name)
 {
 	size_t len = strlen(name);
 
 	return !strncmp(name, QD_CG_PREFIX, strlen(QD_CG_PREFIX)) &&
 	       len < NAME_MAX && !strchr(name, '/');
+}
+
+static struct qd_cg_binding *new_binding(enum qd_cg_layout layout, pid_t pid,
+					 int nomove, char *err, size_t errlen)
+{
+	struct qd_cg_binding *b = calloc(1, sizeof(*b));
+
+	if (!b) {
+		cg_err(err, errlen, "out of memory");
+		return NULL;
+	}
+	b->layout = layout;
+	b->mode = layout == QD_CG_LAYOUT_V1_CHILD ? QD_CG_V1 : QD_CG_V2;
+	b->pid = pid;
+	b->nomove = nomove;
+	b->prog_fd = b->map_fd = b->chain_fd = -1;
+	return b;
 }
 
 static int confine(pid_t pid, enum qd_cg_mode mode, const char *name,
@@ -487,6 +567,7 @@ static int confine(pid_t pid, enum qd_cg_mode mode, const char *name,
 	int rv = -1;
 	struct qd_cg_binding *b = NULL;
 	struct qd_dev *deny = NULL;
+	enum qd_cg_layout layout;
 	size_t n;
 	char parent[PATH_MAX], top[PATH_MAX];
 
@@ -504,22 +585,58 @@ static int confine(pid_t pid, enum qd_cg_mode mode, const char *name,
 		rv = 0; /* every GPU allowed, or none on the node */
 		goto fail;
 	}
-	if (qd_cg_resolve(pid, mode, &mode, err, errlen) ||
-	    cg_dir_of(pid, mode == QD_CG_V1 ? "devices" : NULL, parent,
-		      sizeof(parent), top, sizeof(top), err, errlen))
+	if (qd_cg_decide_layout(pid, mode, &layout, parent, sizeof(parent), err,
+				errlen) ||
+	    cg_dir_of(pid, layout == QD_CG_LAYOUT_V1_CHILD ? "devices" : NULL,
+		      parent, sizeof(parent), top, sizeof(top), err, errlen))
 		goto fail;
-	b = calloc(1, sizeof(*b));
-	if (!b) {
-		cg_err(err, errlen, "out of memory");
+	b = new_binding(layout, pid, nomove, err, errlen);
+	if (!b)
 		goto fail;
-	}
-	b->mode = mode;
-	b->pid = pid;
-	b->nomove = nomove;
-	b->prog_fd = b->map_fd = b->chain_fd = -1;
-	if (mode == QD_CG_V1
+	if (layout == QD_CG_LAYOUT_V1_CHILD
 		? cg_v1_confine(b, parent, name, deny, n, err, errlen)
 		: cg_v2_confine(b, parent, top, name, deny, n, err, errlen))
+		goto fail;
+	b->ndenied = n;
+	*out = b;
+	b = NULL;
+	rv = 0;
+fail:
+	free(b);
+	free(deny);
+	return rv;
+}
+
+int qd_cg_attach_dir(const char *dir, const struct qd_paths *gpus,
+		     const struct qd_paths *allowed, struct qd_cg_binding **out,
+		     char *err, size_t errlen)
+{
+	int rv = -1;
+	struct qd_cg_binding *b = NULL;
+	struct qd_dev *deny = NULL;
+	char top[PATH_MAX], root[PATH_MAX], why[512];
+	size_t n;
+
+	*out = NULL;
+	if (cg_deny_set(gpus, allowed, &deny, &n, err, errlen))
+		goto fail;
+	if (!n) {
+		rv = 0;
+		goto fail;
+	}
+	if (cg_mount(NULL, top, sizeof(top), root, sizeof(root), why,
+		     sizeof(why))) {
+		cg_err(err, errlen, "cgroup v2: %s", why);
+		goto fail;
+	}
+	if (strncmp(dir, top, strlen(top))) {
+		cg_err(err, errlen,
+		       "cgroup v2: %s is not below the mount at %s", dir, top);
+		goto fail;
+	}
+	b = new_binding(QD_CG_LAYOUT_V2_IN_PLACE, 0, 1, err, errlen);
+	if (!b ||
+	    cg_v2_confine(b, dir, top, QD_CG_PREFIX, deny, n, err, errlen))
 		goto fail;
 	b->ndenied = n;
 	*out = b;
@@ -563,15 +680,6 @@ static bool at_or_below(const char *path, const char *dir)
 	size_t len = strlen(dir);
 
 	return !strncmp(path, dir, len) && (!path[len] || path[len] == '/');
-}
-
-/* Whether a component of path starts with "step_" (Slurm's step cgroups). */
-static bool in_slurm_step(const char *path)
-{
-	for (const char *p = strchr(path, '/'); p; p = strchr(p + 1, '/'))
-		if (!strncmp(p + 1, "step_", 5))
-			return true;
-	return false;
 }
 
 int qd_cg_join(pid_t pid, enum qd_cg_mode mode, const char *dir,

@@ -36,6 +36,13 @@ int cg_deny_set(const struct qd_paths *gpus, const struct qd_paths *allowed,
 int cg_dir_of(pid_t pid, const char *controller, char *dir, size_t dirlen,
 	      char *top, size_t toplen, char *err, size_t errlen);
 
+/*
+ * This process's mount of the v1 hierarchy that has controller, or (NULL) of
+ * cgroup2: where it is mounted and which cgroup is its root.
+ */
+int cg_mount(const char *controller, char *mnt, size_t mntlen, char *root,
+	     size_t rootlen, char *err, size_t errlen);
+
 /* Writes text to path in one write(), as cgroup files want. */
 int cg_write(const char *path, const char *text, char *err, size_t errlen);
 

@@ -1,17 +1,33 @@
 /*
  * cgroup v2: a device program, through the raw bpf() syscall (no libbpf).
+ * One builder (build()), one loader (load()), and the attachers of the two
+ * v2 layouts (cgroup.h): a child cgroup of ours, or the process's own cgroup
+ * in place.
  *
  * The kernel decides a device access in a cgroup by running its effective
  * programs, all of which must allow. Walking up from the cgroup, the first
  * level holding programs always counts; higher levels count only where they
- * were attached with BPF_F_ALLOW_MULTI. So ours, attached with ALLOW_MULTI to
- * a child of the task's cgroup, runs beside every inherited ALLOW_MULTI
- * program, but would push out the nearest inherited one when that was
- * attached with ALLOW_OVERRIDE (Slurm 22.05's job and step programs) or with
- * no flag (Slurm's task program, which also forbids programs below it). In
- * those cases our program ends in a tail call to that one, so its verdict
- * still applies, and where it was exclusive ours takes its place in the same
- * cgroup. The effective list is checked after attaching either way.
+ * were attached with BPF_F_ALLOW_MULTI. A cgroup with programs takes more
+ * only with the same flags as those (else EPERM), and without ALLOW_MULTI a
+ * new one replaces the one there; nothing can be attached below a program
+ * attached with no flag. Slurm's cgroup/v2 (ebpf.c, 24.11 to 26.05) attaches
+ * its programs with BPF_F_ALLOW_OVERRIDE to job_N and step_S/user and with
+ * no flag to task_T, all before slurmstepd calls our task_post_fork.
+ *
+ * So wherever ours takes the place of a program in the effective set (one
+ * of an ancestor attached with ALLOW_OVERRIDE or no flag, or one it
+ * replaces in the same cgroup), ours ends in a tail call to that one, whose
+ * verdict then still applies; inherited ALLOW_MULTI programs (systemd's)
+ * keep running beside ours.
+ *
+ * - Child layout: attached with ALLOW_MULTI to a new child cgroup, or, where
+ *   the process's cgroup holds a program attached with no flag (nothing can
+ *   go below it), in its place there when the process is alone in it.
+ * - In place (a cgroup Slurm's cgroup/v2 made): attached to that cgroup with
+ *   the flags of what is there already (a later attach of Slurm's there with
+ *   its flags then succeeds, never EPERM), else with no flag, as Slurm's own
+ *   task-level program: Slurm makes nothing below a task cgroup, and a later
+ *   attach of its there would replace ours rather than fail.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -325,33 +341,120 @@ static int verify(const char *dir, uint32_t ours, const uint32_t *before,
 	return 0;
 }
 
-/* Puts the exclusive program ours replaced back in its cgroup. */
-static int restore(struct qd_cg_binding *b, char *err, size_t errlen)
+static int detach(int dirfd, int prog_fd)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.target_fd = (uint32_t)dirfd;
+	attr.attach_bpf_fd = (uint32_t)prog_fd;
+	attr.attach_type = BPF_CGROUP_DEVICE;
+	return sys_bpf(BPF_PROG_DETACH, &attr);
+}
+
+/*
+ * Takes ours off the cgroup it was attached to: the program it replaced put
+ * back (with the same flags, which replaces ours in one step), else ours
+ * detached. A cgroup already removed took ours with it.
+ */
+static int unattach(struct qd_cg_binding *b, char *err, size_t errlen)
 {
 	int rv = -1;
-	int fd = open(b->replaced, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	uint32_t own[MAX_PROGS], cnt = MAX_PROGS;
+	int fd = open(b->attached, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0 && errno == ENOENT) {
-		rv = 0; /* removed, and our program with it */
+		rv = 0;
 		goto fail;
 	}
 	if (fd < 0) {
-		cg_err(err, errlen, "cgroup v2: open %s: %s", b->replaced,
+		cg_err(err, errlen, "cgroup v2: open %s: %s", b->attached,
 		       strerror(errno));
 		goto fail;
 	}
-	if (attach(fd, b->chain_fd, 0)) {
-		cg_err(err, errlen, "cgroup v2: bpf(BPF_PROG_ATTACH) to %s: %s",
-		       b->replaced, strerror(errno));
+	/*
+	 * Replaced meanwhile (by a later attach of Slurm's with the same
+	 * flags): not ours to touch. A detach without ALLOW_MULTI takes
+	 * whatever program is there.
+	 */
+	if (query(fd, false, NULL, own, &cnt) == 0 &&
+	    !listed(b->prog_id, own, cnt)) {
+		rv = 0;
+		goto fail;
+	}
+	if (b->replaced ? attach(fd, b->chain_fd, b->attach_flags)
+			: detach(fd, b->prog_fd)) {
+		/* Removed meanwhile (Slurm's rmdir), ours with it. */
+		if (errno == ENOENT && access(b->attached, F_OK)) {
+			rv = 0;
+			goto fail;
+		}
+		cg_err(err, errlen, "cgroup v2: bpf(%s) on %s: %s",
+		       b->replaced ? "BPF_PROG_ATTACH" : "BPF_PROG_DETACH",
+		       b->attached, strerror(errno));
 		goto fail;
 	}
 	rv = 0;
 fail:
 	if (!rv)
-		b->replaced[0] = '\0';
+		b->attached[0] = '\0';
 	if (fd >= 0)
 		close(fd);
 	return rv;
+}
+
+/*
+ * Where ours goes and with which flags, from the nearest programs at or
+ * above parent (where, flags): target is parent itself (*in_place) or a
+ * child of it; *chain when ours takes the place of that nearest program in
+ * the effective set.
+ */
+static int plan(struct qd_cg_binding *b, const char *parent, bool found,
+		const char *where, uint32_t flags, bool *in_place,
+		uint32_t *attach_flags, bool *chain, char *err, size_t errlen)
+{
+	bool here = found && !strcmp(where, parent);
+	char why[PATH_MAX + 256];
+
+	*chain = found && !(flags & BPF_F_ALLOW_MULTI);
+	if (found && !here &&
+	    !(flags & (BPF_F_ALLOW_MULTI | BPF_F_ALLOW_OVERRIDE)))
+		return cg_err(
+		    err, errlen,
+		    "cgroup v2: %s holds an exclusive device program, "
+		    "so no cgroup below it can get one",
+		    where);
+	if (b->layout == QD_CG_LAYOUT_V2_IN_PLACE) {
+		*in_place = true;
+		*attach_flags = here ? flags : 0;
+		return 0;
+	}
+	if (!here || (flags & (BPF_F_ALLOW_MULTI | BPF_F_ALLOW_OVERRIDE))) {
+		*in_place = false;
+		*attach_flags = BPF_F_ALLOW_MULTI;
+		return 0;
+	}
+	/* The child layout, under an exclusive program in parent itself. */
+	if (b->nomove)
+		return cg_err(err, errlen,
+			      "cgroup v2: %s holds an exclusive device "
+			      "program, so no cgroup below it can get one",
+			      where);
+	/* Replacing it in place confines all that is in there. */
+	switch (cg_holds_only(parent, b->pid, why, sizeof(why))) {
+	case 1:
+		break;
+	case 0:
+		return cg_err(err, errlen,
+			      "cgroup v2: %s holds an exclusive device program "
+			      "and processes other than pid %d",
+			      parent, (int)b->pid);
+	default:
+		return cg_err(err, errlen, "cgroup v2: %s", why);
+	}
+	*in_place = true;
+	*attach_flags = 0;
+	return 0;
 }
 
 int cg_v2_confine(struct qd_cg_binding *b, const char *parent, const char *top,
@@ -360,8 +463,8 @@ int cg_v2_confine(struct qd_cg_binding *b, const char *parent, const char *top,
 {
 	int rv = -1, fd = -1;
 	uint32_t before[MAX_PROGS], nbefore = MAX_PROGS, flags = 0, id = 0;
-	uint32_t ours;
-	bool found, chain, exclusive = false;
+	uint32_t ours, attach_flags = 0;
+	bool found, chain = false, in_place = false;
 	char where[PATH_MAX], why[PATH_MAX + 256];
 	const char *target;
 
@@ -376,39 +479,9 @@ int cg_v2_confine(struct qd_cg_binding *b, const char *parent, const char *top,
 		       parent, top);
 		goto fail;
 	}
-	chain = found && !(flags & BPF_F_ALLOW_MULTI);
-	if (chain && !(flags & BPF_F_ALLOW_OVERRIDE)) {
-		if (strcmp(where, parent)) {
-			cg_err(err, errlen,
-			       "cgroup v2: %s holds an exclusive device "
-			       "program, so no cgroup below it can get one",
-			       where);
-			goto fail;
-		}
-		if (b->nomove) {
-			cg_err(err, errlen,
-			       "cgroup v2: %s holds an exclusive device "
-			       "program, so no cgroup below it can get one",
-			       where);
-			goto fail;
-		}
-		/* Replacing it in place confines all that is in there. */
-		switch (cg_holds_only(parent, b->pid, why, sizeof(why))) {
-		case 1:
-			break;
-		case 0:
-			cg_err(
-			    err, errlen,
-			    "cgroup v2: %s holds an exclusive device program "
-			    "and processes other than pid %d",
-			    parent, (int)b->pid);
-			goto fail;
-		default:
-			cg_err(err, errlen, "cgroup v2: %s", why);
-			goto fail;
-		}
-		exclusive = true;
-	}
+	if (plan(b, parent, found, where, flags, &in_place, &attach_flags,
+		 &chain, err, errlen))
+		goto fail;
 	if (chain && chain_to(b, id, err, errlen))
 		goto fail;
 	b->prog_fd = load(deny, n, chain ? b->map_fd : -1, err, errlen);
@@ -420,7 +493,8 @@ int cg_v2_confine(struct qd_cg_binding *b, const char *parent, const char *top,
 		       strerror(errno));
 		goto fail;
 	}
-	if (exclusive) {
+	b->prog_id = ours;
+	if (in_place) {
 		target = parent;
 	} else {
 		if (cg_mkchild(parent, name, b->dir, sizeof(b->dir), why,
@@ -437,18 +511,21 @@ int cg_v2_confine(struct qd_cg_binding *b, const char *parent, const char *top,
 		       strerror(errno));
 		goto fail;
 	}
-	/* Exclusive: same flags as the one there, which replaces it. */
-	if (attach(fd, b->prog_fd, exclusive ? 0 : BPF_F_ALLOW_MULTI)) {
+	if (attach(fd, b->prog_fd, attach_flags)) {
 		cg_err(err, errlen, "cgroup v2: bpf(BPF_PROG_ATTACH) to %s: %s",
 		       target, strerror(errno));
 		goto fail;
 	}
-	if (exclusive)
-		snprintf(b->replaced, sizeof(b->replaced), "%s", parent);
+	if (in_place) {
+		snprintf(b->attached, sizeof(b->attached), "%s", parent);
+		b->attach_flags = attach_flags;
+		/* Without ALLOW_MULTI ours took the place of the one there. */
+		b->replaced = found && !strcmp(where, parent) &&
+			      !(attach_flags & BPF_F_ALLOW_MULTI);
+	}
 	if (verify(target, ours, before, nbefore, chain ? id : 0, err, errlen))
 		goto fail;
-	b->prog_id = ours;
-	if (!exclusive && !b->nomove &&
+	if (!in_place && !b->nomove &&
 	    cg_move(b->dir, b->pid, why, sizeof(why))) {
 		cg_err(err, errlen, "cgroup v2: %s", why);
 		goto fail;
@@ -462,8 +539,8 @@ fail:
 		if (b->dir[0])
 			rmdir(b->dir);
 		b->dir[0] = '\0';
-		if (b->replaced[0])
-			restore(b, why, sizeof(why));
+		if (b->attached[0])
+			unattach(b, why, sizeof(why));
 		cg_v2_close(b);
 	}
 	return rv;
@@ -492,17 +569,17 @@ int cg_v2_release(struct qd_cg_binding *b, char *err, size_t errlen)
 {
 	int n;
 
-	if (b->replaced[0]) {
-		/* The replaced program confines less than ours did. */
-		n = cg_nprocs(b->replaced, err, errlen);
+	if (b->attached[0]) {
+		/* Without ours, they could open more than the step's GPUs. */
+		n = cg_nprocs(b->attached, err, errlen);
 		if (n > 0) {
 			errno = EBUSY;
 			return cg_err(err, errlen,
 				      "cgroup v2: %s still holds %d "
 				      "process%s",
-				      b->replaced, n, n == 1 ? "" : "es");
+				      b->attached, n, n == 1 ? "" : "es");
 		}
-		if ((n < 0 && errno != ENOENT) || restore(b, err, errlen))
+		if ((n < 0 && errno != ENOENT) || unattach(b, err, errlen))
 			return -1;
 	}
 	cg_v2_close(b);

@@ -129,6 +129,30 @@ static int keep(int task, struct qd_cg_binding *b)
 }
 
 /*
+ * Under Slurm's cgroup/v2 beside task/none, the tasks of a step share one
+ * cgroup (.../step_S/user/task_special), which the first task's binding
+ * confined in place for all of them (the step's GPUs are theirs all):
+ * the binding that did, if pid's cgroup is one.
+ */
+static bool shares_cgroup(pid_t pid, enum qd_cg_mode mode,
+			  struct qd_cg_binding **b)
+{
+	enum qd_cg_layout layout;
+	char dir[PATH_MAX], err[512];
+
+	if (qd_cg_decide_layout(pid, mode, &layout, dir, sizeof(dir), err,
+				sizeof(err)) ||
+	    layout != QD_CG_LAYOUT_V2_IN_PLACE)
+		return false;
+	for (size_t i = 0; i < nbindings; i++)
+		if (bindings[i] && !strcmp(bindings[i]->attached, dir)) {
+			*b = bindings[i];
+			return true;
+		}
+	return false;
+}
+
+/*
  * The task's stderr is already the user's (the job's error file, or srun's
  * stream); a line there is what they see of why their task did not start.
  */
@@ -190,8 +214,10 @@ static pid_t extern_sleep(void)
 /*
  * PrologFlags=Contain: the extern step, which pam_slurm_adopt adopts ssh
  * sessions into, has no task and no GPU variables. Build the confinement
- * for those sessions, a cgroup denying every GPU of the node but the job's
- * (which the job prolog recorded), and record it for pam_qosdeny.so. Never
+ * for those sessions, denying every GPU of the node but the job's (which
+ * the job prolog recorded), and record it for pam_qosdeny.so: on Slurm's
+ * cgroup/v2 the extern step's own cgroup, where pam_slurm_adopt puts the
+ * sessions, confined in place; elsewhere a cgroup beside the sleep. Never
  * fails the step: from 24.11 that would fail the job, while all that is at
  * stake is the ssh sessions, which pam_qosdeny refuses when the record says
  * so, or is missing.
@@ -274,7 +300,8 @@ static int extern_post_fork(spank_t sp, const struct qd_spank_opts *o)
 	if (extern_b) {
 		rec.mode = extern_b->mode;
 		rec.prog_id = extern_b->prog_id;
-		snprintf(rec.dir, sizeof(rec.dir), "%s", extern_b->dir);
+		snprintf(rec.dir, sizeof(rec.dir), "%s",
+			 extern_b->dir[0] ? extern_b->dir : extern_b->attached);
 	}
 	rv = 0;
 record:
@@ -360,6 +387,14 @@ int qd_remote_task_post_fork(spank_t sp, const struct qd_spank_opts *o)
 	 * slurmstepd's pid, as clusters on one host (tests) repeat job ids. */
 	snprintf(name, sizeof(name), QD_CG_PREFIX "%u_%s_%d_%d", job, stepbuf,
 		 gtask, (int)getpid());
+	if (shares_cgroup(pid, o->cgroup, &b)) {
+		/* An earlier task's program already confines this cgroup. */
+		slurm_verbose("qosdeny: job %u step %s task %d (pid %d): "
+			      "confined with the step's other tasks in %s",
+			      job, stepbuf, task, (int)pid, b->attached);
+		rv = ESPANK_SUCCESS;
+		goto fail;
+	}
 	if (qd_cg_confine(pid, o->cgroup, name, &node_gpus, &allowed, &b, err,
 			  sizeof(err)))
 		goto fail;
@@ -373,7 +408,7 @@ int qd_remote_task_post_fork(spank_t sp, const struct qd_spank_opts *o)
 		      "GPUs allowed (%s=%s), %zu denied through %s",
 		      job, stepbuf, task, (int)pid, allowed.n, node_gpus.n, var,
 		      val, b ? b->ndenied : 0,
-		      b ? (b->dir[0] ? b->dir : b->replaced) : "nothing");
+		      b ? (b->dir[0] ? b->dir : b->attached) : "nothing");
 	rv = ESPANK_SUCCESS;
 fail:
 	if (rv != ESPANK_SUCCESS) {

@@ -73,11 +73,19 @@ session() {
 		"$(printf '%s\n' "$OUT" | grep '^node=' | sed 's/gpus=[^ ]*/gpus=/')"
 }
 
+extern_cgroups() {
+	find /sys/fs/cgroup/devices /sys/fs/cgroup/unified -maxdepth 6 \
+		-type d -name "qosdeny_*_extern_*" 2>/dev/null
+}
+
 no_leftovers() { # WHAT
 	local left
 	wait_for "$1: the jobs to end" 30 eval '[ -z "$(squeue -h -u alice)" ]'
-	left=$(find /sys/fs/cgroup/devices /sys/fs/cgroup/unified -maxdepth 6 \
-		-type d -name "qosdeny_*_extern_*" 2>/dev/null)
+	# The extern step's slurmstepd removes both at its exit, which can come
+	# after the job left squeue (seen on 24.11 under load).
+	wait_for "$1: the extern cgroups and records to go" 10 eval \
+		'[ -z "$(extern_cgroups)$(find "$ADOPT_DIR" -type f 2>/dev/null)" ]' 2>/dev/null
+	left=$(extern_cgroups)
 	assert_eq "$1: no extern cgroup left" "" "$left"
 	assert_eq "$1: no record left" "" "$(find "$ADOPT_DIR" -type f 2>/dev/null)"
 }

@@ -55,6 +55,9 @@ static char name[64];
 static char parent[PATH_MAX + 32];  /* a cgroup made by the test, or "" */
 static char parent2[PATH_MAX + 32]; /* another, in the other hierarchy */
 static char err[1024];
+/* Cgroups made below parent by a test, removed deepest first. */
+static char made[8][2 * PATH_MAX + 64];
+static int nmade;
 
 static void dev_path(char *buf, size_t len, const char *base)
 {
@@ -119,6 +122,10 @@ static void teardown(void)
 		qd_cg_forget(binding);
 	}
 	binding = NULL;
+	while (nmade > 0)
+		if (rmdir(made[--nmade]) && errno != ENOENT)
+			fprintf(stderr, "teardown: rmdir %s: %s\n", made[nmade],
+				strerror(errno));
 	if (parent[0]) {
 		snprintf(child, sizeof(child), "%s/%s", parent, name);
 		rmdir(child);
@@ -532,22 +539,37 @@ static int other_prog(unsigned minor)
 	return fd;
 }
 
-static void attach_other(unsigned minor, uint32_t flags)
+/* Attaches a program refusing c 195:minor to dir; returns its id. */
+static uint32_t attach_at(const char *dir, unsigned minor, uint32_t flags)
 {
 	union bpf_attr a;
+	struct bpf_prog_info info;
 	int prog = other_prog(minor);
-	int dir = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	cr_assert_geq(dir, 0);
+	cr_assert_geq(fd, 0);
 	memset(&a, 0, sizeof(a));
-	a.target_fd = (uint32_t)dir;
+	a.target_fd = (uint32_t)fd;
 	a.attach_bpf_fd = (uint32_t)prog;
 	a.attach_type = BPF_CGROUP_DEVICE;
 	a.attach_flags = flags;
-	cr_assert_eq(sys_bpf(BPF_PROG_ATTACH, &a), 0, "BPF_PROG_ATTACH: %s",
+	cr_assert_eq(sys_bpf(BPF_PROG_ATTACH, &a), 0,
+		     "BPF_PROG_ATTACH to %s (flags %u): %s", dir, flags,
 		     strerror(errno));
-	close(dir);
+	memset(&a, 0, sizeof(a));
+	memset(&info, 0, sizeof(info));
+	a.info.bpf_fd = (uint32_t)prog;
+	a.info.info_len = sizeof(info);
+	a.info.info = (uint64_t)(uintptr_t)&info;
+	cr_assert_eq(sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a), 0);
+	close(fd);
 	close(prog);
+	return info.id;
+}
+
+static void attach_other(unsigned minor, uint32_t flags)
+{
+	attach_at(parent, minor, flags);
 }
 
 /* The ids of the programs attached to dir itself. */
@@ -680,7 +702,8 @@ Test(cgroup_v2, an_exclusive_program_is_replaced_in_place_and_restored)
 				   &binding, err, sizeof(err)),
 		     0, "%s", err);
 	cr_assert_str_eq(binding->dir, "", "no child cgroup");
-	cr_assert_str_eq(binding->replaced, parent);
+	cr_assert_str_eq(binding->attached, parent);
+	cr_assert(binding->replaced);
 	cr_assert_eq(own_progs(parent, ids, &flags), 1);
 	cr_assert_neq(ids[0], original);
 	run(errs);
@@ -721,6 +744,365 @@ Test(cgroup_v2, release_leaves_a_cgroup_with_processes_in_place)
 	reap(&task);
 	cr_assert_eq(qd_cg_release(binding, err, sizeof(err)), 0, "%s", err);
 	binding = NULL;
+}
+
+/* ---- cgroup v2 in place, in cgroups laid out as Slurm's cgroup/v2 ---- */
+
+TestSuite(cgroup_v2_in_place, .init = setup, .fini = teardown);
+
+/* parent/rel, made (with what leads to it) and remembered for teardown. */
+static void make_below(char *dir, size_t len, const char *rel)
+{
+	char path[256], *p;
+
+	snprintf(path, sizeof(path), "%s", rel);
+	for (p = path;; p++) {
+		if (*p != '/' && *p)
+			continue;
+		char c = *p;
+
+		*p = '\0';
+		snprintf(made[nmade], sizeof(made[nmade]), "%s/%s", parent,
+			 path);
+		if (mkdir(made[nmade], 0755) == 0)
+			nmade++;
+		else
+			cr_assert_eq(errno, EEXIST, "mkdir %s: %s", made[nmade],
+				     strerror(errno));
+		*p = c;
+		if (!c)
+			break;
+	}
+	snprintf(dir, len, "%s/%s", parent, rel);
+}
+
+/* Slurm's job/step cgroups under a test parent, task moved into rel. */
+static void slurm_tree(char *dir, size_t len, const char *rel, pid_t pid)
+{
+	need(QD_CG_V2);
+	make_parent(QD_CG_V2, -1);
+	make_below(dir, len, rel);
+	if (pid > 0)
+		cr_assert_eq(cg_move(dir, pid, err, sizeof(err)), 0, "%s", err);
+}
+
+static uint32_t effective(const char *dir, uint32_t *ids)
+{
+	union bpf_attr a;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	cr_assert_geq(fd, 0);
+	memset(&a, 0, sizeof(a));
+	a.query.target_fd = (uint32_t)fd;
+	a.query.attach_type = BPF_CGROUP_DEVICE;
+	a.query.query_flags = BPF_F_QUERY_EFFECTIVE;
+	a.query.prog_ids = (uint64_t)(uintptr_t)ids;
+	a.query.prog_cnt = 8;
+	cr_assert_eq(sys_bpf(BPF_PROG_QUERY, &a), 0);
+	close(fd);
+	return a.query.prog_cnt;
+}
+
+Test(cgroup_v2_in_place, the_layout_follows_the_cgroup)
+{
+	enum qd_cg_layout layout;
+	char dir[BIG], got[PATH_MAX];
+
+	task = spawn();
+	slurm_tree(dir, sizeof(dir), "job_7/step_batch/user/task_special",
+		   task);
+	cr_assert_eq(qd_cg_decide_layout(task, QD_CG_V2, &layout, got,
+					 sizeof(got), err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(layout, QD_CG_LAYOUT_V2_IN_PLACE, "%s",
+		     qd_cg_layout_name(layout));
+	cr_assert_str_eq(got, dir);
+	/* A cgroup of no Slurm step: qosdeny's own child cgroup. */
+	cr_assert_eq(cg_move(parent, task, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(qd_cg_decide_layout(task, QD_CG_V2, &layout, got,
+					 sizeof(got), err, sizeof(err)),
+		     0);
+	cr_assert_eq(layout, QD_CG_LAYOUT_V2_CHILD);
+	/* "job_" must be Slurm's job_N. */
+	make_below(dir, sizeof(dir), "job_x/step_0");
+	cr_assert_eq(cg_move(dir, task, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(qd_cg_decide_layout(task, QD_CG_V2, &layout, got,
+					 sizeof(got), err, sizeof(err)),
+		     0);
+	cr_assert_eq(layout, QD_CG_LAYOUT_V2_CHILD);
+	cr_assert_eq(qd_cg_decide_layout(task, QD_CG_OFF, &layout, got,
+					 sizeof(got), err, sizeof(err)),
+		     0);
+	cr_assert_eq(layout, QD_CG_LAYOUT_OFF);
+}
+
+Test(cgroup_v2_in_place, task_none_nothing_moves_nothing_is_made)
+{
+	uint32_t ids[8], flags;
+	int errs[NPROBE];
+	char dir[BIG];
+
+	task = spawn();
+	slurm_tree(dir, sizeof(dir), "job_7/step_0/user/task_special", task);
+	allow(2);
+	cr_assert_eq(qd_cg_confine(task, QD_CG_V2, name, &gpus, &allowed,
+				   &binding, err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(binding->layout, QD_CG_LAYOUT_V2_IN_PLACE);
+	cr_assert_str_eq(binding->dir, "", "no cgroup made");
+	cr_assert_str_eq(binding->attached, dir);
+	cr_assert_eq(cg_holds_only(dir, task, err, sizeof(err)), 1,
+		     "the task stays where Slurm put it");
+	cr_assert_eq(own_progs(dir, ids, &flags), 1);
+	cr_assert_eq(ids[0], binding->prog_id);
+	cr_assert_eq(flags, 0, "Slurm's task-level flag");
+	cr_assert_eq(binding->chain_fd, -1, "nothing above to defer to");
+	run(errs);
+	expect(errs, 1u << 2);
+	cr_assert_eq(qd_cg_release(binding, err, sizeof(err)), 0, "%s", err);
+	binding = NULL;
+	cr_assert_eq(own_progs(dir, ids, &flags), 0, "nothing of ours left");
+}
+
+Test(cgroup_v2_in_place, never_looser_than_slurms_step_program)
+{
+	int errs[NPROBE];
+	char dir[BIG], step[BIG];
+
+	/* ConstrainDevices: job and step programs with ALLOW_OVERRIDE. */
+	task = spawn();
+	slurm_tree(dir, sizeof(dir), "job_7/step_0/user/task_special", task);
+	make_below(step, sizeof(step), "job_7");
+	attach_at(step, 3, BPF_F_ALLOW_OVERRIDE);
+	make_below(step, sizeof(step), "job_7/step_0/user");
+	attach_at(step, 1, BPF_F_ALLOW_OVERRIDE);
+	allow(0);
+	allow(1);
+	allow(3);
+	cr_assert_eq(qd_cg_confine(task, QD_CG_V2, name, &gpus, &allowed,
+				   &binding, err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_geq(binding->chain_fd, 0, "tail call to the step's program");
+	cr_assert_not(binding->replaced);
+	run(errs);
+	/* ours refuses 2, the step's 1; the job's 3 was not in force here. */
+	expect(errs, (1u << 0) | (1u << 3));
+}
+
+Test(cgroup_v2_in_place, slurms_task_program_is_replaced_and_put_back)
+{
+	uint32_t ids[8], flags, slurms;
+	int errs[NPROBE];
+	char dir[BIG], step[BIG];
+
+	/* task/cgroup, ConstrainDevices, --gpus-per-task: no flag at task_0. */
+	task = spawn();
+	slurm_tree(dir, sizeof(dir), "job_7/step_0/user/task_0", task);
+	make_below(step, sizeof(step), "job_7/step_0/user");
+	attach_at(step, 2, BPF_F_ALLOW_OVERRIDE);
+	slurms = attach_at(dir, 1, 0);
+	allow(0);
+	allow(1);
+	allow(2);
+	cr_assert_eq(qd_cg_confine(task, QD_CG_V2, name, &gpus, &allowed,
+				   &binding, err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert(binding->replaced);
+	cr_assert_eq(own_progs(dir, ids, &flags), 1);
+	cr_assert_eq(ids[0], binding->prog_id);
+	cr_assert_eq(flags, 0);
+	run(errs);
+	/* Slurm's task program (1) and ours (3); the step's (2) was not in
+	 * force for the task before either. */
+	expect(errs, (1u << 0) | (1u << 2));
+	cr_assert_eq(qd_cg_release(binding, err, sizeof(err)), 0, "%s", err);
+	binding = NULL;
+	cr_assert_eq(own_progs(dir, ids, &flags), 1);
+	cr_assert_eq(ids[0], slurms, "Slurm's program is back");
+	cr_assert_eq(flags, 0);
+}
+
+Test(cgroup_v2_in_place, slurms_later_attaches_still_succeed)
+{
+	uint32_t ids[8], flags, later;
+	char dir[BIG], job[BIG], step[BIG], task1[BIG];
+
+	task = spawn();
+	slurm_tree(dir, sizeof(dir), "job_7/step_0/user/task_0", task);
+	make_below(job, sizeof(job), "job_7");
+	attach_at(job, 3, BPF_F_ALLOW_OVERRIDE);
+	make_below(step, sizeof(step), "job_7/step_0/user");
+	attach_at(step, 2, BPF_F_ALLOW_OVERRIDE);
+	allow(0);
+	cr_assert_eq(qd_cg_confine(task, QD_CG_V2, name, &gpus, &allowed,
+				   &binding, err, sizeof(err)),
+		     0, "%s", err);
+	/* The next task's cgroup and program, as slurmstepd makes them. */
+	make_below(task1, sizeof(task1), "job_7/step_0/user/task_1");
+	attach_at(task1, 1, 0);
+	/* A later step of the job: the job's program again, and its own. */
+	attach_at(job, 3, BPF_F_ALLOW_OVERRIDE);
+	make_below(step, sizeof(step), "job_7/step_1/user/task_0");
+	attach_at(step, 2, 0);
+	cr_assert(effective(dir, ids) >= 1);
+	cr_assert_eq(ids[0], binding->prog_id, "ours still in force");
+	/* Slurm attaching to the task's own cgroup after ours replaces it. */
+	later = attach_at(dir, 1, 0);
+	cr_assert_eq(own_progs(dir, ids, &flags), 1);
+	cr_assert_eq(ids[0], later);
+	reap(&task);
+	/* Release leaves Slurm's program alone. */
+	cr_assert_eq(qd_cg_release(binding, err, sizeof(err)), 0, "%s", err);
+	binding = NULL;
+	cr_assert_eq(own_progs(dir, ids, &flags), 1);
+	cr_assert_eq(ids[0], later);
+}
+
+Test(cgroup_v2_in_place, beside_allow_multi_programs_in_the_cgroup)
+{
+	uint32_t ids[8], flags, systemds;
+	int errs[NPROBE];
+	char dir[BIG];
+
+	/* systemd attaches its device policy with ALLOW_MULTI. */
+	task = spawn();
+	slurm_tree(dir, sizeof(dir), "job_7/step_0/user/task_0", task);
+	systemds = attach_at(dir, 1, BPF_F_ALLOW_MULTI);
+	allow(0);
+	allow(1);
+	cr_assert_eq(qd_cg_confine(task, QD_CG_V2, name, &gpus, &allowed,
+				   &binding, err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(binding->chain_fd, -1, "runs beside it, no chaining");
+	cr_assert_eq(own_progs(dir, ids, &flags), 2);
+	cr_assert_eq(flags, BPF_F_ALLOW_MULTI);
+	run(errs);
+	expect(errs, 1u << 0);
+	cr_assert_eq(qd_cg_release(binding, err, sizeof(err)), 0, "%s", err);
+	binding = NULL;
+	cr_assert_eq(own_progs(dir, ids, &flags), 1);
+	cr_assert_eq(ids[0], systemds, "only ours detached");
+}
+
+Test(cgroup_v2_in_place, below_an_exclusive_program_is_refused)
+{
+	char dir[BIG], step[BIG];
+
+	task = spawn();
+	slurm_tree(dir, sizeof(dir), "job_7/step_0/user/task_0", task);
+	make_below(step, sizeof(step), "job_7/step_0/user");
+	attach_at(step, 1, 0);
+	cr_assert_eq(qd_cg_confine(task, QD_CG_V2, name, &gpus, &allowed,
+				   &binding, err, sizeof(err)),
+		     -1);
+	cr_assert_null(binding);
+	cr_assert(strstr(err, "holds an exclusive device program"), "%s", err);
+}
+
+Test(cgroup_v2_in_place, a_shared_task_cgroup_stays_confined_while_used)
+{
+	uint32_t ids[8], flags;
+	char dir[BIG];
+
+	task = spawn();
+	other = spawn();
+	slurm_tree(dir, sizeof(dir), "job_7/step_0/user/task_special", task);
+	cr_assert_eq(cg_move(dir, other, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(qd_cg_confine(task, QD_CG_V2, name, &gpus, &allowed,
+				   &binding, err, sizeof(err)),
+		     0, "%s", err);
+	reap(&task);
+	cr_assert_eq(qd_cg_release(binding, err, sizeof(err)), -1);
+	cr_assert_eq(errno, EBUSY);
+	cr_assert_eq(own_progs(dir, ids, &flags), 1, "still confined");
+	reap(&other);
+	cr_assert_eq(qd_cg_release(binding, err, sizeof(err)), 0, "%s", err);
+	binding = NULL;
+	cr_assert_eq(own_progs(dir, ids, &flags), 0);
+}
+
+Test(cgroup_v2_in_place, release_after_slurm_removed_the_cgroup)
+{
+	char dir[BIG];
+
+	task = spawn();
+	slurm_tree(dir, sizeof(dir), "job_7/step_0/user/task_0", task);
+	cr_assert_eq(qd_cg_confine(task, QD_CG_V2, name, &gpus, &allowed,
+				   &binding, err, sizeof(err)),
+		     0, "%s", err);
+	reap(&task);
+	cr_assert_eq(cg_rmdir(dir, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(qd_cg_release(binding, err, sizeof(err)), 0, "%s", err);
+	binding = NULL;
+}
+
+Test(cgroup_v2_in_place, the_extern_step_confines_adopted_processes_there)
+{
+	int errs[NPROBE], moved = -1;
+	char dir[BIG];
+
+	/* The extern step's sleep; then a session pam_slurm_adopt adds. */
+	other = spawn();
+	slurm_tree(dir, sizeof(dir), "job_7/step_extern/user/task_special",
+		   other);
+	allow(3);
+	cr_assert_eq(qd_cg_prepare(other, QD_CG_V2, name, &gpus, &allowed,
+				   &binding, err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_str_eq(binding->attached, dir);
+	task = spawn();
+	cr_assert_eq(cg_move(dir, task, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(qd_cg_join(task, QD_CG_V2, dir, binding->prog_id, &moved,
+				err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(moved, 0, "checked, not moved");
+	run(errs);
+	expect(errs, 1u << 3);
+}
+
+Test(cgroup_v2_in_place, a_session_elsewhere_in_a_step_is_not_moved)
+{
+	int moved = -1;
+	char dir[BIG], ext[BIG];
+	uint32_t ids[8];
+
+	other = spawn();
+	slurm_tree(ext, sizeof(ext), "job_7/step_extern/user/task_special",
+		   other);
+	cr_assert_eq(qd_cg_prepare(other, QD_CG_V2, name, &gpus, &allowed,
+				   &binding, err, sizeof(err)),
+		     0, "%s", err);
+	task = spawn();
+	make_below(dir, sizeof(dir), "job_7/step_0/user/task_0");
+	cr_assert_eq(cg_move(dir, task, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(qd_cg_join(task, QD_CG_V2, ext, binding->prog_id, &moved,
+				err, sizeof(err)),
+		     -1);
+	cr_assert(strstr(err, "would hide it from Slurm"), "%s", err);
+	cr_assert_eq(moved, 0);
+	cr_assert_eq(effective(dir, ids), 0);
+}
+
+Test(cgroup_v2_in_place, a_scratch_cgroup_by_its_path)
+{
+	uint32_t ids[8], flags;
+	int errs[NPROBE];
+
+	/* What `qosdeny doctor` does. */
+	need(QD_CG_V2);
+	task = spawn();
+	make_parent(QD_CG_V2, task);
+	allow(1);
+	cr_assert_eq(qd_cg_attach_dir(parent, &gpus, &allowed, &binding, err,
+				      sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(own_progs(parent, ids, &flags), 1);
+	cr_assert_eq(ids[0], binding->prog_id);
+	run(errs);
+	expect(errs, 1u << 1);
+	cr_assert_eq(qd_cg_release(binding, err, sizeof(err)), 0, "%s", err);
+	binding = NULL;
+	cr_assert_eq(own_progs(parent, ids, &flags), 0);
 }
 
 /* ---- errors, modes and sweeping ---- */
