@@ -123,6 +123,15 @@ plugstack "$GOOD_LINE spool=$QD_CLUSTER_DIR/open-spool"
 expect "spool writable by others" --node=n1 spool FAIL 1 "open-spool"
 plugstack "$GOOD_LINE"
 
+# A record two days old still waiting: warn, with the count and age.
+N1_SPOOL=$QD_SPOOL_DIR/n1/qosdeny
+OLD_REC=$N1_SPOOL/$QD_CLUSTER_NAME:1:n1:$(($(date +%s) - 2 * 86400 - 60)).rec
+mkdir -p -m 700 "$N1_SPOOL"
+: >"$OLD_REC"
+expect "a record two days old waiting" --node=n1 spool warn 0 \
+	"waiting, the oldest of a job started 2d00h ago"
+rm -f "$OLD_REC"
+
 check "slurmctld restarted without PrologFlags" \
 	bash -c "bash '$CLUSTER' write-conf >/dev/null && bash '$CLUSTER' restart-ctld >/dev/null"
 expect "PrologFlags without Alloc" --node=n1 prolog-flags warn 0 "no Alloc"
