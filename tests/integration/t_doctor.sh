@@ -43,7 +43,9 @@ conf() {
 
 plugstack() { printf '%s\n' "$1" >"$PLUGSTACK"; }
 
-# --- the good set-up
+# --- the good set-up (the example QoS's limits as the README has them,
+# whatever a test before this one changed)
+example_qos
 check "good: slurmctld restarted with PrologFlags=Alloc" conf
 plugstack "$GOOD_LINE"
 doctor --node=n1 --controller
