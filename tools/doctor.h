@@ -42,7 +42,8 @@ const char *qd_doctor_status_name(enum qd_doctor_status st);
 int qd_doctor_exit(const struct qd_doctor *d);
 
 /* What the node and controller checks share: slurm.conf as slurmctld has it
- * (libslurm's slurm_load_ctl_conf), copied. */
+ * (libslurm's slurm_load_ctl_conf), copied; the site factor's two settings
+ * from slurm.conf's text where 22.05's answer lacks them. */
 struct qd_doctor_conf {
 	bool loaded; /* false: slurmctld did not answer (err says why) */
 	char err[256];
@@ -75,8 +76,8 @@ void qd_doctor_ctld(struct qd_doctor *d, const struct qd_site *s,
 
 /*
  * Redis as the plugins reach it (addr NULL: the default, password_file NULL:
- * no AUTH): connects, AUTH, PING's round trip, SCRIPT LOAD of the usage
- * script. One line, check name "redis".
+ * no AUTH): connects, AUTH, TIME's round trip, SCRIPT LOAD of the usage
+ * script and the right to run it. One line, check name "redis".
  */
 void qd_doctor_redis(struct qd_doctor *d, const char *addr,
 		     const char *password_file, int timeout_ms);

@@ -5,7 +5,6 @@
  * confinement of the node's GPUs actually made beside this process and
  * removed.
  */
-#include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,6 @@
  * a difference means a job's GPU index names another device for qosdeny
  * than for Slurm.
  */
-#include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>

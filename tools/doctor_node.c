@@ -4,11 +4,9 @@
  * cgroups (doctor_cgroup.c) and Redis (doctor_redis.c) with the line's
  * options, as the plugin reads them (spank/options.c).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
