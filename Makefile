@@ -398,7 +398,7 @@ deb-test:
 		echo "deb make-deb $$r" >>$(QD_RESULTS)/counts
 	bash tests/integration/deb-test.sh
 
-FORMAT_FILES := $(wildcard shared/*/*.[ch] job_submit/*.[ch] site_factor/*.[ch] spank/*.[ch] \
+FORMAT_FILES := $(wildcard shared/*/*.[ch] job_submit/*.[ch] site_factor/*.[ch] spank/*.[ch] pam/*.[ch] \
                  tools/*.[ch] tests/unit/*.[ch] tests/bench/*.[ch] \
                  tests/helpers/*.[ch] \
                  tests/fuzz/*.[ch])
