@@ -50,6 +50,14 @@ if [ -n "$tree" ]; then
 	fi
 fi
 bash "$HERE/make-in.sh" "$ver" check-here
+# 24.11 again on a pure cgroup v2 node: a qemu VM of this chroot, Slurm on
+# cgroup/v2, this build's spank_qosdeny.so (tests/vm/README.md).
+if [ "$ver" = 24.11 ]; then
+	vm_start=$(date +%s)
+	QD_RESULTS=$REPO/$b/results QD_VM_PLUGIN=$b/spank_qosdeny.so \
+		bash "$REPO/tests/vm/run.sh"
+	echo "# Slurm $ver: the pure cgroup v2 VM took $(($(date +%s) - vm_start)) s"
+fi
 if [ -s "$REPO/$b/results/counts" ]; then
 	awk -v v="$ver" '{ $1 = v "/" $1; print }' "$REPO/$b/results/counts" \
 		>>"$results/counts"

@@ -70,6 +70,7 @@ main() {
 	touch /out/counts
 	for t in "${tests[@]}"; do
 		before=$(wc -l </out/counts)
+		start=$(date +%s)
 		log "--- $t"
 		QD_RESULTS=/out QD_SUITE=vm-v2 QD_VM_PLUGIN=/qosdeny/$qd_plugin \
 			timeout -k 10 900 bash "$VM/$t.sh" </dev/null 2>&1 | tee -a /out/log
@@ -81,9 +82,10 @@ main() {
 		mkdir -p "/out/$t"
 		cp /var/lib/qd/log/*.log "/out/$t/" 2>/dev/null
 		rm -f /var/lib/qd/log/*.log
+		log "$t took $(($(date +%s) - start)) s"
 	done
 	touch /out/done
-	log "all tests ran"
+	log "all tests ran, $(cut -d' ' -f1 /proc/uptime) s after boot"
 }
 trap poweroff_now EXIT
 main
