@@ -57,9 +57,10 @@ ended_cleanly() {
 		check "$what: job $job left the queue" \
 			wait_for "job $job to end" 90 job_gone "$job"
 	fi
-	check "$what: the job's processes are gone" \
-		wait_for "job $job's processes to end" 15 no_job_pids "$job"
+	# A requeued job is pending before its node has ended its run.
 	wait_for "node idle or drained" 60 node_settled
+	check "$what: the job's processes are gone" \
+		wait_for "job $job's processes to end" 5 no_job_pids "$job"
 	check "$what: the node is idle again" node_idle
 	assert_not_contains "$what: node not drained" DRAIN "$(node_state)"
 	assert_eq "$what: no 'Kill task failed' in slurmd's log" "" \
