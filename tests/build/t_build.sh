@@ -14,14 +14,19 @@ tmp=$(mktemp -d /tmp/qd-build.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 src=$tmp/qosdeny
 mkdir -p "$src"
-# The tracked files and the new ones git does not ignore, as they are now.
-(cd "$QD_ROOT" && git ls-files -z --cached --others --exclude-standard |
-	xargs -0 tar -cf - 2>/dev/null) | tar -xf - -C "$src"
+# The tree as it is now, without its builds and history (as make deb copies
+# it; git itself may be missing where this runs, as in the test chroots).
+tar -C "$QD_ROOT" --exclude=./build --exclude=./.git -cf - . |
+	tar -xf - -C "$src"
 # The make that runs this one passes its variables (B among them) down.
 unset MAKEFLAGS MFLAGS MAKELEVEL B
 # make in the copy, as an administrator runs it there (not make -C, whose
 # "Entering directory" lines are not what they see).
-mk() { (cd "$src" && make "$@" 2>&1); }
+# Slurm's source tree of this build is reused (make SLURM_SRC=, as a site
+# that builds Slurm itself does): 26.05 has no Debian source to fetch.
+srcvar=()
+[ -d "$QD_BUILD/slurm-src" ] && srcvar=(SLURM_SRC="$QD_BUILD/slurm-src")
+mk() { (cd "$src" && make "${srcvar[@]}" "$@" 2>&1); }
 
 out=$(mk)
 rc=$?
