@@ -505,6 +505,20 @@ static bool in_slurm_step(const char *path)
 	return false;
 }
 
+enum qd_cg_layout qd_cg_layout_of(enum qd_cg_mode resolved, bool slurm_step)
+{
+	if (resolved == QD_CG_V1)
+		return QD_CG_LAYOUT_V1_CHILD;
+	if (resolved != QD_CG_V2)
+		return QD_CG_LAYOUT_OFF;
+	/*
+	 * Slurm's cgroup/v2 lists a step's processes from each task cgroup's
+	 * cgroup.procs, not their descendants: a process moved below is never
+	 * signalled ("Kill task failed", a drained node). There, in place.
+	 */
+	return slurm_step ? QD_CG_LAYOUT_V2_IN_PLACE : QD_CG_LAYOUT_V2_CHILD;
+}
+
 int qd_cg_decide_layout(pid_t pid, enum qd_cg_mode mode,
 			enum qd_cg_layout *layout, char *dir, size_t dirlen,
 			char *err, size_t errlen)
@@ -520,17 +534,7 @@ int qd_cg_decide_layout(pid_t pid, enum qd_cg_mode mode,
 	    cg_dir_of(pid, mode == QD_CG_V1 ? "devices" : NULL, dir, dirlen,
 		      top, sizeof(top), err, errlen))
 		return -1;
-	if (mode == QD_CG_V1)
-		*layout = QD_CG_LAYOUT_V1_CHILD;
-	/*
-	 * Slurm's cgroup/v2 lists a step's processes from each task cgroup's
-	 * cgroup.procs, not their descendants: a process moved below is never
-	 * signalled ("Kill task failed", a drained node). There, in place.
-	 */
-	else if (in_slurm_step(dir))
-		*layout = QD_CG_LAYOUT_V2_IN_PLACE;
-	else
-		*layout = QD_CG_LAYOUT_V2_CHILD;
+	*layout = qd_cg_layout_of(mode, in_slurm_step(dir));
 	return 0;
 }
 

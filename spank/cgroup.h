@@ -34,6 +34,7 @@
 #define QD_CGROUP_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -86,6 +87,14 @@ const char *qd_cg_mode_name(enum qd_cg_mode mode);
 
 /* "off", "v1 child cgroup", "v2 child cgroup", "v2 in place". */
 const char *qd_cg_layout_name(enum qd_cg_layout layout);
+
+/*
+ * The layout from what decides it, pure: the mode resolved (V1, V2; OFF or
+ * AUTO give OFF) and, on v2, whether the task's cgroup2 cgroup is one Slurm's
+ * cgroup/v2 made for its step. qd_cg_decide_layout() gives it a task's real
+ * cgroup; `qosdeny doctor` what the node's Slurm settings say Slurm makes.
+ */
+enum qd_cg_layout qd_cg_layout_of(enum qd_cg_mode resolved, bool slurm_step);
 
 /*
  * THE place that decides how pid is bound on this node (cgroup= option in

@@ -94,6 +94,7 @@ int qd_cmd_doctor(int argc, char **argv)
 	struct qd_site s;
 	const char *node = NULL;
 	pid_t pid = 0;
+	bool site_bad;
 	int rv = parse(argc, argv, &a);
 
 	if (rv)
@@ -104,7 +105,10 @@ int qd_cmd_doctor(int argc, char **argv)
 		      stderr);
 		return 1;
 	}
-	if (qd_site_load(&s, err, sizeof(err))) {
+	/* qosdeny.conf's path is set once slurm.conf is read: a refusal
+	 * after that is plugstack.conf's, a check's FAIL line. */
+	site_bad = qd_site_load(&s, err, sizeof(err)) != 0;
+	if (site_bad && !s.qosdeny_conf[0]) {
 		fprintf(stderr, "qosdeny: doctor: %s\n", err);
 		return 1;
 	}
@@ -123,10 +127,10 @@ int qd_cmd_doctor(int argc, char **argv)
 	d.parsable = a.parsable;
 	qd_doctor_conf_load(&s, &c);
 	if (a.controller)
-		qd_doctor_ctld(&d, &s, &c);
+		qd_doctor_ctld(&d, &s, &c, site_bad ? err : NULL);
 	if (a.node) {
 		node_line(&d, node, pid);
-		qd_doctor_node(&d, &s, &c, node, pid);
+		qd_doctor_node(&d, &s, &c, node, site_bad ? err : NULL);
 	}
 	return qd_doctor_exit(&d);
 }

@@ -59,20 +59,22 @@ struct qd_doctor_conf {
 	bool prolog_alloc, prolog_contain;
 	char proctrack[64];
 	char task_plugin[128];
+	char jobacct_gather[64];
 	char plugindir[PATH_MAX]; /* PluginDir, ':'-separated */
 };
 
 /* Fills c from slurmctld (slurm.conf must exist: s->have_slurm_conf). */
 void qd_doctor_conf_load(const struct qd_site *s, struct qd_doctor_conf *c);
 
-/* The node checks for node (its slurmd's pid, 0 when none runs here). */
+/* The node checks for node. site_err: what qd_site_load() refused in
+ * plugstack.conf (NULL when nothing), s read up to there. */
 void qd_doctor_node(struct qd_doctor *d, const struct qd_site *s,
 		    const struct qd_doctor_conf *c, const char *node,
-		    pid_t slurmd);
+		    const char *site_err);
 
-/* The controller checks. */
+/* The controller checks; site_err as for qd_doctor_node(). */
 void qd_doctor_ctld(struct qd_doctor *d, const struct qd_site *s,
-		    const struct qd_doctor_conf *c);
+		    const struct qd_doctor_conf *c, const char *site_err);
 
 /*
  * Redis as the plugins reach it (addr NULL: the default, password_file NULL:
@@ -88,6 +90,19 @@ void qd_doctor_redis(struct qd_doctor *d, const char *addr,
  */
 void qd_doctor_conf_value(const char *text, const char *key, char *out,
 			  size_t len);
+
+/*
+ * Whether Slurm puts a node's tasks in cgroup2 cgroups of its own
+ * (job_N/step_S/user/task_T), where qosdeny binds in place (spank/cgroup.h):
+ * its cgroup plugin (CgroupPlugin, autodetect resolved) is cgroup/v2 and a
+ * plugin makes step cgroups: proctrack/cgroup, task/cgroup or
+ * jobacct_gather/cgroup (each calls cgroup_g_step_create, 22.05 to 26.05).
+ * Pure, for tests.
+ */
+bool qd_doctor_slurm_task_cgroups(const char *cgroup_plugin,
+				  const char *proctrack,
+				  const char *task_plugin,
+				  const char *jobacct_gather);
 
 /* Whether the comma-separated list holds item, with or without prefix
  * ("qosdeny" matches "job_submit/qosdeny" with prefix "job_submit/"). */

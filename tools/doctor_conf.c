@@ -58,6 +58,8 @@ static void take(struct qd_doctor_conf *c, const slurm_conf_t *k)
 	/* 24.11 leaves task/none's TaskPlugin empty. */
 	copy(c->proctrack, sizeof(c->proctrack), k->proctrack_type);
 	copy(c->plugindir, sizeof(c->plugindir), k->plugindir);
+	copy(c->jobacct_gather, sizeof(c->jobacct_gather),
+	     k->job_acct_gather_type);
 	copy(c->task_plugin, sizeof(c->task_plugin),
 	     k->task_plugin && *k->task_plugin ? k->task_plugin : "task/none");
 }

@@ -5,15 +5,36 @@
  * denied), qosdeny.conf against the database (doctor_policy.c) and the
  * site factor's set-up (README, GPU fair share in job priority).
  */
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <slurm/slurm_version.h>
+
 #include "doctor_ctld.h"
 #include "factor_params.h"
 
-/* The last line of slurmctld's log where job_submit/qosdeny says it loaded
- * (or reloaded) the policy; "" when none. */
+#define KEPT "; running on the policy slurmctld accepted at "
+
+/* From 24.05 a reconfigure starts a new slurmctld, which reads the file;
+ * before, job_submit/qosdeny reads it again at the next submission
+ * (docs/how-it-decides.md, Reload). */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 5, 0)
+#define RELOAD ", then scontrol reconfigure"
+#else
+#define RELOAD "; slurmctld reads it again at the next submission"
+#endif
+
+/*
+ * The last line of slurmctld's log where job_submit/qosdeny says which
+ * policy it runs on, from "qosdeny: " on; "" when none: loaded at its start,
+ * reloaded after an edit, or, qosdeny.conf broken at its start, the copy it
+ * kept ("qosdeny: FILE:LINE: ...; running on the policy slurmctld accepted
+ * at TIME from FILE, kept in COPY (...)", job_submit_qosdeny.c's init()).
+ * The site factor's own lines ("qosdeny: site factor: ") are not its.
+ */
 static void last_load(const char *log, char *out, size_t len)
 {
 	char *line = NULL;
@@ -24,20 +45,43 @@ static void last_load(const char *log, char *out, size_t len)
 	if (!f)
 		return;
 	while (getline(&line, &cap, f) >= 0) {
-		char *m = strstr(line, "qosdeny: policy ");
+		char *m = strstr(line, "qosdeny: ");
 
-		if (m && strstr(m, "loaded from")) {
-			m[strcspn(m, "\n")] = '\0';
-			snprintf(out, len, "%s", m);
-		}
+		if (!m || !strncmp(m, "qosdeny: site factor: ", 22) ||
+		    !(strstr(m, "qosdeny: policy loaded from") ||
+		      strstr(m, "qosdeny: policy reloaded from") ||
+		      strstr(m, KEPT)))
+			continue;
+		m[strcspn(m, "\n")] = '\0';
+		snprintf(out, len, "%s", m);
 	}
 	free(line);
 	fclose(f);
 }
 
+/* The line is the kept copy's: a FAIL naming the file's error and fix. */
+static bool on_kept(struct qd_doctor *d, const char *line)
+{
+	const char *k = strstr(line, KEPT), *when, *from, *end;
+	char fix[2 * PATH_MAX + 64];
+
+	if (!k || !(from = strstr(k, " from ")) ||
+	    !(end = strstr(from, ", kept in ")))
+		return false;
+	when = k + strlen(KEPT);
+	from += 6;
+	snprintf(fix, sizeof(fix), "fix %.*s (qosdeny check %.*s)%s",
+		 (int)(end - from), from, (int)(end - from), from, RELOAD);
+	qd_doctor_linef(d, QD_DOC_FAIL, "policy-load", fix,
+			"slurmctld runs on the policy kept from %.*s: %.*s",
+			(int)(from - 6 - when), when, (int)(k - line - 9),
+			line + 9);
+	return true;
+}
+
 static void job_submit(struct qd_doctor *d, const struct qd_doctor_conf *c)
 {
-	char line[512];
+	char line[4096];
 
 	if (!qd_doctor_list_has(c->job_submit_plugins, "job_submit/",
 				"qosdeny")) {
@@ -53,6 +97,8 @@ static void job_submit(struct qd_doctor *d, const struct qd_doctor_conf *c)
 	qd_doctor_linef(d, QD_DOC_OK, "job-submit", NULL, "JobSubmitPlugins=%s",
 			c->job_submit_plugins);
 	last_load(c->slurmctld_log, line, sizeof(line));
+	if (on_kept(d, line))
+		return;
 	if (line[0])
 		qd_doctor_linef(d, QD_DOC_OK, "policy-load", NULL, "%s: %s",
 				c->slurmctld_log, line);
@@ -105,7 +151,7 @@ static void accounting(struct qd_doctor *d, const struct qd_site *s,
 #define DROWNS 100
 
 static void site_factor(struct qd_doctor *d, const struct qd_site *s,
-			const struct qd_doctor_conf *c)
+			const struct qd_doctor_conf *c, const char *site_err)
 {
 	struct qd_factor_params p;
 	char err[QD_FACTOR_ERR_MAX];
@@ -134,6 +180,19 @@ static void site_factor(struct qd_doctor *d, const struct qd_site *s,
 				c->site_factor_params, err);
 		return;
 	}
+	/* It reads Redis's address from the spank_qosdeny.so line at each
+	 * refresh, and a refresh that cannot keeps the factors' last values
+	 * (site_factor/refresh.c). */
+	if (site_err) {
+		qd_doctor_linef(d, QD_DOC_FAIL, "site-factor",
+				"correct plugstack.conf (its options: "
+				"qosdeny(1), README); the site factor reads "
+				"it again at its next refresh",
+				"its refreshes stop on plugstack.conf, the "
+				"factors keep their last values: %s",
+				site_err);
+		return;
+	}
 	if (others && p.weight > DROWNS * others)
 		qd_doctor_linef(d, QD_DOC_WARN, "site-factor",
 				"lower weight= or raise the other weights",
@@ -156,7 +215,7 @@ static void site_factor(struct qd_doctor *d, const struct qd_site *s,
 }
 
 void qd_doctor_ctld(struct qd_doctor *d, const struct qd_site *s,
-		    const struct qd_doctor_conf *c)
+		    const struct qd_doctor_conf *c, const char *site_err)
 {
 	if (!c->loaded) {
 		qd_doctor_line(d, QD_DOC_FAIL, "slurmctld", c->err,
@@ -166,5 +225,5 @@ void qd_doctor_ctld(struct qd_doctor *d, const struct qd_site *s,
 	job_submit(d, c);
 	accounting(d, s, c);
 	qd_doctor_policy(d, s, c);
-	site_factor(d, s, c);
+	site_factor(d, s, c, site_err);
 }

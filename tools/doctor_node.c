@@ -195,14 +195,14 @@ static void version(struct qd_doctor *d)
 
 void qd_doctor_node(struct qd_doctor *d, const struct qd_site *s,
 		    const struct qd_doctor_conf *c, const char *node,
-		    pid_t slurmd)
+		    const char *site_err)
 {
 	struct qd_spank_opts o;
 	char addr[PATH_MAX + 8];
 
-	qd_doctor_plugstack(d, s, c, &o);
+	qd_doctor_plugstack(d, s, c, site_err, &o);
 	qd_doctor_gpus(d, s, &o, node);
-	qd_doctor_cgroup(d, s, c, &o, node, slurmd);
+	qd_doctor_cgroup(d, s, c, &o, node);
 	if (o.redis_unix[0])
 		snprintf(addr, sizeof(addr), "unix:%s", o.redis_unix);
 	else

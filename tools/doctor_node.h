@@ -10,21 +10,21 @@
 
 /* The spank_qosdeny.so line: its plugin file found as slurmd finds it, the
  * line required, its options parsed into *o (the defaults where it is
- * missing or wrong). */
+ * missing; where it is wrong, or site_err, qd_site_load()'s refusal of
+ * plugstack.conf, is given, the options that parse one by one). */
 void qd_doctor_plugstack(struct qd_doctor *d, const struct qd_site *s,
-			 const struct qd_doctor_conf *c,
+			 const struct qd_doctor_conf *c, const char *site_err,
 			 struct qd_spank_opts *o);
 
 /* gres.conf's (or gpu_devices='s) GPUs against `slurmd -G`'s. */
 void qd_doctor_gpus(struct qd_doctor *d, const struct qd_site *s,
 		    const struct qd_spank_opts *o, const char *node);
 
-/* The cgroup layout, Slurm's cgroup settings, the binding mode, and a
- * device confinement made and removed (spank/cgroup.h). */
+/* The node's cgroups, Slurm's cgroup settings, the binding layout a task
+ * gets, and that layout's confinement made and removed (spank/cgroup.h). */
 void qd_doctor_cgroup(struct qd_doctor *d, const struct qd_site *s,
 		      const struct qd_doctor_conf *c,
-		      const struct qd_spank_opts *o, const char *node,
-		      pid_t slurmd);
+		      const struct qd_spank_opts *o, const char *node);
 
 /* The node's GPU files as the plugin finds them, and where from (source:
  * at least PATH_MAX + 16 bytes); 0, or -1 with err. */

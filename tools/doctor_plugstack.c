@@ -15,29 +15,70 @@
 
 #define ARGS_MAX 64
 
+/* Line `lineno` of path, without its newline (free it); NULL when gone. */
+static char *line_of(const char *path, long lineno)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	long n = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return NULL;
+	while (getline(&line, &cap, f) >= 0)
+		if (++n == lineno) {
+			fclose(f);
+			line[strcspn(line, "\n")] = '\0';
+			return line;
+		}
+	free(line);
+	fclose(f);
+	return NULL;
+}
+
 /* The first two words of line `lineno` of path: kind (64 bytes) and
  * plugin (PATH_MAX). */
 _Static_assert(PATH_MAX == 4096, "line_words' %4095s is PATH_MAX - 1");
 static int line_words(const char *path, long lineno, char *kind, char *plugin)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	long n = 0;
-	int rv = -1;
-	FILE *f = fopen(path, "re");
+	char *line = line_of(path, lineno);
+	int rv =
+	    line && sscanf(line, "%63s %4095s", kind, plugin) == 2 ? 0 : -1;
 
-	if (!f)
-		return -1;
-	while (getline(&line, &cap, f) >= 0)
-		if (++n == lineno) {
-			rv = sscanf(line, "%63s %4095s", kind, plugin) == 2
-				 ? 0
-				 : -1;
-			break;
-		}
 	free(line);
-	fclose(f);
 	return rv;
+}
+
+/*
+ * After a FAIL the other checks go on with the options of the line that
+ * parse, one word at a time, the defaults for the others: one wrong word is
+ * one FAIL, not also a Redis or spool FAIL for the words beside it. The
+ * line is read again from the file, as qd_site_load() stops at the word it
+ * refuses.
+ */
+static void each_word(const struct qd_site *s, struct qd_spank_opts *o)
+{
+	char where[sizeof(s->spank_where)], err[512], *colon, *line, *w;
+	char *save = NULL;
+	struct qd_spank_opts t;
+
+	qd_spank_opts_init(o);
+	snprintf(where, sizeof(where), "%s", s->spank_where);
+	colon = strrchr(where, ':');
+	*colon = '\0';
+	line = line_of(where, atol(colon + 1));
+	if (!line)
+		return;
+	line[strcspn(line, "#")] = '\0';
+	/* past the kind and the plugin */
+	w = strtok_r(line, " \t\r", &save);
+	w = w ? strtok_r(NULL, " \t\r", &save) : NULL;
+	while (w && (w = strtok_r(NULL, " \t\r", &save))) {
+		t = *o;
+		if (!qd_spank_opts_parse(&t, 1, &w, err, sizeof(err)))
+			*o = t;
+	}
+	free(line);
 }
 
 /* The plugin file as slurmd finds it; "" when nowhere. */
@@ -96,7 +137,7 @@ static int plugin_file(struct qd_doctor *d, const struct qd_site *s,
 }
 
 void qd_doctor_plugstack(struct qd_doctor *d, const struct qd_site *s,
-			 const struct qd_doctor_conf *c,
+			 const struct qd_doctor_conf *c, const char *site_err,
 			 struct qd_spank_opts *o)
 {
 	char args[sizeof(s->spank_args)], err[512], found[2 * PATH_MAX];
@@ -104,6 +145,16 @@ void qd_doctor_plugstack(struct qd_doctor *d, const struct qd_site *s,
 	int argc = 0;
 
 	qd_spank_opts_init(o);
+	/* The tool's own reading stopped there (an option it uses, such as
+	 * timeout_ms=, refused, or an include unreadable). */
+	if (site_err) {
+		qd_doctor_line(d, QD_DOC_FAIL, "plugstack", site_err,
+			       "correct plugstack.conf (its options: "
+			       "qosdeny(1), README)");
+		if (s->have_spank_line)
+			each_word(s, o);
+		return;
+	}
 	if (!s->have_spank_line) {
 		qd_doctor_linef(d, QD_DOC_FAIL, "plugstack",
 				"add 'required spank_qosdeny.so "
@@ -117,7 +168,7 @@ void qd_doctor_plugstack(struct qd_doctor *d, const struct qd_site *s,
 	     w = strtok_r(NULL, " ", &save))
 		argv[argc++] = w;
 	if (qd_spank_opts_parse(o, argc, argv, err, sizeof(err))) {
-		qd_spank_opts_init(o);
+		each_word(s, o);
 		qd_doctor_linef(d, QD_DOC_FAIL, "plugstack",
 				"correct the option (plugstack.conf options: "
 				"qosdeny(1), README)",

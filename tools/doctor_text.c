@@ -1,6 +1,7 @@
 /*
  * Small readers of Slurm's text for qosdeny doctor: a key of a Key=Value
- * file (cgroup.conf) and a plugin list (JobSubmitPlugins, TaskPlugin).
+ * file (cgroup.conf), a plugin list (JobSubmitPlugins, TaskPlugin), and
+ * what Slurm's plugins say of a task's cgroup.
  */
 #include <stdio.h>
 #include <string.h>
@@ -54,4 +55,15 @@ bool qd_doctor_list_has(const char *list, const char *prefix, const char *item)
 		p += n + (p[n] == ',');
 	}
 	return false;
+}
+
+bool qd_doctor_slurm_task_cgroups(const char *cgroup_plugin,
+				  const char *proctrack,
+				  const char *task_plugin,
+				  const char *jobacct_gather)
+{
+	return !strcmp(cgroup_plugin, "cgroup/v2") &&
+	       (!strcmp(proctrack, "proctrack/cgroup") ||
+		qd_doctor_list_has(task_plugin, "task/", "cgroup") ||
+		!strcmp(jobacct_gather, "jobacct_gather/cgroup"));
 }

@@ -62,8 +62,15 @@ assert_contains "good: slurmd -G agrees on n1's GPUs" "as slurmd -G" "$(line gpu
 assert_contains "good: the plugin found in PluginDir" \
 	"$QD_BUILD/spank_qosdeny.so redis=" "$(line plugstack)"
 assert_contains "good: the round trip is given" "round trip" "$(line redis)"
-# task/none with proctrack/linuxproc: no cgroup of Slurm's holds a task.
-assert_contains "good: the binding's way named" "in a child cgroup" "$(line cgroup)"
+# This host is hybrid (v1 devices mounted): cgroup=auto binds in a v1 child
+# devices cgroup, as the plugin does for a task (qd_cg_decide_layout).
+assert_contains "good: the binding's layout named" "binding: v1 child cgroup (cgroup=auto)" "$(line cgroup)"
+l=$(line cgroup-binding)
+assert_contains "good: a v1 child devices cgroup made" \
+	"v1 child cgroup denying 4 devices: made in /sys/fs/cgroup/devices/" "$l"
+dir=${l#*made in }
+dir=${dir%% and removed*}
+check "good: and removed ($dir)" test ! -e "$dir"
 assert_contains "good: the policy load logged" "policy loaded from" "$(line policy-load)"
 SLURMD_NODENAME=n2 doctor --node
 assert_contains "SLURMD_NODENAME=n2 --node: n2" "|node|n2: slurmd pid" "$DOUT"
@@ -79,11 +86,31 @@ assert_eq "without -P: aligned, ok first" "ok    node" "$(head -c 10 "$QD_CLUSTE
 # --- node faults
 plugstack "$GOOD_LINE timeout=5"
 expect "plugstack typo" --node=n1 plugstack FAIL 1 "unknown option 'timeout=5'"
+assert_eq "plugstack typo: Redis checked at the line's redis=" ok \
+	"$(line redis | cut -d'|' -f1)"
 plugstack "optional spank_qosdeny.so redis=$QD_REDIS_ADDR"
 expect "an optional line" --node=n1 plugstack FAIL 1 "'optional'"
 plugstack "required $QD_CLUSTER_DIR/nowhere/spank_qosdeny.so redis=$QD_REDIS_ADDR"
 expect "the plugin file missing" --node=n1 plugstack FAIL 1 \
 	"$QD_CLUSTER_DIR/nowhere/spank_qosdeny.so not found"
+# cgroup=v2 beside task/none and proctrack/linuxproc: no cgroup2 cgroup of
+# Slurm's holds a task, so a child cgroup qosdeny owns, on the cgroup2 mount.
+plugstack "$GOOD_LINE cgroup=v2"
+expect "cgroup=v2 without Slurm's cgroup/v2" --node=n1 cgroup ok 0 \
+	"binding: v2 child cgroup (cgroup=v2)"
+l=$(line cgroup-binding)
+assert_contains "a v2 child cgroup made on the cgroup2 mount" \
+	"v2 child cgroup denying 4 devices: made in /sys/fs/cgroup/unified/" "$l"
+dir=${l#*made in }
+dir=${dir%% and removed*}
+check "and removed ($dir)" test ! -e "$dir"
+# A bad value of an option the tool reads itself (qd_site_load): the
+# plugstack line FAILs, the other checks run with the line's other options.
+plugstack "$GOOD_LINE timeout_ms=abc"
+expect "timeout_ms=abc" --node=n1 plugstack FAIL 1 "invalid timeout_ms 'abc'"
+for c in gpus cgroup cgroup-binding redis spool; do
+	assert_eq "timeout_ms=abc: $c still checked" ok "$(line "$c" | cut -d'|' -f1)"
+done
 plugstack "$GOOD_LINE gpu_devices=$QD_DEV_DIR/nvidia[4-7]"
 expect "gpu_devices= not gres.conf's" --node=n1 gpus FAIL 1 "slurmd -G has"
 plugstack "$GOOD_LINE gpu_devices=$QD_DEV_DIR/nvidia[0-3]"
@@ -165,6 +192,41 @@ write_policy "QOS=research Flags=DenyOnNothing"
 expect "qosdeny.conf invalid" --controller qosdeny.conf FAIL 1 "unknown flag"
 write_policy "$EXAMPLE_POLICY"
 
+# qosdeny.conf broken at slurmctld's start: it runs on the copy it kept
+# (job_submit_qosdeny.c's init()), and the latest such line decides.
+CONF=$QD_SLURM_ETC/qosdeny.conf
+write_policy "$EXAMPLE_POLICY
+QOS=gpu-debug Flags=DenyOnNothing"
+check "slurmctld restarted with qosdeny.conf broken" bash "$CLUSTER" restart-ctld
+expect "slurmctld on the kept policy" --controller policy-load FAIL 1 \
+	"slurmctld runs on the policy kept from "
+l=$(line policy-load)
+assert_contains "the file's error with its line" \
+	"$CONF:7: unknown flag 'DenyOnNothing'" "$l"
+if slurm_at_least 24.05; then
+	assert_contains "the fix" \
+		"fix $CONF (qosdeny check $CONF), then scontrol reconfigure" "$l"
+else
+	assert_contains "the fix" \
+		"fix $CONF (qosdeny check $CONF); slurmctld reads it again at the next submission" "$l"
+fi
+write_policy "$EXAMPLE_POLICY"
+check "scontrol reconfigure with the file fixed" bash "$CLUSTER" reconfigure
+# From 24.05 a reconfigure starts a new slurmctld, which loads the file;
+# before, the next submission reads it again (docs/how-it-decides.md).
+if ! slurm_at_least 24.05; then
+	as alice sbatch --parsable --hold -q research --gres=gpu:1 --wrap true
+	assert_eq "a submission with the file fixed" 0 "$RC"
+	cancel_all
+fi
+if slurm_at_least 24.05; then
+	expect "the fixed file loaded by the new slurmctld" --controller \
+		policy-load ok 0 "qosdeny: policy loaded from $CONF"
+else
+	expect "the fixed file reloaded at the submission" --controller \
+		policy-load ok 0 "qosdeny: policy reloaded from $CONF"
+fi
+
 SITE="PriorityType=priority/multifactor
 PrioritySiteFactorPlugin=site_factor/qosdeny
 PrioritySiteFactorParameters=weight=10000"
@@ -179,6 +241,9 @@ PriorityWeightAge=10000"
 expect "the site factor beside the others" --controller site-factor ok 0 \
 	"weight=10000 interval=60 beside Age=10000"
 assert_eq "the site factor's Redis checked" ok "$(line redis | cut -d'|' -f1)"
+plugstack "$GOOD_LINE timeout_ms=0"
+expect "the site factor stops on plugstack.conf's timeout_ms=0" --controller \
+	site-factor FAIL 1 "invalid timeout_ms '0'"
 
 # --- undone: the cluster as the other tests expect it
 plugstack ""

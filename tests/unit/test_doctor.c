@@ -88,3 +88,30 @@ Test(doctor_text, list_has_with_and_without_prefix)
 	cr_assert(qd_doctor_list_has("associations,limits,qos", "", "qos"));
 	cr_assert_not(qd_doctor_list_has("gres/gpu:a100", "", "gres/gpu"));
 }
+
+/* Where Slurm puts a task in a cgroup2 cgroup of its own (binding in place,
+ * spank/cgroup.h), from the node's settings alone. */
+Test(doctor_text, slurm_task_cgroups_from_the_settings)
+{
+	cr_assert(qd_doctor_slurm_task_cgroups("cgroup/v2", "proctrack/cgroup",
+					       "task/none",
+					       "jobacct_gather/none"));
+	cr_assert(qd_doctor_slurm_task_cgroups(
+	    "cgroup/v2", "proctrack/linuxproc", "task/affinity,task/cgroup",
+	    "jobacct_gather/none"));
+	cr_assert(qd_doctor_slurm_task_cgroups(
+	    "cgroup/v2", "proctrack/linuxproc", "affinity,cgroup", ""));
+	cr_assert(
+	    qd_doctor_slurm_task_cgroups("cgroup/v2", "proctrack/linuxproc",
+					 "task/none", "jobacct_gather/cgroup"));
+	/* No plugin of Slurm's makes a step cgroup: qosdeny owns the cgroup. */
+	cr_assert_not(qd_doctor_slurm_task_cgroups(
+	    "cgroup/v2", "proctrack/linuxproc", "task/affinity",
+	    "jobacct_gather/linux"));
+	/* cgroup/v1's cgroups are no cgroup2 cgroups, whatever tracks. */
+	cr_assert_not(qd_doctor_slurm_task_cgroups(
+	    "cgroup/v1", "proctrack/cgroup", "task/cgroup",
+	    "jobacct_gather/cgroup"));
+	cr_assert_not(qd_doctor_slurm_task_cgroups("none", "proctrack/cgroup",
+						   "task/cgroup", ""));
+}
