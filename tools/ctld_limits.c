@@ -10,7 +10,7 @@
 
 #include "ctld_limits.h"
 #include "errmsg.h"
-#include "slurm_list.h"
+#include "libslurm_compat.h"
 
 /* slurmctld's TRES arrays are in the order of the reply's tres_names. */
 static void from_array(const assoc_mgr_info_msg_t *m, const uint64_t *arr,

@@ -12,6 +12,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "doctor.h"
+#include "libslurm_compat.h"
 #include "textfile.h"
 
 /* Slurm's values, slurm.h's PROLOG_FLAG_*. */
@@ -109,6 +110,6 @@ void qd_doctor_conf_load(const struct qd_site *s, struct qd_doctor_conf *c)
 		take(c, k);
 		site_factor_text(s, c);
 		c->loaded = true;
-		slurm_free_ctl_conf(k);
+		qd_slurm_free_conf(k);
 	}
 }

@@ -10,7 +10,7 @@
 #include <slurm/slurm_errno.h>
 #include <slurm/slurmdb.h>
 
-#include "slurm_list.h"
+#include "libslurm_compat.h"
 #include "tool.h"
 
 static int add_assoc(struct qd_fs_table *t, const slurmdb_assoc_rec_t *a)

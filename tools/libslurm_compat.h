@@ -1,0 +1,30 @@
+/*
+ * Where libslurm's public API differs between the Slurm versions the tool
+ * builds against (README, Slurm versions): the names change, the
+ * structures do not.
+ */
+#ifndef QD_LIBSLURM_COMPAT_H
+#define QD_LIBSLURM_COMPAT_H
+
+#include <slurm/slurm.h>
+
+/* 24.05 renamed List and ListIterator to list_t * and list_itr_t *. */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 5, 0)
+typedef list_t *qd_list_t;
+typedef list_itr_t *qd_list_itr_t;
+#else
+typedef List qd_list_t;
+typedef ListIterator qd_list_itr_t;
+#endif
+
+/* 26.05 renamed slurm_free_ctl_conf() to slurm_free_conf(). */
+static inline void qd_slurm_free_conf(slurm_conf_t *conf)
+{
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+	slurm_free_conf(conf);
+#else
+	slurm_free_ctl_conf(conf);
+#endif
+}
+
+#endif
