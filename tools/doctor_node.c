@@ -177,8 +177,8 @@ static void version(struct qd_doctor *d)
 		pclose(p);
 	}
 	line[strcspn(line, "\n")] = '\0';
-	/* "slurm 22.05.8", Debian's "slurm-wlm 22.05.8" */
-	if (sscanf(line, "slurm%*s %63s", v) != 1)
+	/* "slurm 26.05.3" (SchedMD's build), Debian's "slurm-wlm 22.05.8" */
+	if (strncmp(line, "slurm", 5) || sscanf(line, "%*s %63s", v) != 1)
 		qd_doctor_linef(d, QD_DOC_WARN, "slurm-version",
 				"put slurmd on PATH",
 				"built for Slurm %s; 'slurmd -V' gave: %s",
