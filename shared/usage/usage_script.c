@@ -47,6 +47,10 @@ const char qd_usage_script[] =
     "  end\n"
     "end\n"
     "if not redis.call('SET', KEYS[1], ARGV[5], 'NX', 'EX', ttl) then\n"
+    /* A write even so: WAIT (redis_replicas=) counts the replicas that
+     * hold this connection's last write, and a resent record must wait
+     * for the replicas to hold its first application. */
+    "  redis.call('EXPIRE', KEYS[1], ttl)\n"
     "  return 0\n"
     "end\n"
     /* The server's clock, not the nodes': one clock for every update. */
