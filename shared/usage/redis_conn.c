@@ -160,6 +160,30 @@ fail:
 	return rv;
 }
 
+/* The handshake, bounded by what is left (SO_RCVTIMEO: hiredis' TLS
+ * handshake blocks on the socket); c is freed when it fails. */
+static int start_tls(struct qd_redis *r, redisContext *c, const char *host,
+		     int port, int64_t deadline_ms, char *err, size_t errlen)
+{
+	char why[QD_REDIS_ERR_MAX];
+	struct sigpipe_guard g;
+	struct timeval tv;
+	int rv;
+
+	if (remaining(deadline_ms, &tv) || redisSetTimeout(c, tv) != REDIS_OK) {
+		redisFree(c);
+		return timed_out(r, "TLS", err, errlen);
+	}
+	sigpipe_block(&g);
+	rv = qd_redis_tls_start(r, c, host, why, sizeof(why));
+	sigpipe_restore(&g);
+	if (!rv)
+		return 0;
+	redisFree(c);
+	return qd_redis_fail(r, err, errlen, "connect", "%s:%d: %s", host, port,
+			     why);
+}
+
 int qd_redis_open(struct qd_redis *r, const char *host, int port,
 		  const char *path, int64_t deadline_ms, char *err,
 		  size_t errlen)
@@ -179,6 +203,8 @@ int qd_redis_open(struct qd_redis *r, const char *host, int port,
 	sigpipe_restore(&g);
 	if (!c || c->err)
 		return io_error(r, c, "connect", err, errlen);
+	if (r->tls && start_tls(r, c, host, port, deadline_ms, err, errlen))
+		return -1;
 	r->c = c;
 	return r->password ? auth(r, deadline_ms, err, errlen) : 0;
 }
@@ -372,11 +398,8 @@ struct qd_redis *qd_redis_new(const struct qd_redis_config *cfg, char *err,
 	r->replicas = cfg->replicas_given		  ? cfg->replicas
 		      : r->addr.kind == QD_REDIS_SENTINEL ? 1
 							  : 0;
-	if ((cfg->tls_ca || cfg->tls_cert || cfg->tls_key) &&
-	    !qd_redis_tls_built()) {
-		snprintf(err, errlen, "redis_tls_*: %s", QD_REDIS_NO_TLS);
+	if (qd_redis_tls_new(r, cfg, err, errlen))
 		goto fail;
-	}
 	if (qd_redis_credentials(cfg, &r->user, &r->password, err, errlen))
 		goto fail;
 	return r;
@@ -395,6 +418,7 @@ void qd_redis_free(struct qd_redis *r)
 	if (!r)
 		return;
 	qd_redis_drop(r);
+	qd_redis_tls_free(r);
 	if (r->user)
 		explicit_bzero(r->user, strlen(r->user));
 	if (r->password)

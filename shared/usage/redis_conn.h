@@ -12,6 +12,8 @@
 
 #include <hiredis/hiredis.h>
 
+struct ssl_ctx_st; /* OpenSSL's SSL_CTX */
+
 #include "redis_addr.h"
 #include "redis_usage.h"
 
@@ -25,8 +27,9 @@ struct qd_redis {
 	size_t next_sentinel;
 	bool closed; /* the last I/O error: the server closed the connection */
 	bool connecting; /* AUTH, or Sentinel discovery: never sent again */
-	char *user;	 /* NULL: AUTH with the password alone */
-	char *password;	 /* NULL: no AUTH */
+	struct ssl_ctx_st *tls; /* NULL: no TLS (redis_tls.c) */
+	char *user;		/* NULL: AUTH with the password alone */
+	char *password;		/* NULL: no AUTH */
 	int timeout_ms;
 	int replicas; /* WAIT for this many after each record; 0: none */
 	qd_redis_warn_fn warn;
@@ -96,6 +99,18 @@ int qd_redis_open(struct qd_redis *r, const char *host, int port,
  */
 int qd_sentinel_connect(struct qd_redis *r, int64_t deadline_ms, char *err,
 			size_t errlen);
+
+/* TLS (redis_tls.c): the context for cfg's redis_tls_* (none when not
+ * given), or -1 with err; refused by a build without TLS. */
+int qd_redis_tls_new(struct qd_redis *r, const struct qd_redis_config *cfg,
+		     char *err, size_t errlen);
+
+/* The TLS handshake on a new connection to host, which the server's
+ * certificate must name. Returns 0, or -1 with why. */
+int qd_redis_tls_start(struct qd_redis *r, redisContext *c, const char *host,
+		       char *why, size_t whylen);
+
+void qd_redis_tls_free(struct qd_redis *r);
 
 /* Drops the connection; the next command connects again. */
 void qd_redis_drop(struct qd_redis *r);

@@ -33,6 +33,17 @@ static void warn(const struct qd_redis *r, const char *fmt, ...)
 	r->warn(msg, r->warn_arg);
 }
 
+/* A cause without the handle's own "redis ADDR: " in front, which the
+ * final error has once. */
+static const char *bare(const struct qd_redis *r, const char *cause)
+{
+	size_t n = strlen(r->label);
+
+	return !strncmp(cause, r->label, n) && !strncmp(cause + n, ": ", 2)
+		   ? cause + n + 2
+		   : cause;
+}
+
 /* What is left of the deadline, shared out among `ways` more attempts. */
 static int64_t share(int64_t deadline_ms, size_t ways)
 {
@@ -57,7 +68,7 @@ static int ask(struct qd_redis *r, const struct qd_redis_endpoint *s,
 	if (qd_redis_open(r, s->host, s->port, NULL, deadline_ms, cause,
 			  sizeof(cause))) {
 		qd_errf(why, whylen, "sentinel %s:%d: %s", s->host, s->port,
-			cause);
+			bare(r, cause));
 		return -1;
 	}
 	reply = qd_redis_command(r, deadline_ms, "SENTINEL", 3, argv, NULL,
@@ -65,7 +76,7 @@ static int ask(struct qd_redis *r, const struct qd_redis_endpoint *s,
 	qd_redis_drop(r);
 	if (!reply) {
 		qd_errf(why, whylen, "sentinel %s:%d: %s", s->host, s->port,
-			cause);
+			bare(r, cause));
 		return -1;
 	}
 	if (reply->type == REDIS_REPLY_ERROR)
@@ -103,14 +114,14 @@ static int open_primary(struct qd_redis *r, const struct qd_redis_endpoint *p,
 	if (qd_redis_open(r, p->host, p->port, NULL, deadline_ms, cause,
 			  sizeof(cause))) {
 		qd_errf(why, whylen, "primary %s:%d: %s", p->host, p->port,
-			cause);
+			bare(r, cause));
 		return -1;
 	}
 	reply = qd_redis_command(r, deadline_ms, "ROLE", 1, argv, NULL, cause,
 				 sizeof(cause));
 	if (!reply) {
 		qd_errf(why, whylen, "primary %s:%d: %s", p->host, p->port,
-			cause);
+			bare(r, cause));
 		return -1;
 	}
 	master = reply->type == REDIS_REPLY_ARRAY && reply->elements &&

@@ -273,6 +273,8 @@ Test(sentinel, sentinels_down_or_silent_cost_no_more_than_timeout_ms)
 	cr_expect_eq(apply_timed(rd, 2, &took), -1);
 	cr_expect_leq(took, 600 + SLACK_MS, "%lld ms", (long long)took);
 	cr_expect(strstr(err, ": sentinel: sentinel 127.0.0.1:"), "%s", err);
+	cr_expect(!strstr(err + 1, "redis sentinel:"), "the address once: %s",
+		  err);
 	cr_expect(!holds(&primary, 2));
 }
 
