@@ -84,7 +84,7 @@ int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 	char text[QD_RECORD_MAX], rec_err[QD_RECORD_ERR_MAX];
 	char keys[7][QD_REDIS_KEY_MAX], id[2 * QD_NAME_MAX], nkeys[4];
 	char gs[24], end[24], hl[24], ttl[24], job[16];
-	const char *argv[3 + 7 + 6];
+	const char *argv[3 + 7 + 7];
 	int argc = 0, nk = 6, rv = -1;
 	redisReply *reply = NULL;
 	int64_t deadline;
@@ -130,6 +130,7 @@ int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 	argv[argc++] = ttl;
 	argv[argc++] = text;
 	argv[argc++] = job;
+	argv[argc++] = r->replicas ? "1" : "0";
 	reply = qd_redis_eval(r, qd_usage_script, r->sha, deadline, argc, argv,
 			      err, errlen);
 	if (!reply)
