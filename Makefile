@@ -37,6 +37,13 @@ CFLAGS    += -std=gnu11 -Wall -Wextra -fPIC -D_GNU_SOURCE \
 # read: slurm.conf and plugstack.conf, text files, error strings).
 CORE_DIRS := shared/common shared/policy shared/usage
 CORE_CFLAGS := $(CORE_DIRS:%=-I%)
+# TLS to Redis (redis_tls_*, README "High availability") where hiredis has
+# hiredis_ssl: 1.0 and later (Debian 13's); Debian 12's 0.14 has none, and
+# a build there refuses those options.
+HAVE_TLS := $(and $(wildcard /usr/include/hiredis/hiredis_ssl.h),$(wildcard \
+              /usr/include/openssl/ssl.h))
+CFLAGS += $(if $(HAVE_TLS),-DQD_HAVE_TLS)
+HIREDIS_LIBS := $(if $(HAVE_TLS),-lhiredis_ssl -lssl -lcrypto) -lhiredis
 # Header dependencies: each compile writes TARGET.d, included at the end.
 DEPFLAGS   = -MMD -MP -MF $@.d
 
@@ -171,7 +178,7 @@ $(B)/tools/%.o: tools/%.c
 	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(SPANK_CFLAGS) -c -o $@ $<
 
 $(TOOL): $(TOOL_OBJ) $(SPANK_LIB) $(CORE_LIB)
-	$(Q_LD)$(CC) -o $@ $(TOOL_OBJ) $(SPANK_LIB) $(CORE_LIB) -lslurm -lhiredis -lm
+	$(Q_LD)$(CC) -o $@ $(TOOL_OBJ) $(SPANK_LIB) $(CORE_LIB) -lslurm $(HIREDIS_LIBS) -lm
 
 # The tool's end-to-end tests run this build's qosdeny (B differs per
 # Slurm version).
@@ -187,7 +194,7 @@ $(B)/tests/test_doctor $(ASAN_B)/tests/test_doctor: \
 $(B)/tests/test_%: tests/unit/test_%.c $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(TEST_DEFS) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) \
-		-lcriterion -lhiredis -lm
+		-lcriterion $(HIREDIS_LIBS) -lm
 
 $(ASAN_B)/shared/%.o: shared/%.c
 	@mkdir -p $(@D)
@@ -200,7 +207,7 @@ $(ASAN_CORE_LIB): $(ASAN_CORE_OBJ)
 $(ASAN_B)/tests/test_%: tests/unit/test_%.c $(ASAN_CORE_LIB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(TEST_DEFS) $(ASAN_FLAGS) $(CORE_CFLAGS) -o $@ $< \
-		$(ASAN_CORE_LIB) -lcriterion -lhiredis -lm
+		$(ASAN_CORE_LIB) -lcriterion $(HIREDIS_LIBS) -lm
 
 $(B)/tests/forge_submit $(B)/tests/submit_as_uid: HELPER_LIBS := -lslurm
 $(B)/tests/%: tests/helpers/%.c

@@ -19,6 +19,7 @@
 #include "policy_keep.h"
 #include "refresh.h"
 #include "site.h"
+#include "site_redis.h"
 #include "snapshot.h"
 
 #define ERR_MAX (QD_SITE_ERR_MAX + QD_ERR_MAX)
@@ -40,7 +41,7 @@ static struct qd_policy_file policy_file;
 static char keep_dir[PATH_MAX]; /* StateSaveLocation */
 static bool keep_pending;	/* policy_file's policy is to be kept */
 static struct qd_redis *redis;
-static char redis_conf[2 * PATH_MAX + 16]; /* what redis was made from */
+static char redis_conf[6 * PATH_MAX]; /* what redis was made from */
 static bool outage;
 static bool warned_no_gpu_tres;
 
@@ -66,20 +67,27 @@ static size_t fs_clusters(const struct qd_policy *p, const struct qd_site *site,
 	return n;
 }
 
+/* The sentinels are down and the primary found before is used: said when
+ * the handle connects again, not at every refresh. */
+static void warn(const char *msg, void *arg)
+{
+	(void)arg;
+	info("qosdeny: site factor: %s", msg);
+}
+
 /* The Redis handle for the site's settings, made anew when they change. */
 static struct qd_redis *redis_for(const struct qd_site *site, char *err,
 				  size_t errlen)
 {
-	struct qd_redis_config cfg = {
-	    .addr = site->redis[0] ? site->redis : NULL,
-	    .password_file =
-		site->password_file[0] ? site->password_file : NULL,
-	    .timeout_ms = site->timeout_ms,
-	};
+	struct qd_redis_config cfg;
 	char conf[sizeof(redis_conf)];
 
-	snprintf(conf, sizeof(conf), "%s|%s|%d", site->redis,
-		 site->password_file, site->timeout_ms);
+	qd_site_redis_config(site, NULL, &cfg);
+	cfg.warn = warn;
+	snprintf(conf, sizeof(conf), "%s|%s|%d|%s|%d|%s|%s|%s", site->redis,
+		 site->password_file, site->timeout_ms, site->redis_user,
+		 site->redis_replicas, site->tls_ca, site->tls_cert,
+		 site->tls_key);
 	if (redis && !strcmp(conf, redis_conf))
 		return redis;
 	qd_redis_free(redis);

@@ -16,7 +16,7 @@ $(B)/site_factor/%.o: site_factor/%.c $(B)/slurm-config/config.h
 
 # Only the plugin's entry points are exported (site_factor_qosdeny.map).
 $(SF_SO): $(SF_OBJ) $(CORE_LIB) $(SF_MAP)
-	$(Q_LD)$(CC) -shared -o $@ $(SF_OBJ) $(CORE_LIB) -lhiredis -lm -pthread \
+	$(Q_LD)$(CC) -shared -o $@ $(SF_OBJ) $(CORE_LIB) $(HIREDIS_LIBS) -lm -pthread \
 		-Wl,--version-script=$(SF_MAP)
 
 # The same under ASan and UBSan for make integration-asan, beside the
@@ -31,5 +31,5 @@ $(ASAN_CTLD_B)/site_factor/%.o: site_factor/%.c \
 
 $(ASAN_CTLD_DIR)/site_factor_qosdeny.so: $(ASAN_SF_OBJ) $(SF_MAP)
 	@mkdir -p $(@D)
-	$(Q_LD)$(CC) $(ASAN_CTLD_FLAGS) -shared -o $@ $(ASAN_SF_OBJ) -lhiredis -lm \
+	$(Q_LD)$(CC) $(ASAN_CTLD_FLAGS) -shared -o $@ $(ASAN_SF_OBJ) $(HIREDIS_LIBS) -lm \
 		-pthread -Wl,--version-script=$(SF_MAP)

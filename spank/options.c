@@ -6,6 +6,7 @@
 
 #include "adopt.h"
 #include "options.h"
+#include "redis_addr.h"
 
 enum opt {
 	O_REDIS,
@@ -16,6 +17,11 @@ enum opt {
 	O_CGROUP,
 	O_GPU_DEVICES,
 	O_ADOPT_DIR,
+	O_REDIS_USER,
+	O_REDIS_REPLICAS,
+	O_TLS_CA,
+	O_TLS_CERT,
+	O_TLS_KEY,
 	O_COUNT
 };
 
@@ -28,6 +34,11 @@ static const char *const opt_names[O_COUNT] = {
     [O_CGROUP] = "cgroup",
     [O_GPU_DEVICES] = "gpu_devices",
     [O_ADOPT_DIR] = "adopt_dir",
+    [O_REDIS_USER] = "redis_user",
+    [O_REDIS_REPLICAS] = "redis_replicas",
+    [O_TLS_CA] = "redis_tls_ca",
+    [O_TLS_CERT] = "redis_tls_cert",
+    [O_TLS_KEY] = "redis_tls_key",
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -48,9 +59,8 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 void qd_spank_opts_init(struct qd_spank_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	snprintf(o->redis_host, sizeof(o->redis_host), "%s",
-		 QD_REDIS_HOST_DEFAULT);
-	o->redis_port = QD_REDIS_PORT_DEFAULT;
+	snprintf(o->redis, sizeof(o->redis), "%s", QD_REDIS_DEFAULT_ADDR);
+	o->redis_replicas = -1;
 	o->timeout_ms = QD_TIMEOUT_MS_DEFAULT;
 	o->cgroup = QD_CG_AUTO;
 	snprintf(o->adopt_dir, sizeof(o->adopt_dir), "%s",
@@ -92,45 +102,44 @@ static int path_value(char *dst, size_t len, const char *word, const char *val,
 	return 0;
 }
 
-/* HOST:PORT, [IPV6]:PORT or unix:/PATH */
+/* The forms of redis_addr.h, read by the one parser the tool and the site
+ * factor use too. */
 static int redis_value(struct qd_spank_opts *o, const char *word,
 		       const char *val, char *err, size_t errlen)
 {
-	const char *colon, *host = val, *end;
-	size_t hostlen;
+	struct qd_redis_addr a;
+	char why[256];
 
-	if (!strncmp(val, "unix:", 5)) {
-		o->redis_host[0] = '\0';
-		o->redis_port = 0;
-		return path_value(o->redis_unix, sizeof(o->redis_unix), word,
-				  val + 5, err, errlen);
-	}
-	if (*val == '[') {
-		end = strchr(val, ']');
-		if (!end || end[1] != ':')
-			goto bad;
-		host = val + 1;
-		hostlen = (size_t)(end - host);
-		colon = end + 1;
-	} else {
-		colon = strrchr(val, ':');
-		if (!colon || memchr(val, ':', (size_t)(colon - val)))
-			goto bad;
-		hostlen = (size_t)(colon - val);
-	}
-	if (!hostlen || hostlen >= sizeof(o->redis_host))
-		goto bad;
-	for (size_t i = 0; i < hostlen; i++)
-		if (isspace((unsigned char)host[i]) || host[i] == '/')
-			goto bad;
-	if (!in_range(colon + 1, 1, 65535, &o->redis_port))
-		goto bad;
-	memcpy(o->redis_host, host, hostlen);
-	o->redis_host[hostlen] = '\0';
-	o->redis_unix[0] = '\0';
+	if (qd_redis_addr_parse(val, &a, why, sizeof(why)))
+		return fail(err, errlen, "%s: %s", word, why);
+	if (!copy(o->redis, sizeof(o->redis), val))
+		return fail(err, errlen, "%s: too long", word);
 	return 0;
-bad:
-	return fail(err, errlen, "%s: expected HOST:PORT or unix:/PATH", word);
+}
+
+/* An ACL user name: what AUTH takes as one word. */
+static int user_value(struct qd_spank_opts *o, const char *word,
+		      const char *val, char *err, size_t errlen)
+{
+	for (const char *p = val; *p; p++)
+		if (!isgraph((unsigned char)*p))
+			return fail(err, errlen,
+				    "%s: a user name has no blanks or control "
+				    "characters",
+				    word);
+	if (!copy(o->redis_user, sizeof(o->redis_user), val))
+		return fail(err, errlen, "%s: longer than %zu characters", word,
+			    sizeof(o->redis_user) - 1);
+	return 0;
+}
+
+/* A TLS file; refused outright by a build without TLS, never ignored. */
+static int tls_value(char *dst, size_t len, const char *word, const char *val,
+		     char *err, size_t errlen)
+{
+	if (!qd_redis_tls_built())
+		return fail(err, errlen, "%s: %s", word, QD_REDIS_NO_TLS);
+	return path_value(dst, len, word, val, err, errlen);
 }
 
 static int cluster_value(struct qd_spank_opts *o, const char *word,
@@ -165,6 +174,8 @@ static int cgroup_value(struct qd_spank_opts *o, const char *word,
 static int set(struct qd_spank_opts *o, enum opt k, const char *word,
 	       const char *val, char *err, size_t errlen)
 {
+	unsigned replicas;
+
 	switch (k) {
 	case O_REDIS:
 		return redis_value(o, word, val, err, errlen);
@@ -192,6 +203,23 @@ static int set(struct qd_spank_opts *o, enum opt k, const char *word,
 	case O_ADOPT_DIR:
 		return path_value(o->adopt_dir, sizeof(o->adopt_dir), word, val,
 				  err, errlen);
+	case O_REDIS_USER:
+		return user_value(o, word, val, err, errlen);
+	case O_REDIS_REPLICAS:
+		if (!in_range(val, 0, QD_REDIS_REPLICAS_MAX, &replicas))
+			return fail(err, errlen, "%s: expected 0 to %d", word,
+				    QD_REDIS_REPLICAS_MAX);
+		o->redis_replicas = (int)replicas;
+		return 0;
+	case O_TLS_CA:
+		return tls_value(o->redis_tls_ca, sizeof(o->redis_tls_ca), word,
+				 val, err, errlen);
+	case O_TLS_CERT:
+		return tls_value(o->redis_tls_cert, sizeof(o->redis_tls_cert),
+				 word, val, err, errlen);
+	case O_TLS_KEY:
+		return tls_value(o->redis_tls_key, sizeof(o->redis_tls_key),
+				 word, val, err, errlen);
 	case O_COUNT:
 		break;
 	}
@@ -219,7 +247,9 @@ int qd_spank_opts_parse(struct qd_spank_opts *o, int argc, char *const argv[],
 				    "unknown option '%s' in plugstack.conf "
 				    "(known: redis, redis_password_file, "
 				    "cluster, spool, timeout_ms, cgroup, "
-				    "gpu_devices, adopt_dir)",
+				    "gpu_devices, adopt_dir, redis_user, "
+				    "redis_replicas, redis_tls_ca, "
+				    "redis_tls_cert, redis_tls_key)",
 				    word);
 		if (!eq || !eq[1])
 			return fail(err, errlen, "option '%s' needs a value",

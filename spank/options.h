@@ -11,19 +11,20 @@
 #include <stddef.h>
 
 #include "cgroup.h"
+#include "redis_usage.h"
 
-#define QD_REDIS_HOST_DEFAULT "127.0.0.1"
-#define QD_REDIS_PORT_DEFAULT 6379
 #define QD_TIMEOUT_MS_DEFAULT 500
 #define QD_TIMEOUT_MS_MAX     600000
 
 struct qd_spank_opts {
-	/* redis=HOST:PORT, or redis=unix:/PATH (then redis_host is "") */
-	char redis_host[256];
-	unsigned redis_port;
-	char redis_unix[PATH_MAX];
+	char redis[PATH_MAX];		    /* redis_addr.h's forms */
 	char redis_password_file[PATH_MAX]; /* "": no AUTH */
-	char cluster[64];		    /* "": Slurm's ClusterName */
+	char redis_user[QD_NAME_MAX];	    /* "": none */
+	int redis_replicas;		    /* -1: the default */
+	char redis_tls_ca[PATH_MAX];	    /* "": no TLS */
+	char redis_tls_cert[PATH_MAX];
+	char redis_tls_key[PATH_MAX];
+	char cluster[64];     /* "": Slurm's ClusterName */
 	char spool[PATH_MAX]; /* "": qosdeny under SlurmdSpoolDir */
 	unsigned timeout_ms;
 	enum qd_cg_mode cgroup;

@@ -14,7 +14,7 @@ SPANK_LIB_SRC  := spank/paths.c spank/cgroup.c spank/cgroup_v1.c \
                   spank/cgroup_v2.c spank/gpu_devices.c spank/options.c \
                   spank/usage_job.c spank/usage_site.c spank/usage_report.c \
                   spank/job_qos.c spank/adopt.c
-SPANK_LIBS     := $(CORE_LIB) -lhiredis -lm
+SPANK_LIBS     := $(CORE_LIB) $(HIREDIS_LIBS) -lm
 SPANK_LIB_OBJ  := $(SPANK_LIB_SRC:%.c=$(B)/%.o)
 SPANK_LIB      := $(B)/libqosdeny_spank.a
 SPANK_PLUG_SRC := $(filter-out $(SPANK_LIB_SRC),$(wildcard spank/*.c))
@@ -59,7 +59,7 @@ $(SPANK_PLUG_TEST): $(B)/tests/%: tests/unit/%.c $(SPANK_SO) $(SPANK_LIB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(SPANK_CFLAGS) \
 		-DQD_SPANK_SO='"$(abspath $(SPANK_SO))"' -rdynamic -o $@ $< \
-		$(SPANK_LIB) -ldl -lcriterion -lhiredis
+		$(SPANK_LIB) -ldl -lcriterion $(HIREDIS_LIBS)
 
 # The same under the sanitizers, for the Makefile's unit-asan.
 ifdef ASAN_B
@@ -80,19 +80,19 @@ $(SPANK_ASAN_SO): $(SPANK_PLUG_SRC:%.c=$(ASAN_B)/%.o) $(SPANK_ASAN_LIB) \
 		$(ASAN_CORE_LIB) $(SPANK_MAP)
 	$(Q_LD)$(CC) $(ASAN_FLAGS) -shared -o $@ \
 		$(SPANK_PLUG_SRC:%.c=$(ASAN_B)/%.o) $(SPANK_ASAN_LIB) \
-		$(ASAN_CORE_LIB) -lhiredis -lm \
+		$(ASAN_CORE_LIB) $(HIREDIS_LIBS) -lm \
 		-Wl,--version-script=$(SPANK_MAP)
 
 $(SPANK_ASAN_PART): $(ASAN_B)/tests/%: tests/unit/%.c $(SPANK_ASAN_LIB) \
 		$(ASAN_CORE_LIB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(ASAN_FLAGS) $(SPANK_CFLAGS) -o $@ $< \
-		$(SPANK_ASAN_LIB) $(ASAN_CORE_LIB) -lhiredis -lm -lcriterion
+		$(SPANK_ASAN_LIB) $(ASAN_CORE_LIB) $(HIREDIS_LIBS) -lm -lcriterion
 
 $(SPANK_ASAN_PLUG): $(ASAN_B)/tests/%: tests/unit/%.c $(SPANK_ASAN_SO) \
 		$(SPANK_ASAN_LIB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(ASAN_FLAGS) $(SPANK_CFLAGS) \
 		-DQD_SPANK_SO='"$(abspath $(SPANK_ASAN_SO))"' -rdynamic \
-		-o $@ $< $(SPANK_ASAN_LIB) -ldl -lcriterion -lhiredis
+		-o $@ $< $(SPANK_ASAN_LIB) -ldl -lcriterion $(HIREDIS_LIBS)
 endif

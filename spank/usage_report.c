@@ -41,6 +41,11 @@ static void say(const struct qd_reporter *rp, enum qd_log_level level,
 	rp->log(level, msg, rp->log_arg);
 }
 
+static void warn(const char *msg, void *arg)
+{
+	say(arg, QD_LOG_INFO, "qosdeny: %s", msg);
+}
+
 static int sender_ready(struct sender *s, char *err, size_t errlen)
 {
 	struct qd_redis_config cfg = {0};
@@ -58,6 +63,14 @@ static int sender_ready(struct sender *s, char *err, size_t errlen)
 	cfg.password_file =
 	    s->rp->password_file[0] ? s->rp->password_file : NULL;
 	cfg.timeout_ms = s->rp->timeout_ms;
+	cfg.user = s->rp->redis_user[0] ? s->rp->redis_user : NULL;
+	cfg.replicas = s->rp->redis_replicas;
+	cfg.replicas_given = s->rp->redis_replicas >= 0;
+	cfg.tls_ca = s->rp->tls_ca[0] ? s->rp->tls_ca : NULL;
+	cfg.tls_cert = s->rp->tls_cert[0] ? s->rp->tls_cert : NULL;
+	cfg.tls_key = s->rp->tls_key[0] ? s->rp->tls_key : NULL;
+	cfg.warn = warn;
+	cfg.warn_arg = (void *)s->rp;
 	s->redis = qd_redis_new(&cfg, err, errlen);
 	if (!s->redis)
 		return -1;

@@ -40,6 +40,11 @@ struct qd_reporter {
 	char spool[PATH_MAX];
 	char redis_addr[PATH_MAX + 8];
 	char password_file[PATH_MAX]; /* "": no AUTH */
+	char redis_user[QD_NAME_MAX]; /* "": none */
+	int redis_replicas;	      /* -1: the default */
+	char tls_ca[PATH_MAX];	      /* "": none */
+	char tls_cert[PATH_MAX];
+	char tls_key[PATH_MAX];
 	int timeout_ms;
 	int64_t boot_time; /* this boot's start; 0: unknown */
 	qd_report_log_fn log;

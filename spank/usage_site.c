@@ -52,22 +52,6 @@ static void short_host(char *buf, size_t len)
 	buf[strcspn(buf, ".")] = '\0';
 }
 
-static int redis_addr(struct qd_reporter *rp, const struct qd_spank_opts *o)
-{
-	size_t len = sizeof(rp->redis_addr);
-	int n;
-
-	if (o->redis_unix[0])
-		n = snprintf(rp->redis_addr, len, "unix:%s", o->redis_unix);
-	else if (strchr(o->redis_host, ':'))
-		n = snprintf(rp->redis_addr, len, "[%s]:%u", o->redis_host,
-			     o->redis_port);
-	else
-		n = snprintf(rp->redis_addr, len, "%s:%u", o->redis_host,
-			     o->redis_port);
-	return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
 int qd_reporter_init(struct qd_reporter *rp, const struct qd_spank_opts *o,
 		     const char *node, qd_report_log_fn log, void *log_arg,
 		     char *err, size_t errlen)
@@ -87,10 +71,14 @@ int qd_reporter_init(struct qd_reporter *rp, const struct qd_spank_opts *o,
 	short_host(host, sizeof(host));
 	if (qd_expand_node_path(path, node, host, rp->spool, sizeof(rp->spool)))
 		return qd_errf(err, errlen, "spool path too long: %s", path);
-	if (redis_addr(rp, o))
-		return qd_errf(err, errlen, "redis address too long");
+	snprintf(rp->redis_addr, sizeof(rp->redis_addr), "%s", o->redis);
 	snprintf(rp->password_file, sizeof(rp->password_file), "%s",
 		 o->redis_password_file);
+	snprintf(rp->redis_user, sizeof(rp->redis_user), "%s", o->redis_user);
+	rp->redis_replicas = o->redis_replicas;
+	snprintf(rp->tls_ca, sizeof(rp->tls_ca), "%s", o->redis_tls_ca);
+	snprintf(rp->tls_cert, sizeof(rp->tls_cert), "%s", o->redis_tls_cert);
+	snprintf(rp->tls_key, sizeof(rp->tls_key), "%s", o->redis_tls_key);
 	rp->timeout_ms = (int)o->timeout_ms;
 	rp->boot_time = qd_boot_time();
 	return 0;

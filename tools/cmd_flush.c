@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "redis_usage.h"
+#include "site_redis.h"
 #include "spool.h"
 #include "spool_orphan.h"
 #include "tool.h"
@@ -34,6 +35,14 @@ static void report(const char *msg, void *arg)
 	struct flush_ctx *f = arg;
 
 	f->failed = true;
+	fprintf(stderr, "qosdeny: flush: %s\n", msg);
+}
+
+/* A warning (the sentinels are down, the primary found before still
+ * works): said, but no failure. */
+static void warn(const char *msg, void *arg)
+{
+	(void)arg;
 	fprintf(stderr, "qosdeny: flush: %s\n", msg);
 }
 
@@ -99,7 +108,7 @@ static int flush(const char *spool)
 	struct qd_spool_stats sum = {0};
 	char err[QD_SITE_ERR_MAX > QD_ERR_MAX ? QD_SITE_ERR_MAX : QD_ERR_MAX];
 	char pattern[PATH_MAX];
-	struct qd_redis_config cfg = {0};
+	struct qd_redis_config cfg;
 	struct qd_policy *policy = NULL;
 	struct flush_ctx f = {0};
 	struct qd_site site;
@@ -120,9 +129,8 @@ static int flush(const char *spool)
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
-	cfg.addr = site.redis[0] ? site.redis : NULL;
-	cfg.password_file = site.password_file[0] ? site.password_file : NULL;
-	cfg.timeout_ms = site.timeout_ms;
+	qd_site_redis_config(&site, NULL, &cfg);
+	cfg.warn = warn;
 	f.r = qd_redis_new(&cfg, err, sizeof(err));
 	if (!f.r)
 		goto fail;

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "fairshare_usage.h"
+#include "redis_addr.h"
+#include "site_redis.h"
 #include "tool.h"
 
 #define MAX_CLUSTERS QD_FS_CLUSTERS_MAX
@@ -44,6 +46,9 @@ static int parse_clusters(const char *v, struct share_args *a)
 
 static int parse_args(int argc, char **argv, struct share_args *a)
 {
+	struct qd_redis_addr addr;
+	char why[256];
+
 	for (int i = 1; i < argc; i++) {
 		const char *v;
 		bool missing;
@@ -64,8 +69,12 @@ static int parse_args(int argc, char **argv, struct share_args *a)
 		if (v || missing) {
 			if (missing || !*v)
 				return qd_usage_error(
-				    "share: --redis needs HOST:PORT or "
-				    "unix:PATH");
+				    "share: --redis needs HOST:PORT, "
+				    "unix:PATH or "
+				    "sentinel:HOST:PORT[,HOST:PORT...]/NAME");
+			if (qd_redis_addr_parse(v, &addr, why, sizeof(why)))
+				return qd_usage_error("share: --redis '%s': %s",
+						      v, why);
 			a->redis = v;
 			continue;
 		}
@@ -116,10 +125,18 @@ static const char *shares_cluster(const struct qd_site *site,
 	return clusters[0];
 }
 
+/* A warning (the sentinels are down, the primary found before still
+ * works): said, and the table printed all the same. */
+static void warn(const char *msg, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "qosdeny: share: %s\n", msg);
+}
+
 static int share(const struct share_args *a, struct qd_fs_table *t)
 {
 	char err[QD_SITE_ERR_MAX > QD_ERR_MAX ? QD_SITE_ERR_MAX : QD_ERR_MAX];
-	struct qd_redis_config cfg = {0};
+	struct qd_redis_config cfg;
 	struct qd_policy *policy = NULL;
 	const char *clusters[MAX_CLUSTERS];
 	struct qd_redis *r = NULL;
@@ -147,9 +164,8 @@ static int share(const struct share_args *a, struct qd_fs_table *t)
 		if (qd_shares_from_policy(policy, t))
 			goto oom;
 	}
-	cfg.addr = a->redis ? a->redis : site.redis[0] ? site.redis : NULL;
-	cfg.password_file = site.password_file[0] ? site.password_file : NULL;
-	cfg.timeout_ms = site.timeout_ms;
+	qd_site_redis_config(&site, a->redis, &cfg);
+	cfg.warn = warn;
 	r = qd_redis_new(&cfg, err, sizeof(err));
 	if (!r || qd_fs_read_usage(t, r, clusters, n, qd_site_half_life(policy),
 				   add, err, sizeof(err)))

@@ -33,7 +33,8 @@ static const char usage[] =
     "\n"
     "share and flush take the Redis address and password from the\n"
     "spank_qosdeny.so line in plugstack.conf next to slurm.conf (SLURM_CONF),\n"
-    "unless --redis is given.\n"
+    "unless --redis is given: HOST:PORT, unix:PATH or\n"
+    "sentinel:HOST:PORT[,HOST:PORT...]/NAME.\n"
     "\n"
     "Exit status: 0 success, 1 error (such as an invalid file, Redis not\n"
     "reachable, records left unsent), 2 usage error.\n";

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "errmsg.h"
+#include "redis_usage.h"
 #include "site.h"
 
 #define DEFAULT_HALF_LIFE_S (7 * 86400)
@@ -114,6 +115,10 @@ static int spank_arg(struct qd_site *s, const char *arg, const char *path,
 	     PATH_MAX},
 	    {"cluster=", offsetof(struct qd_site, cluster), QD_NAME_MAX},
 	    {"spool=", offsetof(struct qd_site, spool), PATH_MAX},
+	    {"redis_user=", offsetof(struct qd_site, redis_user), QD_NAME_MAX},
+	    {"redis_tls_ca=", offsetof(struct qd_site, tls_ca), PATH_MAX},
+	    {"redis_tls_cert=", offsetof(struct qd_site, tls_cert), PATH_MAX},
+	    {"redis_tls_key=", offsetof(struct qd_site, tls_key), PATH_MAX},
 	};
 	char *end;
 	long ms;
@@ -125,6 +130,17 @@ static int spank_arg(struct qd_site *s, const char *arg, const char *path,
 			copy((char *)s + keys[i].off, keys[i].len, arg + klen);
 			return 0;
 		}
+	}
+	if (!strncmp(arg, "redis_replicas=", 15)) {
+		errno = 0;
+		ms = strtol(arg + 15, &end, 10);
+		if (arg[15] < '0' || arg[15] > '9' || *end || errno ||
+		    ms > QD_REDIS_REPLICAS_MAX)
+			return qd_errf(err, errlen,
+				       "%s:%d: invalid redis_replicas '%s'",
+				       path, lineno, arg + 15);
+		s->redis_replicas = (int)ms;
+		return 0;
 	}
 	if (strncmp(arg, "timeout_ms=", 11))
 		return 0;
@@ -245,6 +261,7 @@ int qd_site_load_from(struct qd_site *s, const char *slurm_conf, char *err,
 	FILE *f;
 
 	memset(s, 0, sizeof(*s));
+	s->redis_replicas = -1;
 	copy(s->slurm_conf, sizeof(s->slurm_conf),
 	     slurm_conf ? slurm_conf : QD_DEFAULT_SLURM_CONF);
 	f = fopen(s->slurm_conf, "re");

@@ -39,6 +39,11 @@ struct qd_site {
 	char spank_args[4096];
 	char redis[PATH_MAX];
 	char password_file[PATH_MAX];
+	char redis_user[QD_NAME_MAX];
+	int redis_replicas; /* -1 when not given */
+	char tls_ca[PATH_MAX];
+	char tls_cert[PATH_MAX];
+	char tls_key[PATH_MAX];
 	char cluster[QD_NAME_MAX];
 	char spool[PATH_MAX];
 	int timeout_ms;

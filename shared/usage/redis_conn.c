@@ -106,6 +106,7 @@ static bool is_timeout(const char *errstr)
 static int io_error(struct qd_redis *r, redisContext *c, const char *step,
 		    char *err, size_t errlen)
 {
+	r->closed = c && c->err == REDIS_ERR_EOF;
 	if (!c || !c->err)
 		qd_redis_fail(r, err, errlen, step, "out of memory");
 	else if (c->err == REDIS_ERR_IO && is_timeout(c->errstr))
@@ -130,6 +131,7 @@ static int timed_out(struct qd_redis *r, const char *step, char *err,
 static int auth(struct qd_redis *r, int64_t deadline_ms, char *err,
 		size_t errlen)
 {
+	bool was = r->connecting;
 	const char *argv[3] = {"AUTH"};
 	size_t argvlen[3] = {4};
 	int argc = 1, rv = -1;
@@ -141,8 +143,10 @@ static int auth(struct qd_redis *r, int64_t deadline_ms, char *err,
 	}
 	argv[argc] = r->password;
 	argvlen[argc++] = strlen(r->password);
+	r->connecting = true;
 	reply = qd_redis_command(r, deadline_ms, "AUTH", argc, argv, argvlen,
 				 err, errlen);
+	r->connecting = was;
 	if (!reply)
 		return -1;
 	if (reply->type == REDIS_REPLY_ERROR) {
@@ -156,25 +160,69 @@ fail:
 	return rv;
 }
 
-static int connect_at(struct qd_redis *r, int64_t deadline_ms, char *err,
-		      size_t errlen)
+/* The handshake, bounded by what is left (SO_RCVTIMEO: hiredis' TLS
+ * handshake blocks on the socket); c is freed when it fails. */
+static int start_tls(struct qd_redis *r, redisContext *c, const char *host,
+		     int port, int64_t deadline_ms, char *err, size_t errlen)
+{
+	char why[QD_REDIS_ERR_MAX];
+	struct sigpipe_guard g;
+	struct timeval tv;
+	int rv;
+
+	if (remaining(deadline_ms, &tv) || redisSetTimeout(c, tv) != REDIS_OK) {
+		redisFree(c);
+		return timed_out(r, "TLS", err, errlen);
+	}
+	sigpipe_block(&g);
+	rv = qd_redis_tls_start(r, c, host, why, sizeof(why));
+	sigpipe_restore(&g);
+	if (!rv)
+		return 0;
+	redisFree(c);
+	return qd_redis_fail(r, err, errlen, "connect", "%s:%d: %s", host, port,
+			     why);
+}
+
+int qd_redis_open(struct qd_redis *r, const char *host, int port,
+		  const char *path, int64_t deadline_ms, char *err,
+		  size_t errlen)
 {
 	struct sigpipe_guard g;
 	struct timeval tv;
 	redisContext *c;
 
+	qd_redis_drop(r);
 	if (remaining(deadline_ms, &tv))
 		return timed_out(r, "connect", err, errlen);
 	sigpipe_block(&g);
-	if (r->is_unix)
-		c = redisConnectUnixWithTimeout(r->path, tv);
+	if (host)
+		c = redisConnectWithTimeout(host, port, tv);
 	else
-		c = redisConnectWithTimeout(r->host, r->port, tv);
+		c = redisConnectUnixWithTimeout(path, tv);
 	sigpipe_restore(&g);
 	if (!c || c->err)
 		return io_error(r, c, "connect", err, errlen);
+	if (r->tls && start_tls(r, c, host, port, deadline_ms, err, errlen))
+		return -1;
 	r->c = c;
 	return r->password ? auth(r, deadline_ms, err, errlen) : 0;
+}
+
+static int connect_at(struct qd_redis *r, int64_t deadline_ms, char *err,
+		      size_t errlen)
+{
+	switch (r->addr.kind) {
+	case QD_REDIS_TCP:
+		return qd_redis_open(r, r->addr.tcp.host, r->addr.tcp.port,
+				     NULL, deadline_ms, err, errlen);
+	case QD_REDIS_UNIX:
+		return qd_redis_open(r, NULL, 0, r->addr.path, deadline_ms, err,
+				     errlen);
+	case QD_REDIS_SENTINEL:
+		break;
+	}
+	return qd_sentinel_connect(r, deadline_ms, err, errlen);
 }
 
 /* Connects if needed, and bounds the next exchange by the deadline. */
@@ -229,9 +277,9 @@ static int get_reply(redisContext *c, int64_t deadline_ms, void **reply)
 	}
 }
 
-redisReply *qd_redis_command(struct qd_redis *r, int64_t deadline_ms,
-			     const char *step, int argc, const char **argv,
-			     const size_t *argvlen, char *err, size_t errlen)
+static redisReply *exchange(struct qd_redis *r, int64_t deadline_ms,
+			    const char *step, int argc, const char **argv,
+			    const size_t *argvlen, char *err, size_t errlen)
 {
 	struct sigpipe_guard g;
 	redisReply *reply;
@@ -246,6 +294,49 @@ redisReply *qd_redis_command(struct qd_redis *r, int64_t deadline_ms,
 	if (!reply)
 		io_error(r, r->c, step, err, errlen);
 	return reply;
+}
+
+/* A server that is a replica now (a failover demoted it) refuses writes
+ * with READONLY: nothing was applied. */
+static bool is_readonly(const redisReply *reply)
+{
+	return reply->type == REDIS_REPLY_ERROR &&
+	       !strncmp(reply->str, "READONLY", 8);
+}
+
+/*
+ * A connection made before this command that the server closed: after a
+ * failover the sentinels close every client of the old primary (CLIENT
+ * KILL). Not WAIT: it counts the replicas of this connection's last write,
+ * which a new connection has not made.
+ */
+static bool closed_by_failover(const struct qd_redis *r, bool reused,
+			       const char *step)
+{
+	return reused && !r->connecting && r->addr.kind == QD_REDIS_SENTINEL &&
+	       strcmp(step, "WAIT") && r->closed;
+}
+
+redisReply *qd_redis_command(struct qd_redis *r, int64_t deadline_ms,
+			     const char *step, int argc, const char **argv,
+			     const size_t *argvlen, char *err, size_t errlen)
+{
+	bool reused = r->c != NULL;
+	redisReply *reply =
+	    exchange(r, deadline_ms, step, argc, argv, argvlen, err, errlen);
+
+	if (!reply && closed_by_failover(r, reused, step))
+		return exchange(r, deadline_ms, step, argc, argv, argvlen, err,
+				errlen);
+	if (!reply || !is_readonly(reply) || r->connecting)
+		return reply;
+	/* Under Sentinel the primary moved: ask again and send the command
+	 * once more to the new one, within the same deadline. */
+	qd_redis_drop(r);
+	if (r->addr.kind != QD_REDIS_SENTINEL)
+		return reply;
+	freeReplyObject(reply);
+	return exchange(r, deadline_ms, step, argc, argv, argvlen, err, errlen);
 }
 
 int qd_redis_pipeline(struct qd_redis *r, int64_t deadline_ms, const char *step,
@@ -282,54 +373,12 @@ fail:
 	return rv;
 }
 
-/* HOST:PORT, [IPv6]:PORT or unix:/PATH. */
-static int parse_addr(struct qd_redis *r, const char *addr, char *err,
-		      size_t errlen)
-{
-	const char *colon, *host = addr;
-	size_t hlen;
-	char *end;
-	long port;
-
-	if (!strncmp(addr, "unix:", 5)) {
-		if (addr[5] != '/' || strlen(addr + 5) >= sizeof(r->path))
-			goto bad;
-		r->is_unix = true;
-		snprintf(r->path, sizeof(r->path), "%s", addr + 5);
-		return 0;
-	}
-	colon = strrchr(addr, ':');
-	if (!colon)
-		goto bad;
-	hlen = colon - addr;
-	if (addr[0] == '[') {
-		if (hlen < 3 || addr[hlen - 1] != ']')
-			goto bad;
-		host++;
-		hlen -= 2;
-	}
-	if (!hlen || hlen >= sizeof(r->host) || memchr(host, ' ', hlen))
-		goto bad;
-	errno = 0;
-	port = strtol(colon + 1, &end, 10);
-	if (colon[1] < '0' || colon[1] > '9' || *end || errno || port < 1 ||
-	    port > 65535)
-		goto bad;
-	memcpy(r->host, host, hlen);
-	r->host[hlen] = '\0';
-	r->port = (int)port;
-	return 0;
-bad:
-	snprintf(err, errlen,
-		 "redis address '%s': expected HOST:PORT or unix:/PATH", addr);
-	return -1;
-}
-
 struct qd_redis *qd_redis_new(const struct qd_redis_config *cfg, char *err,
 			      size_t errlen)
 {
 	const char *addr = cfg->addr ? cfg->addr : QD_REDIS_DEFAULT_ADDR;
 	struct qd_redis *r = calloc(1, sizeof(*r));
+	char why[QD_REDIS_ERR_MAX];
 
 	if (!r) {
 		snprintf(err, errlen, "out of memory");
@@ -337,12 +386,21 @@ struct qd_redis *qd_redis_new(const struct qd_redis_config *cfg, char *err,
 	}
 	r->timeout_ms =
 	    cfg->timeout_ms > 0 ? cfg->timeout_ms : QD_REDIS_DEFAULT_TIMEOUT_MS;
+	r->warn = cfg->warn;
+	r->warn_arg = cfg->warn_arg;
 	snprintf(r->label, sizeof(r->label), "redis %.300s", addr);
-	if (parse_addr(r, addr, err, errlen))
+	if (qd_redis_addr_parse(addr, &r->addr, why, sizeof(why))) {
+		snprintf(err, errlen, "redis address '%s': %s", addr, why);
 		goto fail;
-	if (cfg->password_file &&
-	    qd_redis_read_password(cfg->password_file, &r->user, &r->password,
-				   err, errlen))
+	}
+	/* README "plugstack.conf": one replica by default under Sentinel,
+	 * whose point is that a failover loses nothing. */
+	r->replicas = cfg->replicas_given		  ? cfg->replicas
+		      : r->addr.kind == QD_REDIS_SENTINEL ? 1
+							  : 0;
+	if (qd_redis_tls_new(r, cfg, err, errlen))
+		goto fail;
+	if (qd_redis_credentials(cfg, &r->user, &r->password, err, errlen))
 		goto fail;
 	return r;
 fail:
@@ -360,6 +418,7 @@ void qd_redis_free(struct qd_redis *r)
 	if (!r)
 		return;
 	qd_redis_drop(r);
+	qd_redis_tls_free(r);
 	if (r->user)
 		explicit_bzero(r->user, strlen(r->user));
 	if (r->password)

@@ -12,18 +12,28 @@
 
 #include <hiredis/hiredis.h>
 
+struct ssl_ctx_st; /* OpenSSL's SSL_CTX */
+
+#include "redis_addr.h"
 #include "redis_usage.h"
 
 struct qd_redis {
 	redisContext *c; /* NULL: connect at the next command */
 	char label[320]; /* "redis ADDR" */
-	bool is_unix;
-	char host[256];
-	int port;
-	char path[108]; /* sun_path */
-	char *user;	/* NULL: AUTH with the password alone */
-	char *password; /* NULL: no AUTH */
+	struct qd_redis_addr addr;
+	/* Sentinel: the primary last found, kept for when no sentinel
+	 * answers, and the sentinel that answered last, asked first. */
+	struct qd_redis_endpoint primary;
+	size_t next_sentinel;
+	bool closed; /* the last I/O error: the server closed the connection */
+	bool connecting; /* AUTH, or Sentinel discovery: never sent again */
+	struct ssl_ctx_st *tls; /* NULL: no TLS (redis_tls.c) */
+	char *user;		/* NULL: AUTH with the password alone */
+	char *password;		/* NULL: no AUTH */
 	int timeout_ms;
+	int replicas; /* WAIT for this many after each record; 0: none */
+	qd_redis_warn_fn warn;
+	void *warn_arg;
 	/* The scripts' SHA1 once loaded, kept across reconnects: the text,
 	 * hence the SHA, never changes. */
 	char sha[41];	      /* qd_usage_script */
@@ -74,6 +84,34 @@ int qd_redis_pipeline(struct qd_redis *r, int64_t deadline_ms, const char *step,
  * clock serves every node. Returns 0, or -1 with err. */
 int qd_redis_time(struct qd_redis *r, double *now, char *err, size_t errlen);
 
+/*
+ * Connects to one server (host and port, or a unix socket path when host is
+ * NULL) as the handle's connection, and sends AUTH when the handle has a
+ * password. Returns 0, or -1 with err and no connection.
+ */
+int qd_redis_open(struct qd_redis *r, const char *host, int port,
+		  const char *path, int64_t deadline_ms, char *err,
+		  size_t errlen);
+
+/*
+ * Sentinel: asks the sentinels for the primary and connects to it
+ * (redis_sentinel.c). Returns 0, or -1 with err and no connection.
+ */
+int qd_sentinel_connect(struct qd_redis *r, int64_t deadline_ms, char *err,
+			size_t errlen);
+
+/* TLS (redis_tls.c): the context for cfg's redis_tls_* (none when not
+ * given), or -1 with err; refused by a build without TLS. */
+int qd_redis_tls_new(struct qd_redis *r, const struct qd_redis_config *cfg,
+		     char *err, size_t errlen);
+
+/* The TLS handshake on a new connection to host, which the server's
+ * certificate must name. Returns 0, or -1 with why. */
+int qd_redis_tls_start(struct qd_redis *r, redisContext *c, const char *host,
+		       char *why, size_t whylen);
+
+void qd_redis_tls_free(struct qd_redis *r);
+
 /* Drops the connection; the next command connects again. */
 void qd_redis_drop(struct qd_redis *r);
 
@@ -88,5 +126,13 @@ int qd_redis_fail(const struct qd_redis *r, char *err, size_t errlen,
  */
 int qd_redis_read_password(const char *path, char **user, char **password,
 			   char *err, size_t errlen);
+
+/*
+ * The user and password of a configuration: the password file (see
+ * qd_redis_read_password) and redis_user=. Returns 0 (*password NULL: no
+ * AUTH), or -1 with err.
+ */
+int qd_redis_credentials(const struct qd_redis_config *cfg, char **user,
+			 char **password, char *err, size_t errlen);
 
 #endif

@@ -1,6 +1,7 @@
 /*
- * The Redis password file (plugstack.conf redis_password_file=). The checks
- * are on the open file, not the path, so the file checked is the file read.
+ * The Redis password file (plugstack.conf redis_password_file=), and the
+ * ACL user beside it (redis_user=). The checks are on the open file, not the
+ * path, so the file checked is the file read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "errmsg.h"
 #include "redis_conn.h"
 
 #define PASSWORD_FILE_MAX 4096
@@ -119,4 +121,38 @@ fail:
 		*user = *password = NULL;
 	}
 	return rv;
+}
+
+int qd_redis_credentials(const struct qd_redis_config *cfg, char **user,
+			 char **password, char *err, size_t errlen)
+{
+	*user = *password = NULL;
+	if (cfg->user && !cfg->password_file)
+		return qd_errf(err, errlen,
+			       "redis_user=%s needs redis_password_file= (its "
+			       "password)",
+			       cfg->user);
+	if (!cfg->password_file)
+		return 0;
+	if (qd_redis_read_password(cfg->password_file, user, password, err,
+				   errlen))
+		return -1;
+	if (!cfg->user)
+		return 0;
+	/* README "plugstack.conf": the user is named once, in either
+	 * place; two different names are a mistake to report. */
+	if (*user && strcmp(*user, cfg->user)) {
+		qd_errf(err, errlen,
+			"redis_user=%s, but redis_password_file %s names user "
+			"'%s': give the user in one place",
+			cfg->user, cfg->password_file, *user);
+		free(*user);
+		explicit_bzero(*password, strlen(*password));
+		free(*password);
+		*user = *password = NULL;
+		return -1;
+	}
+	free(*user);
+	*user = strdup(cfg->user);
+	return *user ? 0 : qd_errf(err, errlen, "out of memory");
 }

@@ -35,13 +35,56 @@ static int script_result(struct qd_redis *r, redisReply *reply,
 	return (int)reply->integer;
 }
 
+/*
+ * redis_replicas=N (README "High availability"): replication is
+ * asynchronous, so a record the primary applied is lost at a failover until
+ * a replica holds it; it stays in the spool until WAIT saw N replicas hold
+ * it, within what is left of the call's timeout_ms.
+ */
+static int wait_replicas(struct qd_redis *r, int64_t deadline, char *err,
+			 size_t errlen)
+{
+	char n[16], ms[24];
+	const char *argv[] = {"WAIT", n, ms};
+	int64_t left = deadline - qd_redis_now_ms();
+	redisReply *reply;
+	int rv = -1;
+
+	/* The server ends a WAIT at its next tick (hz 10: up to 100 ms
+	 * late): keep that margin for its answer, and never ask for 0,
+	 * which waits forever. */
+	int64_t margin = left / 2 < 150 ? left / 2 : 150;
+
+	snprintf(n, sizeof(n), "%d", r->replicas);
+	snprintf(ms, sizeof(ms), "%lld",
+		 left - margin > 1 ? (long long)(left - margin) : 1LL);
+	reply =
+	    qd_redis_command(r, deadline, "WAIT", 3, argv, NULL, err, errlen);
+	if (!reply)
+		return -1;
+	if (reply->type == REDIS_REPLY_ERROR)
+		qd_redis_fail(r, err, errlen, "WAIT", "%s", reply->str);
+	else if (reply->type != REDIS_REPLY_INTEGER)
+		qd_redis_fail(r, err, errlen, "WAIT", "unexpected reply");
+	else if (reply->integer < r->replicas)
+		qd_redis_fail(r, err, errlen, "WAIT",
+			      "%lld of the %d replicas redis_replicas= asks "
+			      "for hold the record after %d ms: kept in the "
+			      "spool",
+			      reply->integer, r->replicas, r->timeout_ms);
+	else
+		rv = 0;
+	freeReplyObject(reply);
+	return rv;
+}
+
 int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 		   uint64_t half_life_s, char *err, size_t errlen)
 {
 	char text[QD_RECORD_MAX], rec_err[QD_RECORD_ERR_MAX];
 	char keys[7][QD_REDIS_KEY_MAX], id[2 * QD_NAME_MAX], nkeys[4];
 	char gs[24], end[24], hl[24], ttl[24], job[16];
-	const char *argv[3 + 7 + 6];
+	const char *argv[3 + 7 + 7];
 	int argc = 0, nk = 6, rv = -1;
 	redisReply *reply = NULL;
 	int64_t deadline;
@@ -87,12 +130,15 @@ int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 	argv[argc++] = ttl;
 	argv[argc++] = text;
 	argv[argc++] = job;
+	argv[argc++] = r->replicas ? "1" : "0";
 	reply = qd_redis_eval(r, qd_usage_script, r->sha, deadline, argc, argv,
 			      err, errlen);
 	if (!reply)
 		return -1;
 	rv = script_result(r, reply, argv[0], err, errlen);
 	freeReplyObject(reply);
+	if (rv >= 0 && r->replicas && wait_replicas(r, deadline, err, errlen))
+		return -1;
 	return rv;
 }
 

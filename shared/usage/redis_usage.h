@@ -24,6 +24,7 @@
 #ifndef QD_REDIS_USAGE_H
 #define QD_REDIS_USAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,17 @@
 #define QD_REDIS_DEFAULT_ADDR	    "127.0.0.1:6379"
 #define QD_REDIS_DEFAULT_TIMEOUT_MS 500
 #define QD_REDIS_ERR_MAX	    512
+#define QD_REDIS_REPLICAS_MAX	    64
+
+/* Why redis_tls_* are refused by a build without TLS (README "High
+ * availability"). */
+#define QD_REDIS_NO_TLS                                                        \
+	"this qosdeny was built without TLS: its hiredis has no hiredis_ssl "  \
+	"(Debian 12's is 0.14; TLS needs hiredis 1.0 or later, as Debian "     \
+	"13's)"
+
+/* Whether this build speaks TLS to Redis. */
+bool qd_redis_tls_built(void);
 
 /*
  * How long a record's id is remembered: a record sent again within this
@@ -41,11 +53,23 @@
  */
 #define QD_RECORD_ID_TTL_S (90 * 86400)
 
+/* A warning that is no error: the call still succeeds (one line). */
+typedef void (*qd_redis_warn_fn)(const char *msg, void *arg);
+
 struct qd_redis_config {
-	const char *addr;	   /* HOST:PORT, [IPv6]:PORT or unix:/PATH;
+	const char *addr;	   /* redis_addr.h's forms;
 				      NULL: QD_REDIS_DEFAULT_ADDR */
 	const char *password_file; /* NULL: no AUTH */
 	int timeout_ms;		   /* <= 0: QD_REDIS_DEFAULT_TIMEOUT_MS */
+	const char *user;	   /* redis_user=: NULL: none, or the
+				      password file's first line */
+	int replicas;		   /* redis_replicas=, when replicas_given */
+	bool replicas_given;	   /* else 0, or 1 for sentinel: */
+	const char *tls_ca;	   /* redis_tls_ca=: NULL: no TLS */
+	const char *tls_cert;	   /* redis_tls_cert=, redis_tls_key= */
+	const char *tls_key;
+	qd_redis_warn_fn warn; /* NULL: warnings are dropped */
+	void *warn_arg;
 };
 
 struct qd_redis;
@@ -57,7 +81,9 @@ struct qd_redis;
  * 5: group-readable is allowed, so a group of administrators may run
  * `qosdeny share`). It holds one line, the password (AUTH password), or
  * two, a user name then its password (AUTH user password, for a Redis ACL
- * user). Returns NULL with err filled.
+ * user); cfg->user names the user instead of the file. Under Sentinel the
+ * same AUTH goes to the sentinels, and each connection asks them for the
+ * primary first (redis_sentinel.c). Returns NULL with err filled.
  */
 struct qd_redis *qd_redis_new(const struct qd_redis_config *cfg, char *err,
 			      size_t errlen);
@@ -71,10 +97,12 @@ const char *qd_redis_label(const struct qd_redis *r);
  * Applies a closed record with the server-side script: atomically, and only
  * the first time its id is seen, adds its GPU-seconds, decayed from the
  * record's end to now, to the usage of its user, account, user in account
- * and QoS, each decayed to now first. The whole call, connecting included,
- * takes at most timeout_ms. Returns 1 when counted now, 0 when counted
- * before, -1 with err: "redis ADDR: STEP: cause", where the cause is the
- * server's error reply, the system error, or "timed out after N ms".
+ * and QoS, each decayed to now first; then, with redis_replicas=N, WAIT
+ * for N replicas to hold it. The whole call, connecting included, takes at
+ * most timeout_ms. Returns 1 when counted now, 0 when counted before, -1
+ * with err: "redis ADDR: STEP: cause", where the cause is the server's
+ * error reply, the system error, "timed out after N ms", or too few
+ * replicas (the record must stay in the spool then, even though applied).
  */
 int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 		   uint64_t half_life_s, char *err, size_t errlen);

@@ -11,7 +11,7 @@
  * ARGV[1]     GPU-seconds     ARGV[2]  the record's end, Unix time
  * ARGV[3]     half-life, s    ARGV[4]  id key expiry, s
  * ARGV[5]     the record's text, kept as the id key's value
- * ARGV[6]     the job id
+ * ARGV[6]     the job id      ARGV[7]  "1": WAIT follows (redis_replicas=)
  *
  * Returns 1 when counted now, 0 when the id was known.
  */
@@ -47,6 +47,11 @@ const char qd_usage_script[] =
     "  end\n"
     "end\n"
     "if not redis.call('SET', KEYS[1], ARGV[5], 'NX', 'EX', ttl) then\n"
+    /* With WAIT to follow (redis_replicas=), a write even so: WAIT counts
+     * the replicas that hold this connection's last write, and a resent
+     * record must wait for them to hold its first application. Only
+     * then, so that the ACL of a site without replicas needs no EXPIRE. */
+    "  if ARGV[7] == '1' then redis.call('EXPIRE', KEYS[1], ttl) end\n"
     "  return 0\n"
     "end\n"
     /* The server's clock, not the nodes': one clock for every update. */

@@ -7,8 +7,10 @@
  *    then its user, account, user-in-account and QoS hashes decayed to now
  *    and added to. One client, then 8 processes with a connection each
  *    (a hiredis context is not thread-safe); every record distinct, then
- *    the same ones sent again, which the script finds counted. The accounts'
- *    sums in Redis are checked afterwards.
+ *    the same ones sent again, which the script finds counted; each with
+ *    redis_replicas=0 and =1 (WAIT for the replica usage.sh starts: what a
+ *    record costs that may not be lost at a failover, README "High
+ *    availability"). The accounts' sums in Redis are checked afterwards.
  * 2. What reporting adds to a job's end on the node: qd_report_epilog, in
  *    process, with a reporter built as the plugin builds one for each hook
  *    (plugstack options, slurm.conf, qosdeny.conf) and a spool on disk, after
@@ -98,10 +100,13 @@ static struct qd_usage_record bench_record(const char *cluster, uint32_t job,
  * loaded, before it writes 'r' to ready_fd ('f': it failed); starts when
  * go_fd closes.
  */
-static void client(const char *addr, int id, uint32_t first, uint32_t n,
-		   int want, int64_t end, int ready_fd, int go_fd)
+static void client(const char *addr, int replicas, int id, uint32_t first,
+		   uint32_t n, int want, int64_t end, int ready_fd, int go_fd)
 {
-	struct qd_redis_config cfg = {.addr = addr, .timeout_ms = 10000};
+	struct qd_redis_config cfg = {.addr = addr,
+				      .timeout_ms = 10000,
+				      .replicas = replicas,
+				      .replicas_given = true};
 	struct qd_usage_record warm = bench_record("warm", id + 1, id, end);
 	char err[QD_REDIS_ERR_MAX], c;
 	struct qd_redis *r = qd_redis_new(&cfg, err, sizeof(err));
@@ -135,8 +140,8 @@ fail:
 }
 
 /* Records per second of one pass by clients processes. */
-static double pass(const char *addr, int clients, uint32_t first, int want,
-		   int64_t end)
+static double pass(const char *addr, int replicas, int clients, uint32_t first,
+		   int want, int64_t end)
 {
 	uint32_t per = RECORDS / clients;
 	pid_t pids[MAX_CLIENTS];
@@ -154,8 +159,8 @@ static double pass(const char *addr, int clients, uint32_t first, int want,
 		if (!pids[i]) {
 			close(ready[0]);
 			close(go[1]);
-			client(addr, i, first + i * per, per, want, end,
-			       ready[1], go[0]);
+			client(addr, replicas, i, first + i * per, per, want,
+			       end, ready[1], go[0]);
 		}
 	}
 	close(ready[1]);
@@ -219,28 +224,31 @@ static void check_sums(const char *addr, uint32_t jobs, const int64_t *ends)
 static void records_per_second(const char *addr)
 {
 	static const int clients[] = {1, MAX_CLIENTS};
-	int64_t ends[2];
+	int64_t ends[4];
 
 	printf("# records applied per second by qd_redis_apply (Lua script: "
 	       "SET NX of the\n# record's id, 4 decayed hashes), loopback "
 	       "TCP, %d records per pass.\n# new: every record distinct; "
 	       "again: the same records sent again, found\n# counted "
-	       "(what a spool replay after a lost reply costs).\n",
+	       "(what a spool replay after a lost reply costs).\n# "
+	       "replicas: redis_replicas=, WAIT after each record for that "
+	       "many replicas\n# (one, on the same host) to hold it.\n",
 	       RECORDS);
-	printf("%-8s %-8s %-10s %s\n", "clients", "records", "new_per_s",
-	       "again_per_s");
-	for (int i = 0; i < 2; i++) {
+	printf("%-8s %-8s %-8s %-10s %s\n", "clients", "replicas", "records",
+	       "new_per_s", "again_per_s");
+	for (int i = 0; i < 4; i++) {
 		uint32_t first = 1 + i * RECORDS;
+		int c = clients[i % 2], replicas = i / 2;
 		double fresh, again;
 
 		ends[i] = time(NULL);
-		fresh = pass(addr, clients[i], first, 1, ends[i]);
-		again = pass(addr, clients[i], first, 0, ends[i]);
-		printf("%-8d %-8d %-10.0f %.0f\n", clients[i], RECORDS, fresh,
-		       again);
+		fresh = pass(addr, replicas, c, first, 1, ends[i]);
+		again = pass(addr, replicas, c, first, 0, ends[i]);
+		printf("%-8d %-8d %-8d %-10.0f %.0f\n", c, replicas, RECORDS,
+		       fresh, again);
 		fflush(stdout);
 	}
-	check_sums(addr, 2 * RECORDS, ends);
+	check_sums(addr, 4 * RECORDS, ends);
 }
 
 /* ---- 2. the epilog ---- */

@@ -25,10 +25,12 @@ fi
 # clang and libclang-rt-dev: the fuzz targets (tests/fuzz); the latter,
 # which holds libFuzzer and the sanitizer runtimes, is only a Recommends of
 # clang and so is not pulled in with --no-install-recommends.
+# libssl-dev: TLS to Redis where hiredis has hiredis_ssl (Debian 13);
+# openssl: the private CA of tests/unit/test_redis_tls.c.
 PKGS="$SLURM_PKGS munge mariadb-server
 mariadb-client redis-server libcriterion-dev libhiredis-dev dpkg-dev pkg-config
 clang-format gcc make clang libclang-rt-dev ${QD_EXTRA_PKGS:-}
-libpam0g-dev openssh-server openssh-client"
+libpam0g-dev openssh-server openssh-client libssl-dev openssl"
 USERS="alice bob charlie"
 # QD_DEPS=build: only what building the plugins and the tool needs (make
 # deb on an administrator's machine), no test users.

@@ -11,8 +11,8 @@
  *     gives over the defaults;
  *   - after success every field is in its domain: strings terminated in
  *     their arrays, timeout_ms in 1..QD_TIMEOUT_MS_MAX, one of the four
- *     cgroup modes, and either a TCP host with a port in 1..65535 or a unix
- *     socket path, never both;
+ *     cgroup modes, a redis address, redis_replicas in -1..64, and no
+ *     TLS file in a build without TLS;
  *   - a failure says "qosdeny: ..." within errlen, and names the first
  *     word the reading refuses: the word itself when its key is unknown,
  *     else its key.
@@ -25,8 +25,11 @@
 #define MAX_WORDS 64
 
 static const char *const names[] = {
-    "redis",  "redis_password_file", "cluster",	  "spool", "timeout_ms",
-    "cgroup", "gpu_devices",	     "adopt_dir",
+    "redis",	      "redis_password_file", "cluster",
+    "spool",	      "timeout_ms",	     "cgroup",
+    "gpu_devices",    "adopt_dir",	     "redis_user",
+    "redis_replicas", "redis_tls_ca",	     "redis_tls_cert",
+    "redis_tls_key",
 };
 
 #define NNAMES (sizeof(names) / sizeof(names[0]))
@@ -61,42 +64,86 @@ static bool model_path(char *dst, size_t len, const char *val)
 	return true;
 }
 
+/* HOST:PORT or [IPV6]:PORT in s[0..len): a host of 1 to 255 bytes with no
+ * blank, '/' or ',' (and a ':' only between brackets), a port 1..65535. */
+static bool model_endpoint(const char *s, size_t len)
+{
+	const char *host = s, *port, *close;
+	size_t hostlen, colons = 0;
+	char digits[16];
+	unsigned v;
+
+	if (len && s[0] == '[') {
+		close = memchr(s, ']', len);
+		if (!close || (size_t)(close - s) + 1 >= len || close[1] != ':')
+			return false;
+		host = s + 1;
+		hostlen = (size_t)(close - host);
+		port = close + 2;
+	} else {
+		for (size_t i = 0; i < len; i++)
+			colons += s[i] == ':';
+		if (colons != 1)
+			return false;
+		hostlen = (size_t)((const char *)memchr(s, ':', len) - s);
+		port = s + hostlen + 1;
+	}
+	if (!hostlen || hostlen >= 256)
+		return false;
+	for (size_t i = 0; i < hostlen; i++)
+		if (strchr(" \t\n\v\f\r/,", host[i]) || !host[i])
+			return false;
+	if ((size_t)(s + len - port) >= sizeof(digits))
+		return false;
+	memcpy(digits, port, (size_t)(s + len - port));
+	digits[s + len - port] = '\0';
+	return model_number(digits, 1, 65535, &v);
+}
+
+/* sentinel:ENDPOINT[,ENDPOINT...]/NAME: 1 to 16 endpoints, a name of 1 to
+ * 63 letters, digits, '.', '_' or '-'. */
+static bool model_sentinel(const char *list)
+{
+	static const char name_chars[] = "abcdefghijklmnopqrstuvwxyz"
+					 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					 "0123456789._-";
+	const char *slash = strchr(list, '/'), *p = list;
+	size_t n = 0;
+
+	if (!slash || !slash[1] || strlen(slash + 1) > 63 ||
+	    strspn(slash + 1, name_chars) != strlen(slash + 1))
+		return false;
+	for (;;) {
+		const char *comma = memchr(p, ',', (size_t)(slash - p));
+		const char *stop = comma ? comma : slash;
+
+		if (++n > 16 || !model_endpoint(p, (size_t)(stop - p)))
+			return false;
+		if (!comma)
+			return true;
+		p = comma + 1;
+	}
+}
+
 static bool model_redis(struct qd_spank_opts *m, const char *val)
 {
-	const char *colon;
-	size_t hostlen;
-	unsigned port;
+	bool ok;
 
-	if (!strncmp(val, "unix:", 5)) {
-		if (!model_path(m->redis_unix, sizeof(m->redis_unix), val + 5))
-			return false;
-		m->redis_host[0] = '\0';
-		m->redis_port = 0;
-		return true;
-	}
-	if (val[0] == '[') { /* [IPv6]:PORT */
-		colon = strstr(val, "]:");
-		if (!colon || memchr(val, ']', (size_t)(colon - val)))
-			return false;
-		val++;
-		hostlen = (size_t)(colon - val);
-		colon++;
-	} else { /* HOST:PORT, exactly one ':' */
-		colon = strchr(val, ':');
-		if (!colon || strchr(colon + 1, ':'))
-			return false;
-		hostlen = (size_t)(colon - val);
-	}
-	if (!hostlen || hostlen >= sizeof(m->redis_host) ||
-	    strcspn(val, " \t\n\v\f\r/") < hostlen)
+	if (!strncmp(val, "unix:", 5))
+		ok = val[5] == '/' && strlen(val + 5) < 108;
+	else if (!strncmp(val, "sentinel:", 9))
+		ok = model_sentinel(val + 9);
+	else
+		ok = model_endpoint(val, strlen(val));
+	if (!ok || strlen(val) >= sizeof(m->redis))
 		return false;
-	if (!model_number(colon + 1, 1, 65535, &port))
-		return false;
-	memcpy(m->redis_host, val, hostlen);
-	m->redis_host[hostlen] = '\0';
-	m->redis_port = port;
-	m->redis_unix[0] = '\0';
+	strcpy(m->redis, val);
 	return true;
+}
+
+static bool model_tls(char *dst, size_t len, const char *val)
+{
+	return qd_redis_tls_built() && model_path(dst, len, val);
 }
 
 static bool model_value(struct qd_spank_opts *m, size_t k, const char *val)
@@ -105,6 +152,7 @@ static bool model_value(struct qd_spank_opts *m, size_t k, const char *val)
 	static const char cluster_chars[] = "abcdefghijklmnopqrstuvwxyz"
 					    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 					    "0123456789_-";
+	unsigned replicas;
 
 	switch (k) {
 	case 0:
@@ -134,8 +182,29 @@ static bool model_value(struct qd_spank_opts *m, size_t k, const char *val)
 			return false;
 		strcpy(m->gpu_devices, val);
 		return true;
-	default:
+	case 7:
 		return model_path(m->adopt_dir, sizeof(m->adopt_dir), val);
+	case 8:
+		for (const char *c = val; *c; c++)
+			if (!isgraph((unsigned char)*c))
+				return false;
+		if (strlen(val) >= sizeof(m->redis_user))
+			return false;
+		strcpy(m->redis_user, val);
+		return true;
+	case 9:
+		if (!model_number(val, 0, 64, &replicas))
+			return false;
+		m->redis_replicas = (int)replicas;
+		return true;
+	case 10:
+		return model_tls(m->redis_tls_ca, sizeof(m->redis_tls_ca), val);
+	case 11:
+		return model_tls(m->redis_tls_cert, sizeof(m->redis_tls_cert),
+				 val);
+	default:
+		return model_tls(m->redis_tls_key, sizeof(m->redis_tls_key),
+				 val);
 	}
 }
 
@@ -149,8 +218,8 @@ static int model_parse(struct qd_spank_opts *m, int argc, char *const argv[],
 	bool seen[NNAMES] = {false};
 
 	memset(m, 0, sizeof(*m));
-	strcpy(m->redis_host, "127.0.0.1");
-	m->redis_port = 6379;
+	strcpy(m->redis, "127.0.0.1:6379");
+	m->redis_replicas = -1;
 	m->timeout_ms = 500;
 	m->cgroup = QD_CG_AUTO;
 	strcpy(m->adopt_dir, "/run/qosdeny");
@@ -177,28 +246,29 @@ static int model_parse(struct qd_spank_opts *m, int argc, char *const argv[],
 
 static void check_domain(const struct qd_spank_opts *o)
 {
-	FUZZ_ASSERT(terminated(o->redis_host, sizeof(o->redis_host)) &&
-			terminated(o->redis_unix, sizeof(o->redis_unix)) &&
-			terminated(o->redis_password_file,
-				   sizeof(o->redis_password_file)) &&
-			terminated(o->cluster, sizeof(o->cluster)) &&
-			terminated(o->spool, sizeof(o->spool)) &&
-			terminated(o->gpu_devices, sizeof(o->gpu_devices)),
-		    "a string not terminated");
+	FUZZ_ASSERT(
+	    terminated(o->redis, sizeof(o->redis)) &&
+		terminated(o->redis_user, sizeof(o->redis_user)) &&
+		terminated(o->redis_tls_ca, sizeof(o->redis_tls_ca)) &&
+		terminated(o->redis_tls_cert, sizeof(o->redis_tls_cert)) &&
+		terminated(o->redis_tls_key, sizeof(o->redis_tls_key)) &&
+		terminated(o->redis_password_file,
+			   sizeof(o->redis_password_file)) &&
+		terminated(o->cluster, sizeof(o->cluster)) &&
+		terminated(o->spool, sizeof(o->spool)) &&
+		terminated(o->gpu_devices, sizeof(o->gpu_devices)),
+	    "a string not terminated");
 	FUZZ_ASSERT(o->timeout_ms >= 1 && o->timeout_ms <= QD_TIMEOUT_MS_MAX,
 		    "timeout_ms %u", o->timeout_ms);
 	FUZZ_ASSERT(o->cgroup == QD_CG_AUTO || o->cgroup == QD_CG_V1 ||
 			o->cgroup == QD_CG_V2 || o->cgroup == QD_CG_OFF,
 		    "cgroup %d", (int)o->cgroup);
-	if (o->redis_unix[0])
-		FUZZ_ASSERT(o->redis_unix[0] == '/' && !o->redis_host[0] &&
-				!o->redis_port,
-			    "unix '%s' with host '%s' port %u", o->redis_unix,
-			    o->redis_host, o->redis_port);
-	else
-		FUZZ_ASSERT(o->redis_host[0] && o->redis_port >= 1 &&
-				o->redis_port <= 65535,
-			    "host '%s' port %u", o->redis_host, o->redis_port);
+	FUZZ_ASSERT(o->redis[0], "no redis address");
+	FUZZ_ASSERT(o->redis_replicas >= -1 &&
+			o->redis_replicas <= QD_REDIS_REPLICAS_MAX,
+		    "redis_replicas %d", o->redis_replicas);
+	FUZZ_ASSERT(qd_redis_tls_built() || !o->redis_tls_ca[0],
+		    "TLS option taken by a build without TLS");
 	FUZZ_ASSERT(!o->redis_password_file[0] ||
 			o->redis_password_file[0] == '/',
 		    "password file '%s'", o->redis_password_file);
@@ -215,11 +285,14 @@ static void check_domain(const struct qd_spank_opts *o)
 static void check_same(const struct qd_spank_opts *o,
 		       const struct qd_spank_opts *m)
 {
-	FUZZ_ASSERT(!strcmp(o->redis_host, m->redis_host) &&
-			o->redis_port == m->redis_port &&
-			!strcmp(o->redis_unix, m->redis_unix),
-		    "redis '%s' %u '%s'", o->redis_host, o->redis_port,
-		    o->redis_unix);
+	FUZZ_ASSERT(!strcmp(o->redis, m->redis), "redis '%s'", o->redis);
+	FUZZ_ASSERT(!strcmp(o->redis_user, m->redis_user) &&
+			o->redis_replicas == m->redis_replicas &&
+			!strcmp(o->redis_tls_ca, m->redis_tls_ca) &&
+			!strcmp(o->redis_tls_cert, m->redis_tls_cert) &&
+			!strcmp(o->redis_tls_key, m->redis_tls_key),
+		    "redis_user '%s' replicas %d tls '%s'", o->redis_user,
+		    o->redis_replicas, o->redis_tls_ca);
 	FUZZ_ASSERT(!strcmp(o->redis_password_file, m->redis_password_file),
 		    "password file '%s'", o->redis_password_file);
 	FUZZ_ASSERT(!strcmp(o->cluster, m->cluster), "cluster '%s'",

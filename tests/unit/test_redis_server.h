@@ -29,8 +29,10 @@ struct server {
 	int port;
 	char dir[64];
 	char sock[128];
-	char addr[64]; /* 127.0.0.1:PORT */
+	char addr[64];	  /* 127.0.0.1:PORT */
+	const char *user; /* with password: AUTH user password */
 	const char *password;
+	const char *sentinel_conf; /* set: run as a sentinel with these lines */
 };
 
 /* The directory for the server's files, made on first use. */
@@ -64,7 +66,10 @@ static redisContext *admin(const struct server *s)
 	redisContext *c = redisConnectUnixWithTimeout(s->sock, tv);
 
 	if (c && !c->err && s->password) {
-		redisReply *r = redisCommand(c, "AUTH %s", s->password);
+		redisReply *r =
+		    s->user
+			? redisCommand(c, "AUTH %s %s", s->user, s->password)
+			: redisCommand(c, "AUTH %s", s->password);
 
 		freeReplyObject(r);
 	}
@@ -111,9 +116,22 @@ static bool ready(const struct server *s)
 	return ok;
 }
 
+/* A sentinel's file of its own: Sentinel rewrites it as it learns. */
+static void write_sentinel_conf(const struct server *s)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sentinel.conf", s->dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(s->sentinel_conf, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
 static void exec_server(const struct server *s, const char *const *extra)
 {
-	const char *argv[64] = {"redis-server",
+	const char *argv[66] = {"redis-server",
 				"--port",
 				NULL,
 				"--bind",
@@ -128,7 +146,7 @@ static void exec_server(const struct server *s, const char *const *extra)
 				"",
 				"--appendonly",
 				"no"};
-	char port[16], log[128];
+	char port[16], log[128], conf[128];
 	int n = 15, fd;
 
 	snprintf(port, sizeof(port), "%d", s->port);
@@ -136,6 +154,13 @@ static void exec_server(const struct server *s, const char *const *extra)
 	for (; extra && *extra && n < 62; extra++)
 		argv[n++] = *extra;
 	argv[n] = NULL;
+	if (s->sentinel_conf) {
+		/* redis-server FILE --sentinel, then the same options */
+		memmove(argv + 3, argv + 1, (size_t)n * sizeof(*argv));
+		snprintf(conf, sizeof(conf), "%s/sentinel.conf", s->dir);
+		argv[1] = conf;
+		argv[2] = "--sentinel";
+	}
 	snprintf(log, sizeof(log), "%s/redis.log", s->dir);
 	fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
 	if (fd >= 0) {
@@ -176,6 +201,8 @@ static int start(struct server *s, const char *const *extra)
 	if (!s->port)
 		s->port = free_port();
 	snprintf(s->addr, sizeof(s->addr), "127.0.0.1:%d", s->port);
+	if (s->sentinel_conf)
+		write_sentinel_conf(s);
 	s->pid = fork();
 	cr_assert_geq(s->pid, 0);
 	if (!s->pid) {

@@ -37,7 +37,9 @@ static char err[QD_REDIS_ERR_MAX];
 static struct qd_redis *handle(const char *addr, const char *password_file,
 			       int timeout_ms)
 {
-	struct qd_redis_config cfg = {addr, password_file, timeout_ms};
+	struct qd_redis_config cfg = {.addr = addr,
+				      .password_file = password_file,
+				      .timeout_ms = timeout_ms};
 	struct qd_redis *r = qd_redis_new(&cfg, err, sizeof(err));
 
 	cr_assert_not_null(r, "%s", err);
@@ -533,7 +535,8 @@ Test(redis, missing_password_reported)
 
 static void new_fails(const char *addr, const char *pw, const char *want)
 {
-	struct qd_redis_config cfg = {addr, pw, 100};
+	struct qd_redis_config cfg = {
+	    .addr = addr, .password_file = pw, .timeout_ms = 100};
 
 	cr_expect_null(qd_redis_new(&cfg, err, sizeof(err)), "%s", addr);
 	cr_expect_str_eq(err, want);
@@ -584,15 +587,18 @@ Test(redis, password_file_checks)
 Test(redis, bad_addresses)
 {
 	static const char *const bad[] = {
-	    "localhost", "host:",      "host:0",    "host:65536", ":6379",
-	    "host:63x",	 "unix:rel/x", "[::1:6379", "host:+6379", "a b:1"};
+	    "localhost",  "host:",    "host:0",	    "host:65536",
+	    ":6379",	  "host:63x", "unix:rel/x", "[::1:6379",
+	    "host:+6379", "a b:1",    "a:b:6379",   "a,b:1"};
 	char want[128];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(want, sizeof(want),
-			 "redis address '%s': expected HOST:PORT or "
-			 "unix:/PATH",
-			 bad[i]);
+		snprintf(want, sizeof(want), "redis address '%s': expected %s",
+			 bad[i],
+			 strncmp(bad[i], "unix:", 5)
+			     ? "HOST:PORT, [IPV6]:PORT, unix:/PATH or "
+			       "sentinel:HOST:PORT[,HOST:PORT...]/NAME"
+			     : "an absolute path");
 		new_fails(bad[i], NULL, want);
 	}
 	rd = handle("[::1]:6379", NULL, 100);

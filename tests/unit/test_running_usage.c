@@ -35,7 +35,8 @@ static void setup(void)
 	err[0] = '\0';
 	start_fresh(&srv, NULL);
 	{
-		struct qd_redis_config cfg = {srv.addr, NULL, 5000};
+		struct qd_redis_config cfg = {.addr = srv.addr,
+					      .timeout_ms = 5000};
 
 		rd = qd_redis_new(&cfg, err, sizeof(err));
 		cr_assert_not_null(rd, "%s", err);

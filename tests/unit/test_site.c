@@ -1,12 +1,14 @@
 /*
  * What `qosdeny limits` reads from slurm.conf (shared/common/site.c):
- * PrivateData, AccountingStorageEnforce and the partitions' QOS=.
+ * PrivateData, AccountingStorageEnforce and the partitions' QOS=, and the
+ * Redis options of the spank_qosdeny.so line.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "site.h"
+#include "site_redis.h"
 
 static char dir[] = "/tmp/qd-site.XXXXXX";
 static struct qd_site s;
@@ -79,4 +81,56 @@ Test(site, partition_qos_and_slurm_user)
 	cr_expect(qd_site_is_partition_qos(&s, "pq-gpu"));
 	cr_expect(qd_site_is_partition_qos(&s, "PQ-SHORT"));
 	cr_expect_not(qd_site_is_partition_qos(&s, "pq"));
+}
+
+static void plugstack(const char *line)
+{
+	char path[sizeof(dir) + 32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/plugstack.conf", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(line, f);
+	fclose(f);
+}
+
+/* The replicated store's options reach the tool and the site factor
+ * (README "High availability"). */
+Test(site, redis_options_of_the_spank_line)
+{
+	struct qd_redis_config cfg;
+
+	plugstack("required spank_qosdeny.so redis=sentinel:a:1,b:2/qd "
+		  "redis_user=qd-share redis_replicas=2 "
+		  "redis_password_file=/etc/slurm/qd.pass\n");
+	load("ClusterName=c\n");
+	qd_site_redis_config(&s, NULL, &cfg);
+	cr_expect_str_eq(cfg.addr, "sentinel:a:1,b:2/qd");
+	cr_expect_str_eq(cfg.user, "qd-share");
+	cr_expect(cfg.replicas_given);
+	cr_expect_eq(cfg.replicas, 2);
+	cr_expect_str_eq(cfg.password_file, "/etc/slurm/qd.pass");
+	cr_expect_null(cfg.tls_ca);
+	qd_site_redis_config(&s, "127.0.0.1:1", &cfg);
+	cr_expect_str_eq(cfg.addr, "127.0.0.1:1");
+
+	plugstack("required spank_qosdeny.so\n");
+	load("ClusterName=c\n");
+	qd_site_redis_config(&s, NULL, &cfg);
+	cr_expect_null(cfg.addr);
+	cr_expect_null(cfg.user);
+	cr_expect_not(cfg.replicas_given);
+}
+
+Test(site, bad_redis_replicas_is_named)
+{
+	char path[sizeof(dir) + 32];
+
+	plugstack("required spank_qosdeny.so redis_replicas=x\n");
+	snprintf(path, sizeof(path), "%s/slurm.conf", dir);
+	fclose(fopen(path, "w"));
+	cr_assert_eq(qd_site_load_from(&s, path, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "plugstack.conf:1: invalid redis_replicas 'x'"),
+		  "%s", err);
 }

@@ -45,10 +45,11 @@ static void bad(const char *word, const char *want)
 Test(spank_options, defaults)
 {
 	parse_ok(0, NULL);
-	cr_assert_str_eq(o.redis_host, "127.0.0.1");
-	cr_assert_eq(o.redis_port, 6379);
-	cr_assert_str_eq(o.redis_unix, "");
+	cr_assert_str_eq(o.redis, "127.0.0.1:6379");
 	cr_assert_str_eq(o.redis_password_file, "");
+	cr_assert_str_eq(o.redis_user, "");
+	cr_assert_eq(o.redis_replicas, -1);
+	cr_assert_str_eq(o.redis_tls_ca, "");
 	cr_assert_str_eq(o.cluster, "");
 	cr_assert_str_eq(o.spool, "");
 	cr_assert_eq(o.timeout_ms, 500);
@@ -60,8 +61,7 @@ Test(spank_options, the_contract_line)
 {
 	OK("redis=127.0.0.1:6379",
 	   "redis_password_file=/etc/slurm/qosdeny-redis.pass");
-	cr_assert_str_eq(o.redis_host, "127.0.0.1");
-	cr_assert_eq(o.redis_port, 6379);
+	cr_assert_str_eq(o.redis, "127.0.0.1:6379");
 	cr_assert_str_eq(o.redis_password_file,
 			 "/etc/slurm/qosdeny-redis.pass");
 }
@@ -71,8 +71,7 @@ Test(spank_options, every_option)
 	OK("redis=redis.example.org:7000", "cluster=qd-test_2",
 	   "spool=/var/spool/slurmd/qd", "timeout_ms=1500", "cgroup=v2",
 	   "gpu_devices=/dev/nvidia[0-3]");
-	cr_assert_str_eq(o.redis_host, "redis.example.org");
-	cr_assert_eq(o.redis_port, 7000);
+	cr_assert_str_eq(o.redis, "redis.example.org:7000");
 	cr_assert_str_eq(o.cluster, "qd-test_2");
 	cr_assert_str_eq(o.spool, "/var/spool/slurmd/qd");
 	cr_assert_eq(o.timeout_ms, 1500);
@@ -83,12 +82,70 @@ Test(spank_options, every_option)
 Test(spank_options, redis_forms)
 {
 	OK("redis=unix:/run/redis/redis.sock");
-	cr_assert_str_eq(o.redis_unix, "/run/redis/redis.sock");
-	cr_assert_str_eq(o.redis_host, "");
+	cr_assert_str_eq(o.redis, "unix:/run/redis/redis.sock");
 	OK("redis=[::1]:6380");
-	cr_assert_str_eq(o.redis_host, "::1");
-	cr_assert_eq(o.redis_port, 6380);
-	cr_assert_str_eq(o.redis_unix, "");
+	cr_assert_str_eq(o.redis, "[::1]:6380");
+	OK("redis=sentinel:10.0.0.1:26379,[::1]:26380,s3.example.org:1/"
+	   "qd-main");
+	cr_assert_str_eq(o.redis, "sentinel:10.0.0.1:26379,[::1]:26380,"
+				  "s3.example.org:1/qd-main");
+	OK("redis=sentinel:s1:26379/m");
+	cr_assert_str_eq(o.redis, "sentinel:s1:26379/m");
+}
+
+Test(spank_options, replicated_store_options)
+{
+	OK("redis_user=qd-node", "redis_replicas=2");
+	cr_assert_str_eq(o.redis_user, "qd-node");
+	cr_assert_eq(o.redis_replicas, 2);
+	OK("redis_replicas=0");
+	cr_assert_eq(o.redis_replicas, 0);
+	bad("redis_replicas=-1", "redis_replicas=-1: expected 0 to 64");
+	bad("redis_replicas=65", "redis_replicas=65: expected 0 to 64");
+	bad("redis_user=a b", "redis_user=a b: a user name has no blanks");
+}
+
+Test(spank_options, tls_options)
+{
+	char *const argv[] = {"redis_tls_ca=/etc/ssl/qd-ca.pem",
+			      "redis_tls_cert=/etc/ssl/qd.pem",
+			      "redis_tls_key=/etc/ssl/qd.key"};
+
+	qd_spank_opts_init(&o);
+	if (qd_redis_tls_built()) {
+		cr_assert_eq(qd_spank_opts_parse(&o, 3, argv, err, sizeof(err)),
+			     0, "%s", err);
+		cr_assert_str_eq(o.redis_tls_key, "/etc/ssl/qd.key");
+		bad("redis_tls_ca=ca.pem",
+		    "redis_tls_ca=ca.pem: expected an absolute path");
+		return;
+	}
+	/* Refused, saying why, never ignored. */
+	bad("redis_tls_ca=/etc/ssl/qd-ca.pem",
+	    "redis_tls_ca=/etc/ssl/qd-ca.pem: this qosdeny was built without "
+	    "TLS: its hiredis has no hiredis_ssl");
+	bad("redis_tls_cert=/x", "redis_tls_cert=/x: this qosdeny was built");
+}
+
+Test(spank_options, sentinel_forms_are_strict)
+{
+	bad("redis=sentinel:s1:26379", "redis=sentinel:s1:26379: sentinel: "
+				       "no '/NAME'");
+	bad("redis=sentinel:s1:26379/", "master name '': expected 1 to 63");
+	bad("redis=sentinel:s1:26379/a b", "master name 'a b'");
+	bad("redis=sentinel:/m", "sentinel '': expected HOST:PORT");
+	bad("redis=sentinel:s1:26379,,s2:1/m", "sentinel '': expected");
+	bad("redis=sentinel:s1/m", "sentinel 's1': expected HOST:PORT");
+	bad("redis=sentinel:s1:0/m", "sentinel 's1:0'");
+	bad("redis=sentinel:a b:1/m", "sentinel 'a b:1'");
+	bad("redis=sentinel:a:1,b:2,c:3,d:4,e:5,f:6,g:7,h:8,i:9,j:10,k:11,"
+	    "l:12,m:13,n:14,o:15,p:16,q:17/m",
+	    "more than 16 sentinels");
+	bad("redis=unix:/"
+	    "0123456789012345678901234567890123456789"
+	    "0123456789012345678901234567890123456789"
+	    "01234567890123456789012345678",
+	    "socket path longer than 107 bytes");
 }
 
 Test(spank_options, cgroup_modes)

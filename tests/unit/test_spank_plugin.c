@@ -337,7 +337,9 @@ Test(spank_plugin, init_fails_on_an_unknown_option)
 	cr_assert_str_eq(st.last_error,
 			 "qosdeny: unknown option 'bogus=1' in plugstack.conf "
 			 "(known: redis, redis_password_file, cluster, spool, "
-			 "timeout_ms, cgroup, gpu_devices, adopt_dir)");
+			 "timeout_ms, cgroup, gpu_devices, adopt_dir, "
+			 "redis_user, redis_replicas, redis_tls_ca, "
+			 "redis_tls_cert, redis_tls_key)");
 }
 
 Test(spank_plugin, init_fails_on_a_malformed_option)

@@ -1,0 +1,45 @@
+/*
+ * The one reading of a Redis address (plugstack.conf redis=, the tool's
+ * --redis; README "plugstack.conf"): HOST:PORT, [IPv6]:PORT, unix:/PATH, or
+ * sentinel:HOST:PORT[,HOST:PORT...]/NAME (Redis Sentinel: the sentinels to
+ * ask, and the name of the master they watch). Strict: anything else is an
+ * error naming what is wrong, never a guess.
+ */
+#ifndef QD_REDIS_ADDR_H
+#define QD_REDIS_ADDR_H
+
+#include <stddef.h>
+
+#define QD_SENTINELS_MAX	 16
+#define QD_REDIS_HOST_MAX	 256
+#define QD_REDIS_MASTER_NAME_MAX 64
+#define QD_REDIS_UNIX_MAX	 108 /* sun_path */
+
+struct qd_redis_endpoint {
+	char host[QD_REDIS_HOST_MAX]; /* without the brackets of [IPv6] */
+	int port;
+};
+
+enum qd_redis_addr_kind {
+	QD_REDIS_TCP,
+	QD_REDIS_UNIX,
+	QD_REDIS_SENTINEL,
+};
+
+struct qd_redis_addr {
+	enum qd_redis_addr_kind kind;
+	struct qd_redis_endpoint tcp; /* QD_REDIS_TCP */
+	char path[QD_REDIS_UNIX_MAX]; /* QD_REDIS_UNIX */
+	size_t n_sentinels;	      /* QD_REDIS_SENTINEL: */
+	struct qd_redis_endpoint sentinels[QD_SENTINELS_MAX];
+	char master[QD_REDIS_MASTER_NAME_MAX];
+};
+
+/*
+ * Parses text into *a. Returns 0, or -1 with why: what is wrong, without
+ * the text itself (the caller names the option or the address).
+ */
+int qd_redis_addr_parse(const char *text, struct qd_redis_addr *a, char *why,
+			size_t whylen);
+
+#endif

@@ -1,0 +1,188 @@
+/*
+ * Redis Sentinel discovery (README "High availability"): hiredis has none,
+ * so the handle asks the sentinels in turn for the master's address
+ * (SENTINEL get-master-addr-by-name), connects there and checks with ROLE
+ * that the server is the primary: a sentinel that lags or lies never gets
+ * us to write to a replica. Each sentinel gets a share of what is left of
+ * the caller's deadline, so sentinels that are down or silent cannot make
+ * the call outlast timeout_ms. When none answers, the primary found last
+ * keeps being used (a warning says so): an outage of the sentinels alone
+ * stops nothing.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errmsg.h"
+#include "redis_conn.h"
+
+static void warn(const struct qd_redis *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void warn(const struct qd_redis *r, const char *fmt, ...)
+{
+	char msg[QD_REDIS_ERR_MAX];
+	va_list ap;
+
+	if (!r->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	r->warn(msg, r->warn_arg);
+}
+
+/* A cause without the handle's own "redis ADDR: " in front, which the
+ * final error has once. */
+static const char *bare(const struct qd_redis *r, const char *cause)
+{
+	size_t n = strlen(r->label);
+
+	return !strncmp(cause, r->label, n) && !strncmp(cause + n, ": ", 2)
+		   ? cause + n + 2
+		   : cause;
+}
+
+/* What is left of the deadline, shared out among `ways` more attempts. */
+static int64_t share(int64_t deadline_ms, size_t ways)
+{
+	int64_t now = qd_redis_now_ms();
+
+	return deadline_ms <= now ? now
+				  : now + (deadline_ms - now) / (int64_t)ways;
+}
+
+/* Asks one sentinel. Returns 0 with *primary, or -1 with why. */
+static int ask(struct qd_redis *r, const struct qd_redis_endpoint *s,
+	       int64_t deadline_ms, struct qd_redis_endpoint *primary,
+	       char *why, size_t whylen)
+{
+	const char *argv[] = {"SENTINEL", "get-master-addr-by-name",
+			      r->addr.master};
+	char cause[QD_REDIS_ERR_MAX];
+	redisReply *reply;
+	int rv = -1;
+	long port;
+
+	if (qd_redis_open(r, s->host, s->port, NULL, deadline_ms, cause,
+			  sizeof(cause))) {
+		qd_errf(why, whylen, "sentinel %s:%d: %s", s->host, s->port,
+			bare(r, cause));
+		return -1;
+	}
+	reply = qd_redis_command(r, deadline_ms, "SENTINEL", 3, argv, NULL,
+				 cause, sizeof(cause));
+	qd_redis_drop(r);
+	if (!reply) {
+		qd_errf(why, whylen, "sentinel %s:%d: %s", s->host, s->port,
+			bare(r, cause));
+		return -1;
+	}
+	if (reply->type == REDIS_REPLY_ERROR)
+		qd_errf(why, whylen, "sentinel %s:%d: %s", s->host, s->port,
+			reply->str);
+	else if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2 ||
+		 reply->element[0]->type != REDIS_REPLY_STRING ||
+		 reply->element[1]->type != REDIS_REPLY_STRING ||
+		 reply->element[0]->len >= sizeof(primary->host) ||
+		 (port = strtol(reply->element[1]->str, NULL, 10)) < 1 ||
+		 port > 65535)
+		qd_errf(why, whylen,
+			"sentinel %s:%d: does not know master '%s'", s->host,
+			s->port, r->addr.master);
+	else {
+		snprintf(primary->host, sizeof(primary->host), "%s",
+			 reply->element[0]->str);
+		primary->port = (int)port;
+		rv = 0;
+	}
+	freeReplyObject(reply);
+	return rv;
+}
+
+/* Connects to what a sentinel named, if ROLE says it is the primary.
+ * Returns 0 connected, or -1 with why and no connection. */
+static int open_primary(struct qd_redis *r, const struct qd_redis_endpoint *p,
+			int64_t deadline_ms, char *why, size_t whylen)
+{
+	const char *argv[] = {"ROLE"};
+	char cause[QD_REDIS_ERR_MAX];
+	redisReply *reply;
+	bool master;
+
+	if (qd_redis_open(r, p->host, p->port, NULL, deadline_ms, cause,
+			  sizeof(cause))) {
+		qd_errf(why, whylen, "primary %s:%d: %s", p->host, p->port,
+			bare(r, cause));
+		return -1;
+	}
+	reply = qd_redis_command(r, deadline_ms, "ROLE", 1, argv, NULL, cause,
+				 sizeof(cause));
+	if (!reply) {
+		qd_errf(why, whylen, "primary %s:%d: %s", p->host, p->port,
+			bare(r, cause));
+		return -1;
+	}
+	master = reply->type == REDIS_REPLY_ARRAY && reply->elements &&
+		 reply->element[0]->type == REDIS_REPLY_STRING &&
+		 !strcmp(reply->element[0]->str, "master");
+	if (!master)
+		qd_errf(why, whylen,
+			"%s:%d, named by the sentinels as master '%s', is not "
+			"a primary (ROLE): not written to",
+			p->host, p->port, r->addr.master);
+	freeReplyObject(reply);
+	if (!master) {
+		qd_redis_drop(r);
+		return -1;
+	}
+	r->primary = *p;
+	return 0;
+}
+
+static int discover(struct qd_redis *r, int64_t deadline_ms, char *err,
+		    size_t errlen)
+{
+	size_t n = r->addr.n_sentinels;
+	char why[QD_REDIS_ERR_MAX] = "no time left";
+	bool answered = false;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k = (r->next_sentinel + i) % n;
+		struct qd_redis_endpoint p;
+
+		/* One share for each sentinel not asked yet, one for the
+		 * primary. */
+		if (ask(r, &r->addr.sentinels[k], share(deadline_ms, n - i + 1),
+			&p, why, sizeof(why)))
+			continue;
+		answered = true;
+		r->next_sentinel = k;
+		if (!open_primary(r, &p, share(deadline_ms, n - i), why,
+				  sizeof(why)))
+			return 0;
+	}
+	if (!answered && r->primary.host[0]) {
+		warn(r,
+		     "%s: no sentinel answered (last: %s): using the primary "
+		     "found before, %s:%d",
+		     r->label, why, r->primary.host, r->primary.port);
+		if (!open_primary(r, &r->primary, deadline_ms, why,
+				  sizeof(why)))
+			return 0;
+	}
+	return qd_redis_fail(r, err, errlen, "sentinel", "%s", why);
+}
+
+int qd_sentinel_connect(struct qd_redis *r, int64_t deadline_ms, char *err,
+			size_t errlen)
+{
+	int rv;
+
+	/* Each step on a connection just made: one try each. */
+	r->connecting = true;
+	rv = discover(r, deadline_ms, err, errlen);
+	r->connecting = false;
+	return rv;
+}
