@@ -68,6 +68,12 @@ ended_cleanly() {
 	wait_for "job $job's cgroups to go" 10 no_leftovers "$job" 2>/dev/null
 	left=$(leftovers "$job")
 	assert_eq "$what: no cgroup of qosdeny's or of job $job left" "" "$left"
+	# What is in them, for the failure's diagnosis.
+	# shellcheck disable=SC2086 # one path a word
+	[ -z "$left" ] || {
+		find $left -mindepth 1 -type d
+		find $left -name cgroup.procs -exec grep -H . {} +
+	} | sed 's/^/# left: /'
 	recover "$job"
 	[ "${3:-}" == requeued ] && scancel "$job"
 	wait_for "job $job to leave the queue" 60 job_gone "$job"
