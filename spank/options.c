@@ -263,3 +263,23 @@ int qd_spank_opts_parse(struct qd_spank_opts *o, int argc, char *const argv[],
 	}
 	return 0;
 }
+
+static const char *given(const char *s)
+{
+	return s[0] ? s : NULL;
+}
+
+void qd_spank_opts_redis_config(const struct qd_spank_opts *o,
+				struct qd_redis_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->addr = o->redis;
+	cfg->password_file = given(o->redis_password_file);
+	cfg->timeout_ms = (int)o->timeout_ms;
+	cfg->user = given(o->redis_user);
+	cfg->replicas = o->redis_replicas;
+	cfg->replicas_given = o->redis_replicas >= 0;
+	cfg->tls_ca = given(o->redis_tls_ca);
+	cfg->tls_cert = given(o->redis_tls_cert);
+	cfg->tls_key = given(o->redis_tls_key);
+}

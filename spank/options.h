@@ -41,4 +41,9 @@ void qd_spank_opts_init(struct qd_spank_opts *o);
 int qd_spank_opts_parse(struct qd_spank_opts *o, int argc, char *const argv[],
 			char *err, size_t errlen);
 
+/* The Redis connection the options name, pointing into o (qosdeny doctor
+ * reaches Redis as the plugin would). */
+void qd_spank_opts_redis_config(const struct qd_spank_opts *o,
+				struct qd_redis_config *cfg);
+
 #endif

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "redis_usage.h"
 #include "site.h"
 
 enum qd_doctor_status { QD_DOC_OK, QD_DOC_WARN, QD_DOC_FAIL };
@@ -77,12 +78,11 @@ void qd_doctor_ctld(struct qd_doctor *d, const struct qd_site *s,
 		    const struct qd_doctor_conf *c, const char *site_err);
 
 /*
- * Redis as the plugins reach it (addr NULL: the default, password_file NULL:
- * no AUTH): connects, AUTH, TIME's round trip, SCRIPT LOAD of the usage
- * script and the right to run it. One line, check name "redis".
+ * Redis as the plugins reach it, with their configuration (Sentinel, ACL
+ * user, TLS included): connects, AUTH, TIME's round trip, SCRIPT LOAD of the
+ * usage script and the right to run it. One line, check name "redis".
  */
-void qd_doctor_redis(struct qd_doctor *d, const char *addr,
-		     const char *password_file, int timeout_ms);
+void qd_doctor_redis(struct qd_doctor *d, const struct qd_redis_config *cfg);
 
 /*
  * The value of key (case-insensitive) in a Slurm-style Key=Value text

@@ -15,6 +15,7 @@
 
 #include "doctor_ctld.h"
 #include "factor_params.h"
+#include "site_redis.h"
 
 #define KEPT "; running on the policy slurmctld accepted at "
 
@@ -154,6 +155,7 @@ static void site_factor(struct qd_doctor *d, const struct qd_site *s,
 			const struct qd_doctor_conf *c, const char *site_err)
 {
 	struct qd_factor_params p;
+	struct qd_redis_config cfg;
 	char err[QD_FACTOR_ERR_MAX];
 	unsigned long others = c->max_other_weight;
 
@@ -209,9 +211,8 @@ static void site_factor(struct qd_doctor *d, const struct qd_site *s,
 				"weight=%u interval=%u beside %s", p.weight,
 				p.interval_s,
 				others ? c->other_weights : "no other weight");
-	qd_doctor_redis(d, s->redis[0] ? s->redis : NULL,
-			s->password_file[0] ? s->password_file : NULL,
-			s->timeout_ms);
+	qd_site_redis_config(s, NULL, &cfg);
+	qd_doctor_redis(d, &cfg);
 }
 
 void qd_doctor_ctld(struct qd_doctor *d, const struct qd_site *s,

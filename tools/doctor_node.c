@@ -198,19 +198,13 @@ void qd_doctor_node(struct qd_doctor *d, const struct qd_site *s,
 		    const char *site_err)
 {
 	struct qd_spank_opts o;
-	char addr[PATH_MAX + 8];
+	struct qd_redis_config cfg;
 
 	qd_doctor_plugstack(d, s, c, site_err, &o);
 	qd_doctor_gpus(d, s, &o, node);
 	qd_doctor_cgroup(d, s, c, &o, node);
-	if (o.redis_unix[0])
-		snprintf(addr, sizeof(addr), "unix:%s", o.redis_unix);
-	else
-		snprintf(addr, sizeof(addr), "%s:%u", o.redis_host,
-			 o.redis_port);
-	qd_doctor_redis(d, addr,
-			o.redis_password_file[0] ? o.redis_password_file : NULL,
-			(int)o.timeout_ms);
+	qd_spank_opts_redis_config(&o, &cfg);
+	qd_doctor_redis(d, &cfg);
 	spool(d, s, &o, node);
 	prolog_flags(d, c);
 	version(d);

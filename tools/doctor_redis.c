@@ -52,19 +52,18 @@ static int may_evalsha(struct qd_redis *r, int timeout_ms, char *err,
 	return rv;
 }
 
-void qd_doctor_redis(struct qd_doctor *d, const char *addr,
-		     const char *password_file, int timeout_ms)
+void qd_doctor_redis(struct qd_doctor *d, const struct qd_redis_config *given)
 {
 	/* TIME, not PING: the ACL of docs/gpu-and-usage.md has no +ping. */
 	const char *time_cmd[] = {"TIME"};
 	const char *load[] = {"SCRIPT", "LOAD", qd_usage_script};
-	struct qd_redis_config cfg = {addr, password_file, timeout_ms};
+	struct qd_redis_config cfg = *given;
 	char err[QD_REDIS_ERR_MAX];
 	struct qd_redis *r;
 	int64_t t0, rtt_us;
 	struct timespec ts;
 
-	if (timeout_ms <= 0)
+	if (cfg.timeout_ms <= 0)
 		cfg.timeout_ms = QD_REDIS_DEFAULT_TIMEOUT_MS;
 	r = qd_redis_new(&cfg, err, sizeof(err));
 	if (!r) {
@@ -89,7 +88,7 @@ void qd_doctor_redis(struct qd_doctor *d, const char *addr,
 			"%s: %s, usage script loaded, EVALSHA allowed, "
 			"round trip %.2f ms",
 			qd_redis_label(r),
-			password_file ? "AUTH accepted" : "no AUTH",
+			cfg.password_file ? "AUTH accepted" : "no AUTH",
 			(double)rtt_us / 1000.0);
 	qd_redis_free(r);
 	return;

@@ -35,7 +35,7 @@ USERS="alice bob charlie"
 # QD_DEPS=build: only what building the plugins and the tool needs (make
 # deb on an administrator's machine), no test users.
 if [ "${QD_DEPS:-}" = build ]; then
-	PKGS="libslurm-dev libhiredis-dev libpam0g-dev dpkg-dev pkg-config gcc make ${QD_EXTRA_PKGS:-}"
+	PKGS="libslurm-dev libhiredis-dev libpam0g-dev libssl-dev dpkg-dev pkg-config gcc make ${QD_EXTRA_PKGS:-}"
 	USERS=""
 fi
 
