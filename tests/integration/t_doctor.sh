@@ -60,7 +60,7 @@ for c in job-submit policy-load accounting-enforce accounting-tres \
 done
 assert_contains "good: slurmd -G agrees on n1's GPUs" "as slurmd -G" "$(line gpus)"
 assert_contains "good: the plugin found in PluginDir" \
-	"$QD_BUILD/spank_qosdeny.so redis=" "$(line plugstack)"
+	"${QD_PLUGINDIR:-$QD_BUILD}/spank_qosdeny.so redis=" "$(line plugstack)"
 assert_contains "good: the round trip is given" "round trip" "$(line redis)"
 # This host is hybrid (v1 devices mounted): cgroup=auto binds in a v1 child
 # devices cgroup, as the plugin does for a task (qd_cg_decide_layout).
