@@ -11,6 +11,8 @@
 #   QD_VM_TIMEOUT  seconds the whole VM may take (default 1200)
 #   QD_VM_ACCEL    qemu's accelerator (default tcg)
 #   QD_RESULTS     where the "vm-v2 t_NAME passed failed" lines go
+#   QD_VM_WORK     the run's console and out/ folder (default build/vm/run);
+#                  two VMs at once need two
 #
 # A VM that does not come up, or stops before every test has reported, is
 # one failed count ("vm-v2 vm-run 0 1"), with the end of its console. Must
@@ -21,7 +23,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 RESULTS=${QD_RESULTS:-$REPO/build/vm/results}
 PLUGIN=${QD_VM_PLUGIN:-$(bash "$REPO/tests/chroot/make-in.sh" --build 24.11)/spank_qosdeny.so}
 LIMIT=${QD_VM_TIMEOUT:-1200}
-WORK=$REPO/build/vm/run
+WORK=${QD_VM_WORK:-$REPO/build/vm/run}
 mkdir -p "$RESULTS"
 fail_run() {
 	echo "vm-v2: $*" >&2
