@@ -59,16 +59,7 @@ static int sender_ready(struct sender *s, char *err, size_t errlen)
 		return -1;
 	s->half_life_s = qd_site_half_life(policy);
 	qd_policy_free(policy);
-	cfg.addr = s->rp->redis_addr;
-	cfg.password_file =
-	    s->rp->password_file[0] ? s->rp->password_file : NULL;
-	cfg.timeout_ms = s->rp->timeout_ms;
-	cfg.user = s->rp->redis_user[0] ? s->rp->redis_user : NULL;
-	cfg.replicas = s->rp->redis_replicas;
-	cfg.replicas_given = s->rp->redis_replicas >= 0;
-	cfg.tls_ca = s->rp->tls_ca[0] ? s->rp->tls_ca : NULL;
-	cfg.tls_cert = s->rp->tls_cert[0] ? s->rp->tls_cert : NULL;
-	cfg.tls_key = s->rp->tls_key[0] ? s->rp->tls_key : NULL;
+	qd_spank_opts_redis_config(&s->rp->opts, &cfg);
 	cfg.warn = warn;
 	cfg.warn_arg = (void *)s->rp;
 	s->redis = qd_redis_new(&cfg, err, errlen);
@@ -119,7 +110,7 @@ static bool replay(const struct qd_reporter *rp,
 		say(rp, QD_LOG_VERBOSE,
 		    "qosdeny: spool %s: %zu usage record(s) sent to %s, %zu "
 		    "counted before",
-		    rp->spool, st.sent, rp->redis_addr, st.already);
+		    rp->spool, st.sent, rp->opts.redis, st.already);
 	if (st.left)
 		say(rp, QD_LOG_ERROR,
 		    "qosdeny: spool %s: %zu usage record(s) not sent, kept "
@@ -322,6 +313,6 @@ enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 	    "qosdeny: job %" PRIu32 ": usage on %s (%" PRIu64
 	    " GPU-seconds) not sent to %s; kept in spool %s for the next "
 	    "job start or end here or `qosdeny flush`",
-	    r.job_id, r.node, r.gpu_seconds, rp->redis_addr, rp->spool);
+	    r.job_id, r.node, r.gpu_seconds, rp->opts.redis, rp->spool);
 	return QD_REPORT_SPOOLED;
 }

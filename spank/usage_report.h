@@ -38,14 +38,8 @@ typedef const char *(*qd_env_fn)(const char *name, void *arg);
 struct qd_reporter {
 	struct qd_site site; /* qosdeny.conf's path, for UsageHalfLife */
 	char spool[PATH_MAX];
-	char redis_addr[PATH_MAX + 8];
-	char password_file[PATH_MAX]; /* "": no AUTH */
-	char redis_user[QD_NAME_MAX]; /* "": none */
-	int redis_replicas;	      /* -1: the default */
-	char tls_ca[PATH_MAX];	      /* "": none */
-	char tls_cert[PATH_MAX];
-	char tls_key[PATH_MAX];
-	int timeout_ms;
+	/* The plugstack.conf line's options: Redis, TLS, timeout_ms. */
+	struct qd_spank_opts opts;
 	int64_t boot_time; /* this boot's start; 0: unknown */
 	qd_report_log_fn log;
 	void *log_arg;

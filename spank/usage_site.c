@@ -71,15 +71,7 @@ int qd_reporter_init(struct qd_reporter *rp, const struct qd_spank_opts *o,
 	short_host(host, sizeof(host));
 	if (qd_expand_node_path(path, node, host, rp->spool, sizeof(rp->spool)))
 		return qd_errf(err, errlen, "spool path too long: %s", path);
-	snprintf(rp->redis_addr, sizeof(rp->redis_addr), "%s", o->redis);
-	snprintf(rp->password_file, sizeof(rp->password_file), "%s",
-		 o->redis_password_file);
-	snprintf(rp->redis_user, sizeof(rp->redis_user), "%s", o->redis_user);
-	rp->redis_replicas = o->redis_replicas;
-	snprintf(rp->tls_ca, sizeof(rp->tls_ca), "%s", o->redis_tls_ca);
-	snprintf(rp->tls_cert, sizeof(rp->tls_cert), "%s", o->redis_tls_cert);
-	snprintf(rp->tls_key, sizeof(rp->tls_key), "%s", o->redis_tls_key);
-	rp->timeout_ms = (int)o->timeout_ms;
+	rp->opts = *o;
 	rp->boot_time = qd_boot_time();
 	return 0;
 }

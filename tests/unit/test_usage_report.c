@@ -51,7 +51,8 @@ static void setup(void)
 	snprintf(rp.spool, sizeof(rp.spool), "%s/spool", base);
 	snprintf(rp.site.qosdeny_conf, sizeof(rp.site.qosdeny_conf),
 		 "%s/qosdeny.conf", base);
-	rp.timeout_ms = 2000;
+	qd_spank_opts_init(&rp.opts);
+	rp.opts.timeout_ms = 2000;
 	rp.log = capture;
 }
 
@@ -70,14 +71,14 @@ TestSuite(usage_report, .init = setup, .fini = teardown, .timeout = 60);
 static void redis_up(void)
 {
 	start_fresh(&srv, NULL);
-	snprintf(rp.redis_addr, sizeof(rp.redis_addr), "%s", srv.addr);
+	snprintf(rp.opts.redis, sizeof(rp.opts.redis), "%s", srv.addr);
 }
 
 /* Redis down: a free port nothing listens on (kept for a later start). */
 static void redis_down(void)
 {
 	srv.port = free_port();
-	snprintf(rp.redis_addr, sizeof(rp.redis_addr), "127.0.0.1:%d",
+	snprintf(rp.opts.redis, sizeof(rp.opts.redis), "127.0.0.1:%d",
 		 srv.port);
 }
 
@@ -247,7 +248,7 @@ Test(usage_report, redis_down_keeps_the_record_for_the_next_hook)
 		 "E: qosdeny: job 42: usage on n1 (20 GPU-seconds) not sent "
 		 "to %s; kept in spool %s for the next job start or end here "
 		 "or `qosdeny flush`",
-		 rp.redis_addr, rp.spool);
+		 rp.opts.redis, rp.spool);
 	cr_expect(strstr(logbuf, want), "%s", logbuf);
 	cr_expect(strstr(logbuf, "Connection refused"), "%s", logbuf);
 
@@ -447,7 +448,7 @@ Test(usage_report, a_hung_redis_costs_one_timeout)
 			       c = job(3, "carol", 1);
 
 	redis_up();
-	rp.timeout_ms = 300;
+	rp.opts.timeout_ms = 300;
 	a.start = b.start = now - 10;
 	cr_assert_eq(qd_usage_record_close(&a, now), 0);
 	cr_assert_eq(qd_usage_record_close(&b, now), 0);

@@ -358,9 +358,9 @@ Test(reporter, defaults)
 			 "SlurmdSpoolDir");
 	snprintf(want, sizeof(want), "%s/qosdeny.conf", dir);
 	cr_expect_str_eq(rp.site.qosdeny_conf, want);
-	cr_expect_str_eq(rp.redis_addr, "127.0.0.1:6379");
-	cr_expect_str_eq(rp.password_file, "");
-	cr_expect_eq(rp.timeout_ms, 500);
+	cr_expect_str_eq(rp.opts.redis, "127.0.0.1:6379");
+	cr_expect_str_eq(rp.opts.redis_password_file, "");
+	cr_expect_eq(rp.opts.timeout_ms, 500);
 	cr_expect_gt(rp.boot_time, 0);
 	cr_expect_leq(rp.boot_time, time(NULL));
 }
@@ -373,9 +373,9 @@ Test(reporter, options)
 
 	init_with(4, argv);
 	cr_expect_str_eq(rp.spool, "/var/qd/n2");
-	cr_expect_str_eq(rp.redis_addr, "unix:/run/redis.sock");
-	cr_expect_str_eq(rp.password_file, "/etc/slurm/pw");
-	cr_expect_eq(rp.timeout_ms, 250);
+	cr_expect_str_eq(rp.opts.redis, "unix:/run/redis.sock");
+	cr_expect_str_eq(rp.opts.redis_password_file, "/etc/slurm/pw");
+	cr_expect_eq(rp.opts.timeout_ms, 250);
 }
 
 Test(reporter, ipv6_address_keeps_its_brackets)
@@ -383,7 +383,7 @@ Test(reporter, ipv6_address_keeps_its_brackets)
 	const char *argv[] = {"redis=[::1]:6380"};
 
 	init_with(1, argv);
-	cr_expect_str_eq(rp.redis_addr, "[::1]:6380");
+	cr_expect_str_eq(rp.opts.redis, "[::1]:6380");
 }
 
 Test(reporter, unreadable_slurm_conf)
