@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +12,12 @@
 
 #define SOURCE_TAG   "# Source: "
 #define ACCEPTED_TAG "# Accepted: "
+/* mkostemp's six characters after QD_KEPT_NAME "." */
+#define TMP_SUFFIX_LEN 6
+/* A temporary copy older than this was left by a slurmctld that died while
+ * writing it; a younger one may be another thread's write in progress
+ * (job_submit and the site factor both keep the policy). */
+#define STALE_TMP_S 600
 
 static void format_when(time_t t, char *buf, size_t len)
 {
@@ -48,6 +55,28 @@ static int sync_dir(const char *dir)
 	return rv;
 }
 
+/* Removes the temporary copies a crash left in dir, so that they do not pile
+ * up in StateSaveLocation over the years; best effort. */
+static void sweep_stale(const char *dir, time_t now)
+{
+	DIR *d = opendir(dir);
+	size_t plen = strlen(QD_KEPT_NAME);
+	struct dirent *e;
+	struct stat st;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, QD_KEPT_NAME ".", plen + 1) ||
+		    strlen(e->d_name) != plen + 1 + TMP_SUFFIX_LEN)
+			continue;
+		if (!fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(st.st_mode) && st.st_mtime < now - STALE_TMP_S)
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+}
+
 int qd_policy_keep(const char *dir, const char *source, const char *text,
 		   time_t accepted, char *err, size_t errlen)
 {
@@ -79,6 +108,7 @@ int qd_policy_keep(const char *dir, const char *source, const char *text,
 	}
 	close(fd);
 	free(head);
+	sweep_stale(dir, time(NULL));
 	return 0;
 }
 

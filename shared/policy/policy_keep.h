@@ -26,8 +26,9 @@ struct qd_kept {
 };
 
 /* Writes text, read from source and accepted at that time, as the copy in
- * dir, whole: a temporary file, fsync, rename, fsync of dir. Returns 0, or
- * -1 with err. */
+ * dir, whole: a temporary file, fsync, rename, fsync of dir. Then removes
+ * the temporary files (QD_KEPT_NAME.XXXXXX) over ten minutes old that a
+ * slurmctld killed while writing left behind. Returns 0, or -1 with err. */
 int qd_policy_keep(const char *dir, const char *source, const char *text,
 		   time_t accepted, char *err, size_t errlen);
 

@@ -1,8 +1,11 @@
 #include <dirent.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -121,6 +124,51 @@ Test(policy_keep, a_new_copy_replaces_the_old)
 	cr_assert_eq(kept.accepted, 2);
 	cr_assert_eq(strays(), 0);
 	qd_policy_free(p);
+}
+
+/* A temporary copy with the given age in seconds, as a write left it. */
+static void leave_tmp(const char *name, time_t age)
+{
+	char path[192];
+	struct timespec t[2] = {{.tv_sec = time(NULL) - age},
+				{.tv_sec = time(NULL) - age}};
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	write_text(path, "QOS=half");
+	cr_assert_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+static void remove_name(const char *name)
+{
+	char path[192];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	unlink(path);
+}
+
+static bool present(const char *name)
+{
+	char path[192];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/* What a slurmctld killed mid-write left goes at the next write; a fresh
+ * one may be the other plugin's write in progress, and an unrelated name
+ * is not ours. */
+Test(policy_keep, stale_temporary_copies_are_swept)
+{
+	leave_tmp(QD_KEPT_NAME ".a1B2c3", 3600);
+	leave_tmp(QD_KEPT_NAME ".d4E5f6", 5);
+	leave_tmp(QD_KEPT_NAME ".orig", 3600);
+	keep("QOS=a Flags=DenyOnGrp\n", 1);
+	cr_expect_not(present(QD_KEPT_NAME ".a1B2c3"));
+	cr_expect(present(QD_KEPT_NAME ".d4E5f6"));
+	cr_expect(present(QD_KEPT_NAME ".orig"));
+	cr_expect(present(QD_KEPT_NAME));
+	remove_name(QD_KEPT_NAME ".d4E5f6");
+	remove_name(QD_KEPT_NAME ".orig");
 }
 
 Test(policy_keep, none_kept)
