@@ -7,6 +7,17 @@
 # GPU and not the node's other, stays where Slurm put it (no qosdeny_*
 # cgroup anywhere), and ends with the job, nothing left. Beside task/none
 # and task/cgroup with ConstrainDevices=no and =yes.
+#
+# Each job is cancelled once its extern slurmstepd stopped waiting on the
+# sessions' processes, as a real session ends well before its job. Slurm
+# 24.11.5's extern stepd polls each adopted pid once a second from a
+# thread of its own (`_wait_extern_pid`, src/slurmd/slurmstepd/req.c)
+# which its teardown does not join: one still polling when the job ends
+# calls into plugins already finalized, and the stepd dies (`segfault at 0
+# ip 0000000000000000` in dmesg, no `done with step`, its empty
+# job_N/step_extern left), with or without qosdeny (tests/vm/README.md).
+# SchedMD ticket 22770, fixed in 24.11.6 (commits 824d5364a5, cdd07341b7).
+# Every segfault the kernel logged is printed.
 source "$(dirname "$0")/vm-lib.sh"
 source /qosdeny/tests/integration/sshd-lib.sh
 ADOPT=$(ls /usr/lib/*/security/pam_slurm_adopt.so 2>/dev/null | head -n 1)
@@ -25,6 +36,8 @@ contain() {
 	vm_slurm "$1" "$2" || return 1
 	bash "$VMDIR/slurm.sh" stop
 	echo "PrologFlags=Contain" >>"$SLURM_CONF"
+	# cancel's marker is a debug2 line of the extern stepd.
+	sed -i 's/^SlurmdDebug=.*/SlurmdDebug=debug2/' "$SLURM_CONF"
 	slurmctld -f "$SLURM_CONF" -i &&
 		bash "$VMDIR/slurm.sh" restart-slurmd &&
 		wait_for "node idle" 30 node_idle
@@ -45,14 +58,39 @@ echo \"cg=\$(cut -d: -f3 /proc/self/cgroup)\""
 # hold GRES: alice's job holding GRES until cancelled; sets J once its
 # extern step recorded the confinement.
 hold() {
+	SESSIONS=0
 	J=$(sbatch_running --gres="$1" --wrap 'sleep 300') &&
 		wait_for "job $J's extern step" 30 test -e "$ADOPT_DIR/vm/job_$J.adopt"
+}
+
+# sessions_waited: the extern stepd's thread for each of job J's SESSIONS
+# saw its pid end. Once it did, it logs (debug2) `adding tracking of
+# orphaned process` for the stepd itself, whose parent is init here, in
+# the step's cgroup (req.c); a thread then waits on that pid, which never
+# ends before the stepd, and never calls into a plugin.
+sessions_waited() {
+	[ "$(log_since | grep -c "\[$J\.extern\].*adding tracking of orphaned process")" \
+		-ge "$SESSIONS" ]
+}
+
+# cancel: scancel $J once sessions_waited, then the kernel's segfault
+# lines since the last cancel.
+cancel() {
+	wait_for "job $J's extern stepd to see its $SESSIONS sessions end" 10 \
+		sessions_waited || echo "# job $J: extern stepd still polling a session's pid"
+	scancel "$J"
+}
+SEGV=$(dmesg | grep -ci segfault)
+segfaults() {
+	dmesg | grep -i segfault | tail -n +$((SEGV + 1)) | sed 's/^/# dmesg: /'
+	SEGV=$(dmesg | grep -ci segfault)
 }
 
 # session WHAT GPUS: an ssh session as alice, adopted into $J, opens GPUS
 # and not the node's other GPU, in the extern step's own cgroup.
 session() {
 	ssh_alice "$probe_cmd"
+	SESSIONS=$((SESSIONS + 1))
 	[ "$RC" = 0 ] || printf '# %s\n' "$OUT"
 	assert_eq "$1: ssh session runs" 0 "$RC"
 	assert_eq "$1: adopted into job $J" "job=$J" \
@@ -93,15 +131,17 @@ for setting in "task/none no" "task/cgroup no" "task/cgroup yes"; do
 	pam_lines 0
 	session "$name, without pam_qosdeny" "$gpus"
 	pam_lines 1
-	scancel "$J"
+	cancel
 	ended_cleanly "$name, the job with a session cancelled" "$J"
+	segfaults
 	assert_eq "$name: no record left" "" \
 		"$(find "$ADOPT_DIR" -name "job_$J.*" 2>/dev/null)"
 
 	# A job holding all the node's GPUs: nothing to confine.
 	hold gpu:2 || fail "$name: job holding both GPUs"
 	session "$name, job with both GPUs" 0,1
-	scancel "$J"
+	cancel
 	ended_cleanly "$name, the job with both GPUs" "$J"
+	segfaults
 done
 finish
