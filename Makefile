@@ -337,6 +337,7 @@ demo: deps
 
 bench: deps $(BENCH_BIN) $(USAGE_BENCH_BIN) $(SF_BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SF_SO) $(SPANK_SO)
 	bash tests/bench/usage.sh
+	QD_EXTRA_PKGS=linux-perf sh tests/cluster/install-deps.sh
 	bash tests/bench/launch.sh
 	QD_MEMORY_SUBMISSIONS=20000 QD_MEMORY_OUT=tests/bench/memory.txt \
 		bash tests/integration/run.sh tests/integration/t_memory.sh
