@@ -122,18 +122,19 @@ FILL_QUEUE := $(B)/tests/fill_queue
 
 # A missing build dependency stops here with one line naming the Debian
 # package, before any compiler error. The goals that install them
-# themselves (make deps) are left alone; install needs no test framework.
+# themselves (make deps) are left alone; install, and the plugins, the tool
+# and the Slurm headers alone (what make deb builds), need no test framework.
 BUILD_DEPS := slurm/slurm.h=libslurm-dev hiredis/hiredis.h=libhiredis-dev \
               security/pam_ext.h=libpam0g-dev
 TEST_DEPS  := criterion/criterion.h=libcriterion-dev
 # slurm-from-source builds the Slurm whose headers the others need.
 SELF_DEPS_GOALS := deps check check-here demo bench bench-plugin deb \
                    deb-test build-test clean format format-check fuzz \
-                   fuzz-smoke fuzz-build slurm-from-source
+                   fuzz-smoke fuzz-build slurm-from-source check-gpu-node
 GOALS := $(or $(MAKECMDGOALS),all)
 ifneq ($(filter-out $(SELF_DEPS_GOALS),$(GOALS)),)
 NEEDED  := $(BUILD_DEPS) \
-           $(if $(filter-out install pam-install,$(GOALS)),$(TEST_DEPS))
+           $(if $(filter-out install pam-install %/slurm-config/config.h %.so %/qosdeny,$(GOALS)),$(TEST_DEPS))
 MISSING := $(firstword $(foreach d,$(NEEDED),$(if \
              $(wildcard /usr/include/$(firstword $(subst =, ,$(d)))),,$(d))))
 ifneq ($(MISSING),)
@@ -146,7 +147,7 @@ include site_factor/site_factor.mk
 include pam/pam.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: all build-test check check-here check-vm slurm-from-source deb deb-test bench-plugin unit unit-asan integration integration-asan demo bench \
+.PHONY: all build-test check check-here check-vm check-gpu-node slurm-from-source deb deb-test bench-plugin unit unit-asan integration integration-asan demo bench \
         install deps format format-check clean
 all: $(CORE_LIB) $(JS_SO) $(SF_SO) $(SPANK_SO) $(PAM_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
 
@@ -306,6 +307,21 @@ check-vm:
 	@mkdir -p $(QD_RESULTS)
 	bash tests/vm/run.sh
 
+# The real-GPU check (tests/gpu-node/README.md): the Debian 13 runtime with
+# Slurm 24.11 and this checkout's package, rebuilt where missing or older
+# than the sources, then the checks on this host (root, pure cgroup v2,
+# with or without NVIDIA's driver). On a GPU node without network: copy the
+# runtime and the checkout there and run tests/gpu-node/run.sh.
+GPU_NODE_RUNTIME := build/gpu-node/runtime.tar.xz
+check-gpu-node: $(GPU_NODE_RUNTIME)
+	@mkdir -p $(QD_RESULTS)
+	bash tests/gpu-node/run.sh $(GPU_NODE_RUNTIME)
+
+$(GPU_NODE_RUNTIME): $(wildcard shared/*/*.[ch] job_submit/* site_factor/* \
+		spank/* pam/* tools/* debian/* docs/man/* conf.example/*) \
+		tests/gpu-node/runtime.sh tests/gpu-node/cuda_probe.c Makefile
+	bash tests/gpu-node/runtime.sh
+
 # Slurm built and installed from SLURM_SRC (26.05: Debian ships no source
 # for it), in the chroot make-in.sh runs this in.
 slurm-from-source:
@@ -408,7 +424,7 @@ deb-test:
 
 FORMAT_FILES := $(wildcard shared/*/*.[ch] job_submit/*.[ch] site_factor/*.[ch] spank/*.[ch] pam/*.[ch] \
                  tools/*.[ch] tests/unit/*.[ch] tests/bench/*.[ch] \
-                 tests/helpers/*.[ch] \
+                 tests/helpers/*.[ch] tests/gpu-node/*.[ch] \
                  tests/fuzz/*.[ch])
 format:
 	clang-format -i $(FORMAT_FILES)

@@ -3,7 +3,9 @@
 # the 24.11 chroot (image.sh), with Slurm 24.11 on cgroup/v2 inside, and runs
 # tests/vm/t_*.sh there against this checkout's spank_qosdeny.so.
 #
-#   run.sh [t_NAME.sh...]     all t_*.sh when none is named
+#   run.sh [t_NAME.sh...]     all t_*.sh when none is named; a test kept
+#                             elsewhere in the checkout by its path there
+#                             (tests/gpu-node/in-vm.sh)
 #
 # Environment:
 #   QD_VM_PLUGIN   the plugin, relative to the checkout (default the 24.11
@@ -32,7 +34,14 @@ fail_run() {
 }
 
 tests=()
-for t in "$@"; do tests+=("$(basename "$t" .sh)"); done
+for t in "$@"; do
+	# A test outside tests/vm is named by its path in the checkout.
+	if [[ $t == */* && $t != tests/vm/* && -e $REPO/$t ]]; then
+		tests+=("${t%.sh}")
+	else
+		tests+=("$(basename "$t" .sh)")
+	fi
+done
 [ ${#tests[@]} -gt 0 ] || for t in "$HERE"/t_*.sh; do tests+=("$(basename "$t" .sh)"); done
 [ -r "$REPO/$PLUGIN" ] || fail_run "no plugin at $PLUGIN (build it for 24.11 first)"
 
