@@ -279,10 +279,11 @@ for u in alice bob charlie; do
 		near "${raw:-0}" "${SACCT_GS[$u]:-0}" "${TOL[$u]:-0}"
 done
 
-# --- Back to the suite's configuration.
+# --- Back to the suite's configuration, slurmd first: stopped just after
+# an ASan slurmctld's restart, a slurmd once took over 15 s to stop.
+reporting_off
 : >"$EXTRA"
 check "slurmctld back without the site factor" bash -c \
 	"bash '$CLUSTER' write-conf >/dev/null && bash '$CLUSTER' restart-ctld >/dev/null 2>&1"
-reporting_off
 ha_stop
 finish
