@@ -208,6 +208,10 @@ static int refresh(uint32_t weight, char *err, size_t errlen)
 		warned_no_gpu_tres = true;
 	}
 	r = redis_for(&site, err, errlen);
+	/* Each refresh on the primary the sentinels name now, not on one a
+	 * partition left behind (README "High availability"). */
+	if (r)
+		qd_redis_follow(r);
 	if (!r || qd_redis_publish_running(r, this_cluster(&site), s.jobs,
 					   s.n_jobs, err, errlen) < 0)
 		goto fail;

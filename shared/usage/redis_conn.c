@@ -33,6 +33,18 @@ int64_t qd_redis_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t qd_redis_deadline(const struct qd_redis *r)
+{
+	int64_t d = qd_redis_now_ms() + r->timeout_ms;
+
+	return r->until_ms && r->until_ms < d ? r->until_ms : d;
+}
+
+void qd_redis_budget(struct qd_redis *r)
+{
+	r->until_ms = qd_redis_now_ms() + r->timeout_ms;
+}
+
 int qd_redis_fail(const struct qd_redis *r, char *err, size_t errlen,
 		  const char *step, const char *fmt, ...)
 {

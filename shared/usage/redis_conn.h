@@ -31,7 +31,8 @@ struct qd_redis {
 	char *user;		/* NULL: AUTH with the password alone */
 	char *password;		/* NULL: no AUTH */
 	int timeout_ms;
-	int replicas; /* WAIT for this many after each record; 0: none */
+	int64_t until_ms; /* 0, or when every call must end (qd_redis_budget) */
+	int replicas;	  /* WAIT for this many after each record; 0: none */
 	qd_redis_warn_fn warn;
 	void *warn_arg;
 	/* The scripts' SHA1 once loaded, kept across reconnects: the text,
@@ -61,6 +62,9 @@ redisReply *qd_redis_eval(struct qd_redis *r, const char *script, char *sha,
 
 /* Milliseconds on the monotonic clock. */
 int64_t qd_redis_now_ms(void);
+
+/* A call's deadline: timeout_ms from now, or the budget's end if sooner. */
+int64_t qd_redis_deadline(const struct qd_redis *r);
 
 /*
  * Runs one command, connecting (and AUTH) first when needed, all before

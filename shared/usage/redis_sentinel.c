@@ -175,6 +175,38 @@ static int discover(struct qd_redis *r, int64_t deadline_ms, char *err,
 	return qd_redis_fail(r, err, errlen, "sentinel", "%s", why);
 }
 
+void qd_redis_follow(struct qd_redis *r)
+{
+	int64_t deadline_ms = qd_redis_now_ms() + r->timeout_ms;
+	size_t n = r->addr.n_sentinels;
+	redisContext *kept = r->c;
+	char why[QD_REDIS_ERR_MAX];
+	struct qd_redis_endpoint p;
+	bool answered = false;
+
+	if (r->addr.kind != QD_REDIS_SENTINEL || !kept)
+		return;
+	/* ask() connects the handle to the sentinel: the primary's
+	 * connection is set aside meanwhile. */
+	r->c = NULL;
+	r->connecting = true;
+	for (size_t i = 0; i < n && !answered; i++) {
+		size_t k = (r->next_sentinel + i) % n;
+
+		answered =
+		    !ask(r, &r->addr.sentinels[k], share(deadline_ms, n - i),
+			 &p, why, sizeof(why));
+		if (answered)
+			r->next_sentinel = k;
+	}
+	r->connecting = false;
+	qd_redis_drop(r);
+	r->c = kept;
+	if (answered &&
+	    (strcmp(p.host, r->primary.host) || p.port != r->primary.port))
+		qd_redis_drop(r);
+}
+
 int qd_sentinel_connect(struct qd_redis *r, int64_t deadline_ms, char *err,
 			size_t errlen)
 {

@@ -119,7 +119,7 @@ int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 	snprintf(ttl, sizeof(ttl), "%d", QD_RECORD_ID_TTL_S);
 	snprintf(job, sizeof(job), "%" PRIu32, rec->job_id);
 
-	deadline = qd_redis_now_ms() + r->timeout_ms;
+	deadline = qd_redis_deadline(r);
 	argc = 2; /* EVALSHA and the SHA, set by qd_redis_eval */
 	argv[argc++] = nkeys;
 	for (int i = 0; i < nk; i++)
@@ -148,8 +148,8 @@ int qd_redis_time(struct qd_redis *r, double *now, char *err, size_t errlen)
 	redisReply *reply;
 	int rv = -1;
 
-	reply = qd_redis_command(r, qd_redis_now_ms() + r->timeout_ms, "TIME",
-				 1, argv, NULL, err, errlen);
+	reply = qd_redis_command(r, qd_redis_deadline(r), "TIME", 1, argv, NULL,
+				 err, errlen);
 	if (!reply)
 		return -1;
 	if (reply->type == REDIS_REPLY_ERROR) {
@@ -249,8 +249,8 @@ static int read_batch(struct scan *s, redisReply *keys, char *err,
 		argv[i * 4 + 2] = "v";
 		argv[i * 4 + 3] = "t";
 	}
-	if (qd_redis_pipeline(s->r, qd_redis_now_ms() + s->r->timeout_ms,
-			      "HMGET", n, 4, argv, replies, err, errlen)) {
+	if (qd_redis_pipeline(s->r, qd_redis_deadline(s->r), "HMGET", n, 4,
+			      argv, replies, err, errlen)) {
 		n = 0; /* no replies kept */
 		goto fail;
 	}
@@ -313,8 +313,8 @@ int qd_redis_read_usage(struct qd_redis *r, const char *cluster,
 		const char *argv[] = {"SCAN",  cursor,	"MATCH",
 				      pattern, "COUNT", SCAN_COUNT};
 
-		reply = qd_redis_command(r, qd_redis_now_ms() + r->timeout_ms,
-					 "SCAN", 6, argv, NULL, err, errlen);
+		reply = qd_redis_command(r, qd_redis_deadline(r), "SCAN", 6,
+					 argv, NULL, err, errlen);
 		if (!reply)
 			goto fail;
 		if (reply->type == REDIS_REPLY_ERROR) {

@@ -94,6 +94,26 @@ void qd_redis_free(struct qd_redis *r);
 const char *qd_redis_label(const struct qd_redis *r);
 
 /*
+ * From now on the handle's calls, all of them together, end within its
+ * timeout_ms: a job start or end that sends a spool's records one by one is
+ * delayed no longer than that however many there are; those it has no time
+ * left for stay spooled (README "High availability").
+ */
+void qd_redis_budget(struct qd_redis *r);
+
+/*
+ * Under Sentinel, for a handle kept open across rounds (the site factor's):
+ * asks the sentinels which server is the primary now, and drops the
+ * connection when it is another, so that the next command goes there. A
+ * failover whose old primary still answers (a partition) leaves that server
+ * serving the clients it had, stale, until the sentinels demote it, 8 s or
+ * more later, and only then closes them. No sentinel answering keeps the
+ * connection (README "High availability"). Within timeout_ms; nothing to do
+ * for a plain redis= or an unconnected handle.
+ */
+void qd_redis_follow(struct qd_redis *r);
+
+/*
  * Applies a closed record with the server-side script: atomically, and only
  * the first time its id is seen, adds its GPU-seconds, decayed from the
  * record's end to now, to the usage of its user, account, user in account

@@ -13,6 +13,8 @@
 #   cluster.sh redis-stop | redis-start
 #   cluster.sh dbd-stop | dbd-start   stop / start slurmdbd only (fault drills)
 #   cluster.sh env             print QD_CLUSTER_DIR/env (source it)
+#   cluster.sh free-ports N    print N unused local ports (a test's own
+#                              servers: t_redis_failover.sh's Redis set)
 #
 # Must run as root.  Daemons run as root, users alice/bob/charlie submit
 # (tests/cluster/as-user.sh).
@@ -837,6 +839,7 @@ redis-start) need_root; load_ports; start_redis ;;
 dbd-stop) do_dbd_stop ;;
 dbd-start) do_dbd_start ;;
 env) load_ports; cat "$D/env" ;;
+free-ports) free_ports "$2" ;;
 *)
 	sed -n '2,18s/^# \{0,1\}//p' "$0" >&2
 	exit 2

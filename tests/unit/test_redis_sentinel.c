@@ -427,6 +427,38 @@ Test(sentinel, readonly_from_a_demoted_primary_leads_to_the_new_one)
 	cr_expect(holds(&replica, 3));
 }
 
+/* A forced failover while the old primary runs: the sentinels demote it
+ * 8 s later only, and meanwhile it serves the connections it had. */
+Test(sentinel, follow_leaves_a_primary_the_sentinels_no_longer_name)
+{
+	struct qd_redis_config cfg = {
+	    .addr = NULL, .timeout_ms = 2000, .replicas_given = true};
+	char addr[512];
+	redisReply *r;
+
+	cluster();
+	sentinels_ready();
+	sentinel_addr(addr, sizeof(addr), NULL);
+	cfg.addr = addr;
+	rd = qd_redis_new(&cfg, err, sizeof(err));
+	cr_assert_not_null(rd, "%s", err);
+	cr_assert_eq(apply(rd, 1), 1, "%s", err);
+	qd_redis_follow(rd); /* the same primary: the connection stays */
+	cr_assert_eq(apply(rd, 2), 1, "%s", err);
+	r = admin_cmd(&sentinel[0], "SENTINEL FAILOVER " MASTER);
+	cr_assert_eq(r->type, REDIS_REPLY_STATUS, "%s", r->str);
+	freeReplyObject(r);
+	WAIT_FOR(is_primary(&replica) &&
+		     says(&sentinel[0], replica.addr + strlen("127.0.0.1:"),
+			  "SENTINEL GET-MASTER-ADDR-BY-NAME " MASTER),
+		 SETTLE_MS);
+	qd_redis_follow(rd);
+	cr_expect_eq(apply(rd, 3), 1, "%s", err);
+	cr_assert(is_primary(&primary), "the old primary was demoted already");
+	cr_expect(holds(&replica, 3), "written to the new primary");
+	cr_expect(!holds(&primary, 3), "not to the old one");
+}
+
 /* redis_replicas=1 with the replica away: the record stays in the spool
  * and is counted once when it goes again. */
 static int send_rec(const struct qd_usage_record *x, void *arg, char *e,

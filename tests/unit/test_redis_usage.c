@@ -741,6 +741,47 @@ Test(redis, slow_server_then_recovers)
 	cr_expect(NEAR(stored("qosdeny:{qd}:account:research"), 20));
 }
 
+/* DEBUG SLEEP on the server, sent from another connection. */
+static redisContext *sleep_server(const char *secs)
+{
+	redisContext *c = admin(&srv);
+
+	redisAppendCommand(c, "DEBUG SLEEP %s", secs);
+	redisBufferWrite(c, &(int){0});
+	usleep(50000);
+	return c;
+}
+
+/* qd_redis_budget: two calls that each fit in timeout_ms, but not both
+ * together: the second ends when the budget does. */
+Test(redis, budget_bounds_the_calls_together)
+{
+	static const char *const debug[] = {"--enable-debug-command", "yes",
+					    NULL};
+	time_t now = time(NULL);
+	struct qd_usage_record a = rec(1, 1, now - 10, now),
+			       b = rec(2, 1, now - 10, now),
+			       c = rec(3, 1, now - 10, now);
+	redisContext *sleeper;
+	int64_t t0;
+
+	start_fresh(&srv, debug);
+	rd = handle(srv.addr, NULL, 700);
+	cr_expect_eq(apply(&a), 1);
+	t0 = ms();
+	qd_redis_budget(rd);
+	sleeper = sleep_server("0.4");
+	cr_expect_eq(qd_redis_apply(rd, &b, WEEK, err, sizeof(err)), 1, "%s",
+		     err);
+	redisFree(sleeper);
+	sleeper = sleep_server("0.4");
+	cr_expect_eq(qd_redis_apply(rd, &c, WEEK, err, sizeof(err)), -1);
+	cr_expect(ms() - t0 <= 700 + 100, "took %lld ms",
+		  (long long)(ms() - t0));
+	cr_expect(strstr(err, "timed out"), "%s", err);
+	redisFree(sleeper);
+}
+
 /* Redis restarted: the handle connects again by itself. */
 Test(redis, reconnects_after_restart)
 {
