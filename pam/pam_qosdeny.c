@@ -1,6 +1,7 @@
 /*
  * pam_qosdeny.so: ssh sessions that pam_slurm_adopt adopts into a job are
- * confined to that job's GPUs on the node (contract section 6), or refused.
+ * confined to that job's GPUs on the node (README "ssh into a job's node"), or
+ * refused.
  *
  * slurmstepd runs no SPANK hook when it adopts a process, so
  * spank_qosdeny.so prepares the confinement in the job's extern step

@@ -156,7 +156,8 @@ static void keep_policy(void)
 /* The current policy: re-read when the file changed, the previous kept
  * when the new one does not parse (as job_submit/qosdeny does). A failure
  * is logged once, until the file changes again; with no qosdeny.conf at
- * all, the defaults apply (contract section 9: this cluster alone). */
+ * all, the defaults apply (README "GPU fair share in job priority": this
+ * cluster alone). */
 static const struct qd_policy *current_policy(const struct qd_site *site)
 {
 	char err[QD_ERR_MAX];

@@ -1,7 +1,7 @@
 /*
- * site_factor/qosdeny: GPU fair share in job priority (contract section 9).
- * Each pending job's site factor is round(weight x FairShare) of its
- * association, FairShare as `qosdeny share` prints it.
+ * site_factor/qosdeny: GPU fair share in job priority (README "GPU fair share
+ * in job priority"). Each pending job's site factor is round(weight x
+ * FairShare) of its association, FairShare as `qosdeny share` prints it.
  *
  * priority/multifactor calls site_factor_p_set at submission, update,
  * release and requeue (job and node write locks held) and

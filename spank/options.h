@@ -1,5 +1,5 @@
 /*
- * The plugin's plugstack.conf arguments (contract section 5), parsed
+ * The plugin's plugstack.conf arguments (README "plugstack.conf"), parsed
  * strictly: an unknown, repeated or malformed one is an error whose message
  * starts with "qosdeny: " and names it, and the plugin's init then fails.
  */

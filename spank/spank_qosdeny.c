@@ -1,8 +1,8 @@
 /*
  * spank_qosdeny.so: the SPANK entry points, dispatching to one file per
  * context. Loaded by slurmd, slurmstepd, srun, salloc and sbatch alike
- * through a plugstack.conf line (contract sections 1 and 5); each parses the
- * options, so a bad line fails everywhere, loudly.
+ * through a plugstack.conf line (README "Install" and "plugstack.conf"); each
+ * parses the options, so a bad line fails everywhere, loudly.
  */
 #include <slurm/spank.h>
 

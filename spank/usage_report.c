@@ -66,7 +66,7 @@ static int sender_ready(struct sender *s, char *err, size_t errlen)
 	if (!s->redis)
 		return -1;
 	/* The whole replay, not each record, within timeout_ms: a job's
-	 * start or end waits no longer (contract section 5). */
+	 * start or end waits no longer (README "plugstack.conf"). */
 	qd_redis_budget(s->redis);
 	s->ready = true;
 	return 0;

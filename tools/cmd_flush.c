@@ -1,6 +1,6 @@
 /*
  * qosdeny flush [--spool DIR]: sends this node's spooled usage records to
- * Redis now (contract section 8). Without --spool, the spool of every slurmd
+ * Redis now (qosdeny(1)). Without --spool, the spool of every slurmd
  * on this host: the spool= option, else qosdeny under SlurmdSpoolDir, with
  * Slurm's %n and %h (one directory per slurmd when several share a host)
  * matching every such directory present. Open records of jobs the node's

@@ -1,8 +1,8 @@
 /*
  * qosdeny share [-P] [--cluster NAME[,NAME...]] [--redis HOST:PORT|unix:PATH]:
- * GPU fair share (contract sections 7 and 8). Shares from slurmdbd (else
- * qosdeny.conf), usage from Redis summed over the clusters (decayed
- * completed usage plus running jobs'), arithmetic and layout in
+ * GPU fair share (README "GPU usage and fair share", qosdeny(1)). Shares from
+ * slurmdbd (else qosdeny.conf), usage from Redis summed over the clusters
+ * (decayed completed usage plus running jobs'), arithmetic and layout in
  * shared/usage/fairshare*.
  */
 #include <stdio.h>

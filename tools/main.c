@@ -1,5 +1,5 @@
 /*
- * qosdeny: the administrator's tool (contract section 8). Each command is
+ * qosdeny: the administrator's tool (qosdeny(1)). Each command is
  * in its own cmd_*.c; exit statuses are described in tool.h.
  */
 #include <stdarg.h>

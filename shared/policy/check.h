@@ -42,12 +42,13 @@ struct qd_verdict {
 };
 
 /*
- * Runs the checks the rule's flags enable, in contract order (per job, per
- * user, group; within each cpu, mem, node, gres/gpu, gres/gpu:<type>), and
- * fills *v with the first failure (zeroed when none). A TRES is checked only
- * where a limit is set, not QD_UNLIMITED, and the job asks for some of it, as
- * in Slurm's acct_policy.c; sums saturate rather than wrap. rule NULL: no
- * checks. Returns true when denied.
+ * Runs the checks the rule's flags enable, in the order of
+ * docs/how-it-decides.md "Checks" (per job, per user, group; within each cpu,
+ * mem, node, gres/gpu, gres/gpu:<type>), and fills *v with the first failure
+ * (zeroed when none). A TRES is checked only where a limit is set, not
+ * QD_UNLIMITED, and the job asks for some of it, as in Slurm's acct_policy.c;
+ * sums saturate rather than wrap. rule NULL: no checks. Returns true when
+ * denied.
  */
 bool qd_check(const struct qd_qos_rule *rule, const struct qd_limits *lim,
 	      const struct qd_usage *used, const struct qd_tres *req,

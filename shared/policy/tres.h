@@ -18,7 +18,8 @@
 #define QD_TYPE_NAME_MAX 32 /* longest GPU type name kept ("a100") */
 #define QD_TYPES_MAX	 16 /* distinct GPU types in one vector */
 
-/* Fixed TRES, in the order the checks visit them (contract section 3). */
+/* Fixed TRES, in the order the checks visit them (docs/how-it-decides.md,
+ * "Checks"). */
 enum qd_tres_id {
 	QD_TRES_CPU,
 	QD_TRES_MEM,

@@ -1,6 +1,7 @@
 /*
- * PrioritySiteFactorParameters of site_factor/qosdeny (contract section 9):
- * "weight=N,interval=SECONDS", Slurm's comma-separated key=value style.
+ * PrioritySiteFactorParameters of site_factor/qosdeny (README "GPU fair share
+ * in job priority"): "weight=N,interval=SECONDS", Slurm's comma-separated
+ * key=value style.
  */
 #ifndef QD_FACTOR_PARAMS_H
 #define QD_FACTOR_PARAMS_H

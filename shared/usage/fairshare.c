@@ -1,8 +1,8 @@
 /*
- * The fair-share arithmetic of contract section 7 over an association table.
- * Rows are kept in one array; the tree (account -> parent account, user ->
- * account) is rebuilt from the names when computing, so the caller may add
- * rows in any order.
+ * The fair-share arithmetic of README "GPU usage and fair share" over an
+ * association table. Rows are kept in one array; the tree (account -> parent
+ * account, user -> account) is rebuilt from the names when computing, so the
+ * caller may add rows in any order.
  */
 #include <math.h>
 #include <stdlib.h>

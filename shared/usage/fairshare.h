@@ -1,7 +1,7 @@
 /*
- * GPU fair share as `qosdeny share` prints it (contract section 7): one row
- * per account and per user association below root, Slurm's classic formula
- * FairShare = 2^(-EffectvUsage/NormShares), sshare's layout.
+ * GPU fair share as `qosdeny share` prints it (README "GPU usage and fair
+ * share"): one row per account and per user association below root, Slurm's
+ * classic formula FairShare = 2^(-EffectvUsage/NormShares), sshare's layout.
  *
  * The table knows nothing of Slurm or Redis: the caller adds the
  * associations (from slurmdbd or qosdeny.conf) with their shares, sets each

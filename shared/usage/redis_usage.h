@@ -1,5 +1,5 @@
 /*
- * GPU usage in Redis (contract section 7), through hiredis.
+ * GPU usage in Redis (README "GPU usage and fair share"), through hiredis.
  *
  * Key layout, per Slurm cluster C (the "{C}" is a Redis Cluster hash tag, so
  * every key the script touches for one cluster is in one slot):
@@ -77,9 +77,9 @@ struct qd_redis;
 /*
  * A handle: parses the address and reads the password file, but does not
  * connect. The password file must be a regular file owned by root, neither
- * readable nor writable by others nor writable by group (contract section
- * 5: group-readable is allowed, so a group of administrators may run
- * `qosdeny share`). It holds one line, the password (AUTH password), or
+ * readable nor writable by others nor writable by group (README
+ * "plugstack.conf": group-readable is allowed, so a group of administrators may
+ * run `qosdeny share`). It holds one line, the password (AUTH password), or
  * two, a user name then its password (AUTH user password, for a Redis ACL
  * user); cfg->user names the user instead of the file. Under Sentinel the
  * same AUTH goes to the sentinels, and each connection asks them for the

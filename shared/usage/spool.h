@@ -1,7 +1,8 @@
 /*
- * The node's spool of GPU usage records (contract section 7): a record is
- * kept here from the job's start on the node until Redis has confirmed it,
- * so that nothing is lost across Redis outages, slurmd restarts and reboots.
+ * The node's spool of GPU usage records (README "GPU usage and fair share"): a
+ * record is kept here from the job's start on the node until Redis has
+ * confirmed it, so that nothing is lost across Redis outages, slurmd restarts
+ * and reboots.
  *
  * One file per record, named after its id ("CLUSTER:JOB:NODE:START.rec"),
  * written whole or not at all: a temp file (".tmp.*") is written, fsync'd

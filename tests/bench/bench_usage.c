@@ -1,6 +1,6 @@
 /*
- * make bench: GPU usage reporting (contract section 7), against the empty
- * redis-server that tests/bench/usage.sh starts on a loopback port.
+ * make bench: GPU usage reporting (README "GPU usage and fair share"), against
+ * the empty redis-server that tests/bench/usage.sh starts on a loopback port.
  *
  * 1. Records applied per second by qd_redis_apply, the plugin's and
  *    `qosdeny flush`'s path: the Lua script's SET NX of the record's id,

@@ -18,10 +18,10 @@
  *   - the merge gives each TRES the rule's value where the rule sets it and
  *     the database's otherwise, and keeps as many types as fit;
  *   - the verdict is the one a plain reading of check.h gives: the first
- *     failing check in contract order, with the request, usage and limit of
- *     the TRES it names, requested > 0, limit not unlimited and
- *     in_use + requested > limit with the sum saturating; none at all when
- *     there is no rule; a verdict that is not a denial is zeroed;
+ *     failing check in docs/how-it-decides.md's order, with the request, usage
+ * and limit of the TRES it names, requested > 0, limit not unlimited and in_use
+ * + requested > limit with the sum saturating; none at all when there is no
+ * rule; a verdict that is not a denial is zeroed;
  *   - the fallback for a reach missing types raises exactly the capped
  *     types reach lacks to asked + untyped, and nothing else;
  *   - widening keeps every fixed TRES, raises each partition type to

@@ -1,7 +1,7 @@
 /*
  * qd_factor_params_parse: PrioritySiteFactorParameters of the site factor
- * (contract section 9). Input: the first byte picks the error buffer's
- * length (below 0x80: that many bytes, 0 meaning none; else
+ * (README "GPU fair share in job priority"). Input: the first byte picks the
+ * error buffer's length (below 0x80: that many bytes, 0 meaning none; else
  * QD_FACTOR_ERR_MAX); the rest, up to its first NUL, is the text.
  *
  * Checks:

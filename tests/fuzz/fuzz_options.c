@@ -1,6 +1,6 @@
 /*
  * qd_spank_opts_parse: the plugin's arguments on its plugstack.conf line
- * (contract section 5), parsed in slurmd and every slurmstepd.
+ * (README "plugstack.conf"), parsed in slurmd and every slurmstepd.
  *
  * Input: the argument words, one per line ('\n' separates them, so a word
  * may hold blanks and be empty; a NUL ends a word early, as in a C string).

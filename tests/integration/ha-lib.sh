@@ -210,7 +210,7 @@ ha_addr() {
 	echo "sentinel:${s%,}/$HA_NAME"
 }
 
-# The plugstack.conf options naming the store (contract section 5).
+# The plugstack.conf options naming the store (README "plugstack.conf").
 ha_options() {
 	echo "redis=$(ha_addr) redis_user=$HA_USER" \
 		"redis_password_file=$HA/qosdeny.pass" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# site_factor/qosdeny (contract section 9): GPU fair share as each pending
+# site_factor/qosdeny (README "GPU fair share in job priority"): GPU fair share as each pending
 # job's site factor, under priority/multifactor with every other weight 0,
 # so a job's priority is its site factor alone. sprio's SITE is compared
 # with round(weight x FairShare) of `qosdeny share -P` at the same moment;

@@ -53,7 +53,7 @@ assert_eq "the header" "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|
 	"$(echo "$OUT" | head -1)"
 
 # The expected table from the sacctmgr shares and the usage the records
-# add up to (contract section 7), to 6 decimals.
+# add up to (README "GPU usage and fair share"), to 6 decimals.
 u_a=${USED[alice]:-0} u_b=${USED[bob]:-0} u_c=${USED[charlie]:-0}
 expected=$(awk -v a="$u_a" -v b="$u_b" -v c="$u_c" 'BEGIN {
 	tot = a + b + c

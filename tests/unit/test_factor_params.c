@@ -1,6 +1,6 @@
 /*
- * qd_factor_params_parse: PrioritySiteFactorParameters (contract section 9),
- * "weight=N,interval=SECONDS".
+ * qd_factor_params_parse: PrioritySiteFactorParameters (README "GPU fair share
+ * in job priority"), "weight=N,interval=SECONDS".
  */
 #include <stdio.h>
 #include <string.h>

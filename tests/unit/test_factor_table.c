@@ -1,7 +1,7 @@
 /*
- * The site factor of an association (contract section 9): qd_factor_of,
- * qd_factor_table_build and qd_factor_lookup over a computed fair-share
- * table.
+ * The site factor of an association (README "GPU fair share in job priority"):
+ * qd_factor_of, qd_factor_table_build and qd_factor_lookup over a computed
+ * fair-share table.
  */
 #include <math.h>
 #include <stdio.h>
@@ -26,7 +26,7 @@ TestSuite(factor, .fini = teardown);
 
 Test(factor, of_rounds_the_printed_fair_share)
 {
-	/* The contract's example: 10000 x 0.435275 = 4352.75. */
+	/* README's worked example: 10000 x 0.435275 = 4352.75. */
 	cr_expect_eq(qd_factor_of(10000, 0.435275), 4353);
 	cr_expect_eq(qd_factor_of(10000, 0.514057), 5141);
 	cr_expect_eq(qd_factor_of(1000000, 0.435275), 435275);
@@ -46,7 +46,8 @@ Test(factor, of_uses_six_decimals)
 	cr_expect_eq(qd_factor_of(1000000, 0.4352751), 435275);
 	cr_expect_eq(qd_factor_of(1000000, 0.43527451), 435275);
 	cr_expect_eq(qd_factor_of(10000000, 0.43527549), 4352750,
-		     "above the contract's range, still the printed digits");
+		     "above weight's range (README: at most 1,000,000), still "
+		     "the printed digits");
 	/* 0.0000004 prints as 0.000000: no factor, however large the
 	 * weight. */
 	cr_expect_eq(qd_factor_of(1000000, 0.0000004), 0);

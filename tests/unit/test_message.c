@@ -29,7 +29,7 @@ static void expect_text(const struct qd_verdict *v, const char *want)
 	cr_expect_eq(n, (int)strlen(want));
 }
 
-/* The contract's examples, character for character. */
+/* README's worked examples, character for character. */
 Test(message, grp)
 {
 	struct qd_verdict v = verdict(QD_DENY_ON_GRP, "gres/gpu", 5, 0, 4);

@@ -667,8 +667,8 @@ Test(policy_check, valid_file_reports_nothing)
 	cr_assert_eq(c.n, 0);
 }
 
-/* FairShareClusters= (contract section 9): the clusters whose usage counts
- * in fair share; none given, none listed. */
+/* FairShareClusters= (README "GPU fair share in job priority"): the clusters
+ * whose usage counts in fair share; none given, none listed. */
 Test(policy, fair_share_clusters)
 {
 	struct qd_policy *p = parse_ok("FairShareClusters=gpu-a,gpu_b.2,C@3\n");

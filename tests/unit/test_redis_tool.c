@@ -165,7 +165,7 @@ static void contract_usage(void)
 	spool_rec(4, "n2", "charlie", "batch", 60, true);
 }
 
-/* The contract's example, end to end: spooled on two slurmd, flushed,
+/* README's worked example, end to end: spooled on two slurmd, flushed,
  * shown. The open record (a job still running) stays. */
 Test(tool, flush_then_share)
 {
@@ -357,7 +357,7 @@ Test(tool, usage_errors)
 }
 
 /*
- * Fair share over several clusters (contract section 8): --cluster a,b, or
+ * Fair share over several clusters (qosdeny(1)): --cluster a,b, or
  * qosdeny.conf's FairShareClusters; running jobs' usage counted.
  */
 
@@ -395,7 +395,7 @@ static void applied(const char *cluster, uint32_t job, const char *user,
 	qd_redis_free(r);
 }
 
-/* The contract's usage split over clusters a (alice) and b (bob,
+/* The worked example's usage split over clusters a (alice) and b (bob,
  * charlie). */
 static void contract_usage_on_a_and_b(void)
 {

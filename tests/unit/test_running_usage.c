@@ -806,7 +806,7 @@ static void usage_key(const char *cluster, const char *account,
 }
 
 /*
- * The contract's example over two clusters: alice's 3600 on a (half of it
+ * README's worked example over two clusters: alice's 3600 on a (half of it
  * a running job), bob's 3600 and charlie's 1800 on b (charlie's all
  * running).
  */
@@ -832,7 +832,7 @@ static void share_row(const char *account, const char *user, uint32_t shares)
 	r->raw_shares = shares;
 }
 
-/* The rows slurmdbd (or qosdeny.conf) gives for the contract's example. */
+/* The rows slurmdbd (or qosdeny.conf) gives for README's worked example. */
 static void contract_rows(void)
 {
 	share_row("research", NULL, 500);

@@ -1,6 +1,6 @@
 /*
- * plugstack.conf arguments (contract section 5): every option, the defaults,
- * and a "qosdeny: " error naming whatever is unknown or malformed.
+ * plugstack.conf arguments (README "plugstack.conf"): every option, the
+ * defaults, and a "qosdeny: " error naming whatever is unknown or malformed.
  */
 #include <string.h>
 
