@@ -26,6 +26,8 @@
 
 /* Decode failures are told apart from I/O errors: only they quarantine. */
 #define READ_UNDECODABLE -2
+/* Listed, then removed: another job start or end on this node sent it. */
+#define READ_GONE -3
 
 static int fail(char *err, size_t errlen, const char *dir, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -240,9 +242,11 @@ static int read_at(int dfd, const char *dir, const char *name,
 		return fail(err, errlen, dir, "%s: not a record file name",
 			    name);
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return fail(err, errlen, dir, "open %s: %s", name,
-			    strerror(errno));
+	if (fd < 0) {
+		rv = errno == ENOENT ? READ_GONE : -1;
+		fail(err, errlen, dir, "open %s: %s", name, strerror(errno));
+		return rv;
+	}
 	if (fstat(fd, &st)) {
 		fail(err, errlen, dir, "stat %s: %s", name, strerror(errno));
 		goto fail;
@@ -421,6 +425,10 @@ int qd_spool_replay(const char *dir, qd_spool_send_fn send, void *send_arg,
 		struct qd_usage_record r;
 		int k = read_at(dfd, dir, l.names[i], &r, err, sizeof(err));
 
+		/* Two job starts or ends here replay at once: what the other
+		 * sent and removed is no problem of this one. */
+		if (k == READ_GONE)
+			continue;
 		if (k) {
 			report(err, report_arg);
 			if (k == READ_UNDECODABLE) {

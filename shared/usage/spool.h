@@ -94,8 +94,9 @@ typedef void (*qd_spool_report_fn)(const char *msg, void *arg);
  * left, so a Redis that is down costs one timeout and not one per record.
  * Records that do not decode are renamed to NAME.bad and reported; temp
  * files older than an hour (a writer died between write and rename) are
- * removed. Returns 0 when every closed record was sent, -1 otherwise (the
- * failures were reported).
+ * removed; a record another replay sent and removed after this one listed
+ * it (two job starts or ends on the node at once) is passed over. Returns 0
+ * when every closed record was sent, -1 otherwise (the failures were reported).
  */
 int qd_spool_replay(const char *dir, qd_spool_send_fn send, void *send_arg,
 		    qd_spool_report_fn report, void *report_arg,

@@ -1,4 +1,5 @@
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -290,6 +291,41 @@ Test(spool, replay_sends_closed_keeps_open)
 	cr_expect_eq(st.left, 0);
 	cr_expect_eq(st.bad, 0);
 	cr_expect_str_eq(ls(dir), "qd:3:n1:1700000000.rec");
+	cr_expect_str_eq(reports, "");
+}
+
+/* The sender of a second replay running at once: before answering for
+ * the first record, the other replay sent and removed the next one. */
+static int send_then_lose_next(const struct qd_usage_record *r, void *arg,
+			       char *e, size_t elen)
+{
+	char path[PATH_MAX];
+
+	(void)r;
+	(void)e;
+	(void)elen;
+	snprintf(path, sizeof(path), "%s/%s", dir, (char *)arg);
+	cr_assert_eq(unlink(path), 0, "%s", path);
+	return 1;
+}
+
+/* A record another replay removed between the listing and its reading is
+ * neither an error nor left (slurmd would log "not sent" for nothing). */
+Test(spool, replay_skips_what_another_replay_removed)
+{
+	struct qd_usage_record a = rec(1, false), b = rec(2, false);
+	struct qd_spool_stats st;
+
+	write_ok(&a);
+	write_ok(&b);
+	cr_expect_eq(qd_spool_replay(dir, send_then_lose_next,
+				     "qd:2:n1:1700000000.rec", report, NULL,
+				     &st),
+		     0, "%s", reports);
+	cr_expect_eq(st.sent, 1);
+	cr_expect_eq(st.left, 0);
+	cr_expect_eq(st.bad, 0);
+	cr_expect_str_eq(ls(dir), "");
 	cr_expect_str_eq(reports, "");
 }
 
