@@ -24,6 +24,9 @@ D=/var/lib/qd
 ETC=$D/etc
 export SLURM_CONF=$ETC/slurm.conf
 PLUGIN=/usr/lib/x86_64-linux-gnu/slurm-wlm/spank_qosdeny.so
+# The same one-node configuration as the VM's.
+# shellcheck source=tests/vm/node-conf.sh
+. /qosdeny/tests/vm/node-conf.sh
 
 stop_pid() { # PIDFILE
 	local p i
@@ -100,56 +103,8 @@ gpus() {
 }
 
 write_conf() {
-	local n
-	n=$(gpus)
-	cat >"$ETC/slurm.conf" <<EOF
-ClusterName=gpunode
-SlurmctldHost=$NODE($ADDR)
-SlurmctldPort=$CTLD_PORT
-SlurmdPort=$SLURMD_PORT
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-StateSaveLocation=$D/state
-SlurmdSpoolDir=$D/spool
-SlurmctldPidFile=/run/slurmctld.pid
-SlurmdPidFile=/run/slurmd.pid
-SlurmctldLogFile=$D/log/slurmctld.log
-SlurmdLogFile=$D/log/slurmd.log
-SlurmctldDebug=info
-SlurmdDebug=info
-ProctrackType=proctrack/cgroup
-TaskPlugin=$1
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-MpiDefault=none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SlurmdParameters=config_overrides
-GresTypes=gpu
-SchedulerParameters=sched_interval=1
-ReturnToService=2
-MessageTimeout=4
-UnkillableStepTimeout=20
-KillWait=2
-OverTimeLimit=0
-InactiveLimit=0
-MinJobAge=300
-Waittime=0
-NodeName=$NODE NodeAddr=$ADDR CPUs=$(nproc) RealMemory=1000 Gres=gpu:$n State=UNKNOWN
-PartitionName=main Nodes=$NODE Default=YES MaxTime=INFINITE State=UP
-EOF
-	cat >"$ETC/cgroup.conf" <<EOF
-CgroupPlugin=cgroup/v2
-IgnoreSystemd=yes
-ConstrainDevices=$2
-EOF
-	cat >"$ETC/gres.conf" <<EOF
-AutoDetect=off
-NodeName=$NODE Name=gpu File=/dev/nvidia[0-$((n - 1))]
-EOF
-	printf 'Enforce=no\nUsageHalfLife=365-0\n' >"$ETC/qosdeny.conf"
+	write_node_conf "$ETC" "$D" gpunode "$NODE" "$ADDR" "$(nproc)" "$(gpus)" \
+		"$1" "$2" "SlurmctldPort=$CTLD_PORT" "SlurmdPort=$SLURMD_PORT"
 	plugin on
 }
 

@@ -18,6 +18,8 @@ D=/var/lib/qd
 ETC=$D/etc
 export SLURM_CONF=$ETC/slurm.conf
 PLUGIN=${QD_VM_PLUGIN:-/qosdeny/build/trixie/spank_qosdeny.so}
+# shellcheck source=tests/vm/node-conf.sh
+. "$(dirname "${BASH_SOURCE[0]}")/node-conf.sh"
 
 stop_pid() { # PIDFILE
 	local p i
@@ -44,54 +46,8 @@ wait_until() { # SECONDS COMMAND...
 }
 
 write_conf() {
-	mkdir -p "$ETC" "$D/log" "$D/state" "$D/spool"
-	cat >"$ETC/slurm.conf" <<EOF
-ClusterName=vmv2
-SlurmctldHost=vm(10.99.0.1)
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-StateSaveLocation=$D/state
-SlurmdSpoolDir=$D/spool
-SlurmctldPidFile=/run/slurmctld.pid
-SlurmdPidFile=/run/slurmd.pid
-SlurmctldLogFile=$D/log/slurmctld.log
-SlurmdLogFile=$D/log/slurmd.log
-SlurmctldDebug=info
-SlurmdDebug=info
-ProctrackType=proctrack/cgroup
-TaskPlugin=$1
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-MpiDefault=none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SlurmdParameters=config_overrides
-GresTypes=gpu
-SchedulerParameters=sched_interval=1
-ReturnToService=2
-MessageTimeout=4
-UnkillableStepTimeout=20
-KillWait=2
-OverTimeLimit=0
-InactiveLimit=0
-MinJobAge=300
-Waittime=0
-NodeName=vm NodeAddr=10.99.0.1 CPUs=2 RealMemory=1000 Gres=gpu:2 State=UNKNOWN
-PartitionName=main Nodes=vm Default=YES MaxTime=INFINITE State=UP
-EOF
-	cat >"$ETC/cgroup.conf" <<EOF
-CgroupPlugin=cgroup/v2
-IgnoreSystemd=yes
-ConstrainDevices=$2
-EOF
-	cat >"$ETC/gres.conf" <<EOF
-AutoDetect=off
-NodeName=vm Name=gpu File=/dev/nvidia[0-1]
-EOF
+	write_node_conf "$ETC" "$D" vmv2 vm 10.99.0.1 2 2 "$1" "$2"
 	echo "required $PLUGIN redis=127.0.0.1:6379" >"$ETC/plugstack.conf"
-	printf 'Enforce=no\nUsageHalfLife=365-0\n' >"$ETC/qosdeny.conf"
 	for u in alice bob; do
 		mkdir -p "$D/users/$u"
 		chown "$u:" "$D/users/$u"
