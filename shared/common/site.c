@@ -120,8 +120,18 @@ static int spank_arg(struct qd_site *s, const char *arg, const char *path,
 	    {"redis_tls_cert=", offsetof(struct qd_site, tls_cert), PATH_MAX},
 	    {"redis_tls_key=", offsetof(struct qd_site, tls_key), PATH_MAX},
 	};
+	static const struct {
+		const char *key;
+		size_t off;
+		long min, max;
+	} ints[] = {
+	    {"redis_replicas=", offsetof(struct qd_site, redis_replicas), 0,
+	     QD_REDIS_REPLICAS_MAX},
+	    {"timeout_ms=", offsetof(struct qd_site, timeout_ms), 1, 600000},
+	};
+	const char *val;
 	char *end;
-	long ms;
+	long v;
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		size_t klen = strlen(keys[i].key);
@@ -131,26 +141,22 @@ static int spank_arg(struct qd_site *s, const char *arg, const char *path,
 			return 0;
 		}
 	}
-	if (!strncmp(arg, "redis_replicas=", 15)) {
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		size_t klen = strlen(ints[i].key);
+
+		if (strncmp(arg, ints[i].key, klen))
+			continue;
+		val = arg + klen;
 		errno = 0;
-		ms = strtol(arg + 15, &end, 10);
-		if (arg[15] < '0' || arg[15] > '9' || *end || errno ||
-		    ms > QD_REDIS_REPLICAS_MAX)
-			return qd_errf(err, errlen,
-				       "%s:%d: invalid redis_replicas '%s'",
-				       path, lineno, arg + 15);
-		s->redis_replicas = (int)ms;
+		v = strtol(val, &end, 10);
+		if (val[0] < '0' || val[0] > '9' || *end || errno ||
+		    v < ints[i].min || v > ints[i].max)
+			return qd_errf(err, errlen, "%s:%d: invalid %.*s '%s'",
+				       path, lineno, (int)klen - 1, ints[i].key,
+				       val);
+		*(int *)((char *)s + ints[i].off) = (int)v;
 		return 0;
 	}
-	if (strncmp(arg, "timeout_ms=", 11))
-		return 0;
-	errno = 0;
-	ms = strtol(arg + 11, &end, 10);
-	if (arg[11] < '0' || arg[11] > '9' || *end || errno || ms <= 0 ||
-	    ms > 600000)
-		return qd_errf(err, errlen, "%s:%d: invalid timeout_ms '%s'",
-			       path, lineno, arg + 11);
-	s->timeout_ms = (int)ms;
 	return 0;
 }
 

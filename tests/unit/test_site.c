@@ -134,3 +134,29 @@ Test(site, bad_redis_replicas_is_named)
 	cr_expect(strstr(err, "plugstack.conf:1: invalid redis_replicas 'x'"),
 		  "%s", err);
 }
+
+/* Each number of the line has its bounds: timeout_ms from 1, replicas up to
+ * QD_REDIS_REPLICAS_MAX; the value read when within them. */
+Test(site, numbers_of_the_line_within_their_bounds)
+{
+	char path[sizeof(dir) + 32];
+
+	snprintf(path, sizeof(path), "%s/slurm.conf", dir);
+	fclose(fopen(path, "w"));
+	plugstack("required spank_qosdeny.so timeout_ms=0\n");
+	cr_assert_eq(qd_site_load_from(&s, path, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "plugstack.conf:1: invalid timeout_ms '0'"), "%s",
+		  err);
+	plugstack("required spank_qosdeny.so timeout_ms=600001\n");
+	cr_assert_eq(qd_site_load_from(&s, path, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "invalid timeout_ms '600001'"), "%s", err);
+	plugstack("required spank_qosdeny.so redis_replicas=-1\n");
+	cr_assert_eq(qd_site_load_from(&s, path, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "invalid redis_replicas '-1'"), "%s", err);
+	plugstack(
+	    "required spank_qosdeny.so timeout_ms=250 redis_replicas=0\n");
+	cr_assert_eq(qd_site_load_from(&s, path, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_expect_eq(s.timeout_ms, 250);
+	cr_expect_eq(s.redis_replicas, 0);
+}
