@@ -53,6 +53,26 @@ static int64_t share(int64_t deadline_ms, size_t ways)
 				  : now + (deadline_ms - now) / (int64_t)ways;
 }
 
+/* Connects to e as the handle's connection and runs one command there:
+ * the reply, or NULL with why naming e as what ("sentinel", "primary"). */
+static redisReply *endpoint_command(struct qd_redis *r, const char *what,
+				    const struct qd_redis_endpoint *e,
+				    int64_t deadline_ms, int argc,
+				    const char **argv, char *why, size_t whylen)
+{
+	char cause[QD_REDIS_ERR_MAX];
+	redisReply *reply = NULL;
+
+	if (!qd_redis_open(r, e->host, e->port, NULL, deadline_ms, cause,
+			   sizeof(cause)))
+		reply = qd_redis_command(r, deadline_ms, argv[0], argc, argv,
+					 NULL, cause, sizeof(cause));
+	if (!reply)
+		qd_errf(why, whylen, "%s %s:%d: %s", what, e->host, e->port,
+			bare(r, cause));
+	return reply;
+}
+
 /* Asks one sentinel. Returns 0 with *primary, or -1 with why. */
 static int ask(struct qd_redis *r, const struct qd_redis_endpoint *s,
 	       int64_t deadline_ms, struct qd_redis_endpoint *primary,
@@ -60,25 +80,15 @@ static int ask(struct qd_redis *r, const struct qd_redis_endpoint *s,
 {
 	const char *argv[] = {"SENTINEL", "get-master-addr-by-name",
 			      r->addr.master};
-	char cause[QD_REDIS_ERR_MAX];
 	redisReply *reply;
 	int rv = -1;
 	long port;
 
-	if (qd_redis_open(r, s->host, s->port, NULL, deadline_ms, cause,
-			  sizeof(cause))) {
-		qd_errf(why, whylen, "sentinel %s:%d: %s", s->host, s->port,
-			bare(r, cause));
-		return -1;
-	}
-	reply = qd_redis_command(r, deadline_ms, "SENTINEL", 3, argv, NULL,
-				 cause, sizeof(cause));
+	reply = endpoint_command(r, "sentinel", s, deadline_ms, 3, argv, why,
+				 whylen);
 	qd_redis_drop(r);
-	if (!reply) {
-		qd_errf(why, whylen, "sentinel %s:%d: %s", s->host, s->port,
-			bare(r, cause));
+	if (!reply)
 		return -1;
-	}
 	if (reply->type == REDIS_REPLY_ERROR)
 		qd_errf(why, whylen, "sentinel %s:%d: %s", s->host, s->port,
 			reply->str);
@@ -107,23 +117,13 @@ static int open_primary(struct qd_redis *r, const struct qd_redis_endpoint *p,
 			int64_t deadline_ms, char *why, size_t whylen)
 {
 	const char *argv[] = {"ROLE"};
-	char cause[QD_REDIS_ERR_MAX];
 	redisReply *reply;
 	bool master;
 
-	if (qd_redis_open(r, p->host, p->port, NULL, deadline_ms, cause,
-			  sizeof(cause))) {
-		qd_errf(why, whylen, "primary %s:%d: %s", p->host, p->port,
-			bare(r, cause));
+	reply = endpoint_command(r, "primary", p, deadline_ms, 1, argv, why,
+				 whylen);
+	if (!reply)
 		return -1;
-	}
-	reply = qd_redis_command(r, deadline_ms, "ROLE", 1, argv, NULL, cause,
-				 sizeof(cause));
-	if (!reply) {
-		qd_errf(why, whylen, "primary %s:%d: %s", p->host, p->port,
-			bare(r, cause));
-		return -1;
-	}
 	master = reply->type == REDIS_REPLY_ARRAY && reply->elements &&
 		 reply->element[0]->type == REDIS_REPLY_STRING &&
 		 !strcmp(reply->element[0]->str, "master");
@@ -177,7 +177,7 @@ static int discover(struct qd_redis *r, int64_t deadline_ms, char *err,
 
 void qd_redis_follow(struct qd_redis *r)
 {
-	int64_t deadline_ms = qd_redis_now_ms() + r->timeout_ms;
+	int64_t deadline_ms = qd_redis_deadline(r);
 	size_t n = r->addr.n_sentinels;
 	redisContext *kept = r->c;
 	char why[QD_REDIS_ERR_MAX];
