@@ -226,6 +226,20 @@ static int set(struct qd_spank_opts *o, enum opt k, const char *word,
 	return fail(err, errlen, "%s: internal error", word);
 }
 
+/* The word, and every option there is, from the one table of names. */
+static int unknown(const char *word, char *err, size_t errlen)
+{
+	char known[256];
+	size_t n = 0;
+
+	for (int k = 0; k < O_COUNT && n < sizeof(known); k++)
+		n += (size_t)snprintf(known + n, sizeof(known) - n, "%s%s",
+				      k ? ", " : "", opt_names[k]);
+	return fail(err, errlen,
+		    "unknown option '%s' in plugstack.conf (known: %s)", word,
+		    known);
+}
+
 int qd_spank_opts_parse(struct qd_spank_opts *o, int argc, char *const argv[],
 			char *err, size_t errlen)
 {
@@ -243,14 +257,7 @@ int qd_spank_opts_parse(struct qd_spank_opts *o, int argc, char *const argv[],
 			    !strncmp(word, opt_names[k], len))
 				break;
 		if (k == O_COUNT)
-			return fail(err, errlen,
-				    "unknown option '%s' in plugstack.conf "
-				    "(known: redis, redis_password_file, "
-				    "cluster, spool, timeout_ms, cgroup, "
-				    "gpu_devices, adopt_dir, redis_user, "
-				    "redis_replicas, redis_tls_ca, "
-				    "redis_tls_cert, redis_tls_key)",
-				    word);
+			return unknown(word, err, errlen);
 		if (!eq || !eq[1])
 			return fail(err, errlen, "option '%s' needs a value",
 				    word);
