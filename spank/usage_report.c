@@ -1,9 +1,12 @@
 /*
  * The job prolog's and epilog's work on the node's spool and Redis. Order
- * matters for "nothing lost, nothing twice": a record is on disk (fsync'd,
- * renamed into place) before anything is sent, and leaves the spool only
- * once Redis has confirmed it, so a crash at any point leaves a record that
- * is sent again and counted once.
+ * matters for "nothing lost, nothing twice": a job's open record is on disk
+ * (fsync'd, renamed into place) from its prolog on; at its epilog the closed
+ * record goes to Redis first and is written to the spool only when Redis did
+ * not take it, and a record leaves the spool only once Redis has confirmed
+ * it. A crash at any point leaves a record that is sent again and counted
+ * once (Redis keeps every record's id), or the open record, which the next
+ * boot closes (docs/gpu-and-usage.md "Usage reporting").
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -15,15 +18,16 @@
 #include "spool_orphan.h"
 #include "usage_report.h"
 
-/* The Redis side of a replay: connected and the half-life read only when
- * a closed record is there to send. */
+/* The Redis side of one hook: connected and the half-life read only when a
+ * closed record is there to send; after a failure nothing more is tried, so
+ * that the hook waits at most one timeout_ms (README "plugstack.conf"). */
 struct sender {
 	const struct qd_reporter *rp;
 	struct qd_redis *redis;
 	uint64_t half_life_s;
 	bool ready;
-	const struct qd_usage_record *watch; /* the hook's own record */
-	bool watch_sent;		     /* Redis has it now */
+	bool failed;
+	char why[QD_REPORT_ERR_MAX];
 };
 
 static void say(const struct qd_reporter *rp, enum qd_log_level level,
@@ -72,24 +76,23 @@ static int sender_ready(struct sender *s, char *err, size_t errlen)
 	return 0;
 }
 
-static bool same_id(const struct qd_usage_record *a,
-		    const struct qd_usage_record *b)
-{
-	return a->job_id == b->job_id && a->start == b->start &&
-	       !strcmp(a->cluster, b->cluster) && !strcmp(a->node, b->node);
-}
-
 static int send_record(const struct qd_usage_record *r, void *arg, char *err,
 		       size_t errlen)
 {
 	struct sender *s = arg;
 	int k;
 
-	if (sender_ready(s, err, errlen))
+	if (s->failed) {
+		snprintf(err, errlen, "%s", s->why);
 		return -1;
-	k = qd_redis_apply(s->redis, r, s->half_life_s, err, errlen);
-	if (k >= 0 && s->watch && same_id(r, s->watch))
-		s->watch_sent = true;
+	}
+	k = sender_ready(s, err, errlen)
+		? -1
+		: qd_redis_apply(s->redis, r, s->half_life_s, err, errlen);
+	if (k < 0) {
+		s->failed = true;
+		snprintf(s->why, sizeof(s->why), "%s", err);
+	}
 	return k;
 }
 
@@ -98,17 +101,15 @@ static void report_problem(const char *msg, void *arg)
 	say(arg, QD_LOG_ERROR, "qosdeny: %s", msg);
 }
 
-/* Sends every closed record in the spool. Returns whether watch (may be
- * NULL) is in Redis now. */
-static bool replay(const struct qd_reporter *rp,
-		   const struct qd_usage_record *watch)
+/* Sends every closed record in the spool through s, then lets it go. */
+static void replay(const struct qd_reporter *rp, struct sender *s)
 {
-	struct sender s = {.rp = rp, .watch = watch};
 	struct qd_spool_stats st;
 
-	qd_spool_replay(rp->spool, send_record, &s, report_problem, (void *)rp,
+	qd_spool_replay(rp->spool, send_record, s, report_problem, (void *)rp,
 			&st);
-	qd_redis_free(s.redis);
+	qd_redis_free(s->redis);
+	s->redis = NULL;
 	if (st.sent || st.already)
 		say(rp, QD_LOG_VERBOSE,
 		    "qosdeny: spool %s: %zu usage record(s) sent to %s, %zu "
@@ -119,7 +120,6 @@ static bool replay(const struct qd_reporter *rp,
 		    "qosdeny: spool %s: %zu usage record(s) not sent, kept "
 		    "for the next job start or end here or `qosdeny flush`",
 		    rp->spool, st.left);
-	return s.watch_sent;
 }
 
 /* What looking through the spool for one job's records found. */
@@ -203,6 +203,7 @@ enum qd_report_result qd_report_prolog(const struct qd_reporter *rp,
 	enum qd_report_result rv = QD_REPORT_NONE;
 	char err[QD_SPOOL_ERR_MAX], text[QD_RECORD_MAX];
 	struct qd_usage_record r = *job;
+	struct sender s = {.rp = rp};
 	struct found f;
 
 	scan(rp, job->gpus ? job : NULL, false, &f);
@@ -234,46 +235,18 @@ enum qd_report_result qd_report_prolog(const struct qd_reporter *rp,
 	}
 	rv = QD_REPORT_DONE;
 replay:
-	replay(rp, NULL);
+	replay(rp, &s);
 	return rv;
-}
-
-/* The closed record could not be spooled: Redis is its only way out. */
-static enum qd_report_result send_unspooled(const struct qd_reporter *rp,
-					    const struct qd_usage_record *r,
-					    const char *why)
-{
-	char err[QD_REPORT_ERR_MAX], text[QD_RECORD_MAX];
-	struct sender s = {.rp = rp};
-	int k = send_record(r, &s, err, sizeof(err));
-
-	qd_redis_free(s.redis);
-	if (k < 0) {
-		say(rp, QD_LOG_ERROR,
-		    "qosdeny: job %" PRIu32
-		    ": GPU usage on %s LOST: not spooled (%s) and not sent "
-		    "(%s); record: %s",
-		    r->job_id, r->node, why, err,
-		    qd_usage_record_text(r, text, sizeof(text)));
-		return QD_REPORT_FAILED;
-	}
-	/* Counted: the open record must not be closed again later. */
-	if (qd_spool_remove(rp->spool, r, err, sizeof(err)))
-		say(rp, QD_LOG_ERROR, "qosdeny: %s", err);
-	say(rp, QD_LOG_ERROR,
-	    "qosdeny: job %" PRIu32
-	    ": usage record could not be spooled (%s), sent directly",
-	    r->job_id, why);
-	return QD_REPORT_DONE;
 }
 
 enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 				       const struct qd_usage_record *job,
 				       int64_t now)
 {
-	char err[QD_SPOOL_ERR_MAX], text[QD_RECORD_MAX];
+	char err[QD_REPORT_ERR_MAX], why[QD_SPOOL_ERR_MAX], text[QD_RECORD_MAX];
 	enum qd_report_result rv;
 	struct qd_usage_record r;
+	struct sender s = {.rp = rp};
 	struct found f;
 
 	/* A job whose epilog does run after a reboot held its GPUs until
@@ -291,7 +264,7 @@ enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 			    "allocation on every node), or its spool file "
 			    "was lost",
 			    job->job_id, job->gpus, job->node);
-		replay(rp, NULL);
+		replay(rp, &s);
 		return rv;
 	}
 	r = f.open;
@@ -302,16 +275,35 @@ enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 		    "record at %" PRId64 ": %s",
 		    r.job_id, now,
 		    qd_usage_record_text(&r, text, sizeof(text)));
-		replay(rp, NULL);
+		replay(rp, &s);
 		return QD_REPORT_FAILED;
 	}
-	if (qd_spool_write(rp->spool, &r, err, sizeof(err))) {
-		rv = send_unspooled(rp, &r, err);
-		replay(rp, NULL);
-		return rv;
-	}
-	if (replay(rp, &r))
+	/*
+	 * Redis first: the open record on disk already covers a crash, and
+	 * the closed one is written (two fsyncs) only for Redis to take later
+	 * (docs/performance.md "Launch cost").
+	 */
+	if (send_record(&r, &s, err, sizeof(err)) >= 0) {
+		say(rp, QD_LOG_VERBOSE,
+		    "qosdeny: job %" PRIu32 ": usage on %s (%" PRIu64
+		    " GPU-seconds) sent to %s",
+		    r.job_id, r.node, r.gpu_seconds, rp->opts.redis);
+		if (qd_spool_remove(rp->spool, &r, why, sizeof(why)))
+			say(rp, QD_LOG_ERROR, "qosdeny: %s", why);
+		replay(rp, &s);
 		return QD_REPORT_DONE;
+	}
+	if (qd_spool_write(rp->spool, &r, why, sizeof(why))) {
+		say(rp, QD_LOG_ERROR,
+		    "qosdeny: job %" PRIu32
+		    ": GPU usage on %s LOST: not spooled (%s) and not sent "
+		    "(%s); record: %s",
+		    r.job_id, r.node, why, err,
+		    qd_usage_record_text(&r, text, sizeof(text)));
+		replay(rp, &s);
+		return QD_REPORT_FAILED;
+	}
+	replay(rp, &s);
 	say(rp, QD_LOG_ERROR,
 	    "qosdeny: job %" PRIu32 ": usage on %s (%" PRIu64
 	    " GPU-seconds) not sent to %s; kept in spool %s for the next "

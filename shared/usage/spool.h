@@ -10,6 +10,8 @@
  * record is later replaced by its closed form under the same name. Files
  * are removed only after Redis has confirmed the record, so a record whose
  * confirmation was lost is sent again, and the Redis script counts it once.
+ * For the same reason a removal is not fsync'd: one that a crash undoes
+ * brings back a record that is sent again and found counted.
  *
  * The directory and its files must belong to the user running this code and
  * the directory must not be writable by group or others: anyone who can
@@ -36,8 +38,8 @@
 int qd_spool_write(const char *dir, const struct qd_usage_record *r, char *err,
 		   size_t errlen);
 
-/* Removes a record's file (gone already is success), and fsyncs the
- * directory. Returns 0, or -1 with err. */
+/* Removes a record's file (gone already is success); not durable (above).
+ * Returns 0, or -1 with err. */
 int qd_spool_remove(const char *dir, const struct qd_usage_record *r, char *err,
 		    size_t errlen);
 
