@@ -464,28 +464,6 @@ int cg_rmdir(const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
-int qd_cg_resolve(pid_t pid, enum qd_cg_mode mode, enum qd_cg_mode *out,
-		  char *err, size_t errlen)
-{
-	char dir[PATH_MAX], top[PATH_MAX], why1[512], why2[512];
-
-	*out = mode;
-	if (mode != QD_CG_AUTO)
-		return 0;
-	if (!cg_dir_of(pid, "devices", dir, sizeof(dir), top, sizeof(top), why1,
-		       sizeof(why1))) {
-		*out = QD_CG_V1;
-		return 0;
-	}
-	if (!cg_dir_of(pid, NULL, dir, sizeof(dir), top, sizeof(top), why2,
-		       sizeof(why2))) {
-		*out = QD_CG_V2;
-		return 0;
-	}
-	return cg_err(err, errlen, "no cgroup to confine devices in: %s; %s",
-		      why1, why2);
-}
-
 /* Whether path ends in "/job_N/step_..." or holds it: a cgroup Slurm's
  * cgroup/v2 made for a step (job_N/step_S/{user,slurm}/task_T, 22.05 to
  * 26.05), which Slurm finds the step's processes by. */
@@ -519,22 +497,67 @@ enum qd_cg_layout qd_cg_layout_of(enum qd_cg_mode resolved, bool slurm_step)
 	return slurm_step ? QD_CG_LAYOUT_V2_IN_PLACE : QD_CG_LAYOUT_V2_CHILD;
 }
 
-int qd_cg_decide_layout(pid_t pid, enum qd_cg_mode mode,
-			enum qd_cg_layout *layout, char *dir, size_t dirlen,
-			char *err, size_t errlen)
+/*
+ * The layout for pid, its cgroup directory (dir) and that hierarchy's
+ * mount (top), each looked up once: every task's launch waits for this
+ * (docs/performance.md "Launch cost"). With mode auto, v1 where pid has
+ * a v1 devices cgroup, else v2.
+ */
+static int decide(pid_t pid, enum qd_cg_mode mode, enum qd_cg_layout *layout,
+		  char *dir, size_t dirlen, char *top, size_t toplen, char *err,
+		  size_t errlen)
 {
-	char top[PATH_MAX];
+	char why1[512] = "", why2[512];
 
 	*layout = QD_CG_LAYOUT_OFF;
 	if (dirlen)
 		dir[0] = '\0';
 	if (mode == QD_CG_OFF)
 		return 0;
-	if (qd_cg_resolve(pid, mode, &mode, err, errlen) ||
-	    cg_dir_of(pid, mode == QD_CG_V1 ? "devices" : NULL, dir, dirlen,
-		      top, sizeof(top), err, errlen))
+	if (mode != QD_CG_V2) {
+		if (!cg_dir_of(pid, "devices", dir, dirlen, top, toplen, why1,
+			       sizeof(why1))) {
+			*layout = QD_CG_LAYOUT_V1_CHILD;
+			return 0;
+		}
+		if (mode == QD_CG_V1)
+			return cg_err(err, errlen, "%s", why1);
+	}
+	if (cg_dir_of(pid, NULL, dir, dirlen, top, toplen, why2,
+		      sizeof(why2))) {
+		if (mode == QD_CG_AUTO)
+			return cg_err(err, errlen,
+				      "no cgroup to confine devices in: %s; %s",
+				      why1, why2);
+		return cg_err(err, errlen, "%s", why2);
+	}
+	*layout = qd_cg_layout_of(QD_CG_V2, in_slurm_step(dir));
+	return 0;
+}
+
+int qd_cg_decide_layout(pid_t pid, enum qd_cg_mode mode,
+			enum qd_cg_layout *layout, char *dir, size_t dirlen,
+			char *err, size_t errlen)
+{
+	char top[PATH_MAX];
+
+	return decide(pid, mode, layout, dir, dirlen, top, sizeof(top), err,
+		      errlen);
+}
+
+int qd_cg_resolve(pid_t pid, enum qd_cg_mode mode, enum qd_cg_mode *out,
+		  char *err, size_t errlen)
+{
+	enum qd_cg_layout layout;
+	char dir[PATH_MAX];
+
+	*out = mode;
+	if (mode != QD_CG_AUTO)
+		return 0;
+	if (qd_cg_decide_layout(pid, mode, &layout, dir, sizeof(dir), err,
+				errlen))
 		return -1;
-	*layout = qd_cg_layout_of(mode, in_slurm_step(dir));
+	*out = layout == QD_CG_LAYOUT_V1_CHILD ? QD_CG_V1 : QD_CG_V2;
 	return 0;
 }
 
@@ -589,10 +612,8 @@ static int confine(pid_t pid, enum qd_cg_mode mode, const char *name,
 		rv = 0; /* every GPU allowed, or none on the node */
 		goto fail;
 	}
-	if (qd_cg_decide_layout(pid, mode, &layout, parent, sizeof(parent), err,
-				errlen) ||
-	    cg_dir_of(pid, layout == QD_CG_LAYOUT_V1_CHILD ? "devices" : NULL,
-		      parent, sizeof(parent), top, sizeof(top), err, errlen))
+	if (decide(pid, mode, &layout, parent, sizeof(parent), top, sizeof(top),
+		   err, errlen))
 		goto fail;
 	b = new_binding(layout, pid, nomove, err, errlen);
 	if (!b)

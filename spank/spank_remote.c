@@ -177,7 +177,7 @@ static void tell_user(pid_t pid, const char *msg)
  * Slurm put the extern step. It may not have reached its setsid() or exec
  * yet, so it is known by its parent alone.
  */
-static pid_t extern_sleep(void)
+static pid_t child_by_scan(void)
 {
 	char path[300], buf[512], *p;
 	struct dirent *e;
@@ -209,6 +209,41 @@ static pid_t extern_sleep(void)
 	}
 	closedir(d);
 	return found;
+}
+
+/*
+ * Each of slurmstepd's threads lists the children it forked in
+ * /proc/self/task/TID/children: a few files instead of every process on
+ * the node (docs/performance.md "Launch cost"). Where that finds none
+ * (kernels built without CONFIG_PROC_CHILDREN), every process is looked at.
+ */
+static pid_t extern_sleep(void)
+{
+	char path[300], buf[64];
+	struct dirent *e;
+	pid_t found = 0;
+	int fd;
+	ssize_t n;
+	DIR *d = opendir("/proc/self/task");
+
+	while (d && !found && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/children",
+			 e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		found = (pid_t)atoi(buf);
+	}
+	if (d)
+		closedir(d);
+	return found ? found : child_by_scan();
 }
 
 /*
