@@ -171,66 +171,22 @@ static void tell_user(pid_t pid, const char *msg)
 	close(fd);
 }
 
-/*
- * The extern step's one process, `sleep`, the only child slurmstepd has
- * forked when it calls task_post_fork with no task: its cgroups are where
- * Slurm put the extern step. It may not have reached its setsid() or exec
- * yet, so it is known by its parent alone.
- */
-static pid_t child_by_scan(void)
+/* The first numeric entry NAME of dir for which pick() finds a pid in the
+ * start of dir/NAME/file; 0 when none. */
+static pid_t find_in(const char *dir, const char *file,
+		     pid_t (*pick)(const char *name, const char *text))
 {
-	char path[300], buf[512], *p;
-	struct dirent *e;
-	pid_t me = getpid(), found = 0;
-	int ppid, pgrp, fd;
-	ssize_t n;
-	DIR *d = opendir("/proc");
-
-	if (!d)
-		return 0;
-	while (!found && (e = readdir(d))) {
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		/* "PID (COMM) STATE PPID PGRP ...": COMM may hold blanks. */
-		p = strrchr(buf, ')');
-		if (!p || sscanf(p + 1, " %*c %d %d", &ppid, &pgrp) != 2)
-			continue;
-		if (ppid == me)
-			found = (pid_t)atoi(e->d_name);
-	}
-	closedir(d);
-	return found;
-}
-
-/*
- * Each of slurmstepd's threads lists the children it forked in
- * /proc/self/task/TID/children: a few files instead of every process on
- * the node (docs/performance.md "Launch cost"). Where that finds none
- * (kernels built without CONFIG_PROC_CHILDREN), every process is looked at.
- */
-static pid_t extern_sleep(void)
-{
-	char path[300], buf[64];
+	char path[300], buf[512];
 	struct dirent *e;
 	pid_t found = 0;
-	int fd;
 	ssize_t n;
-	DIR *d = opendir("/proc/self/task");
+	int fd;
+	DIR *d = opendir(dir);
 
 	while (d && !found && (e = readdir(d))) {
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/children",
-			 e->d_name);
+		snprintf(path, sizeof(path), "%s/%s/%s", dir, e->d_name, file);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
@@ -239,11 +195,47 @@ static pid_t extern_sleep(void)
 		if (n <= 0)
 			continue;
 		buf[n] = '\0';
-		found = (pid_t)atoi(buf);
+		found = pick(e->d_name, buf);
 	}
 	if (d)
 		closedir(d);
-	return found ? found : child_by_scan();
+	return found;
+}
+
+/* /proc/PID/stat, "PID (COMM) STATE PPID ...": PID when PPID is ours.
+ * COMM may hold blanks. */
+static pid_t our_child(const char *name, const char *text)
+{
+	const char *p = strrchr(text, ')');
+	int ppid;
+
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1 || ppid != getpid())
+		return 0;
+	return (pid_t)atoi(name);
+}
+
+/* /proc/self/task/TID/children: the pids that thread forked. */
+static pid_t first_child(const char *name, const char *text)
+{
+	(void)name;
+	return (pid_t)atoi(text);
+}
+
+/*
+ * The extern step's one process, `sleep`, the only child slurmstepd has
+ * forked when it calls task_post_fork with no task: its cgroups are where
+ * Slurm put the extern step. It may not have reached its setsid() or exec
+ * yet, so it is known by its parent alone. Each of slurmstepd's threads
+ * lists the children it forked in /proc/self/task/TID/children: a few
+ * files instead of every process on the node (docs/performance.md "Launch
+ * cost"). Where that finds none (kernels built without
+ * CONFIG_PROC_CHILDREN), every process is looked at.
+ */
+static pid_t extern_sleep(void)
+{
+	pid_t found = find_in("/proc/self/task", "children", first_child);
+
+	return found ? found : find_in("/proc", "stat", our_child);
 }
 
 /*
