@@ -247,6 +247,12 @@ $(SF_BENCH_BIN): tests/bench/bench_site_factor.c $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) -lm -pthread
 
+# The launch benchmark's stand-in for any plugin with job prolog and epilog.
+HOOKS_ONLY_SO := $(B)/tests/spank_hooks_only.so
+$(HOOKS_ONLY_SO): tests/bench/spank_hooks_only.c
+	@mkdir -p $(@D)
+	$(Q_LD)$(CC) $(DEPFLAGS) $(CFLAGS) -shared -o $@ $<
+
 $(FILL_QUEUE): tests/bench/fill_queue.c tests/helpers/slurm_ids.h
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) -o $@ $< -lslurm
@@ -351,7 +357,7 @@ demo: deps
 		{ tail -n 20 $(B)/demo-build.log; exit 1; }
 	bash tests/demo.sh
 
-bench: deps $(BENCH_BIN) $(USAGE_BENCH_BIN) $(SF_BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SF_SO) $(SPANK_SO)
+bench: deps $(BENCH_BIN) $(USAGE_BENCH_BIN) $(SF_BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SF_SO) $(SPANK_SO) $(HOOKS_ONLY_SO)
 	bash tests/bench/usage.sh
 	QD_EXTRA_PKGS=linux-perf sh tests/cluster/install-deps.sh
 	bash tests/bench/launch.sh

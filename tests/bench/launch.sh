@@ -3,42 +3,69 @@
 # prolog + step + job epilog), on one throwaway cluster (cgroup v1 here),
 # in one run. docs/performance.md, "Launch cost", says how to read it.
 #
-# Rounds: in each, both plugstack.conf settings (empty; the plugin
-# reporting to the cluster's Redis), in alternating order, each with
-# slurmd restarted (slurmd looks for a plugin's job prolog and epilog only
-# when it starts) and RUNS timed `srun -n1 --gres=gpu:1 true` as alice
-# after one untimed warm-up. srun's wall time holds the job prolog and the
-# step, not the epilog, which slurmd runs after srun returned; each srun
-# starts once the one before left the queue, its epilog done, so that no
-# epilog runs beside a timed srun (on 2 cores it slowed it by tens of ms).
+# Three slurm.conf setups, one block of output each, all with
+# ProctrackType=proctrack/cgroup (CgroupPlugin=cgroup/v1 here) and
+# TaskPlugin=task/none:
+#   alloc    PrologFlags=Alloc, README's slurm.conf (the job prolog runs
+#            at allocation);
+#   contain  PrologFlags=Contain, what README asks for when ssh sessions
+#            are to be confined (Alloc, and an extern step per job);
+#   plain    no PrologFlags (the job prolog runs at the first step).
+# proctrack/cgroup matters: with proctrack/linuxproc nothing of Slurm's
+# moves a task between cgroups, and the first move after an idle spell,
+# the plugin's, waits for an RCU grace period (~11 ms here) that Slurm's
+# own move otherwise pays.
 #
-# Beside it, the plugin's own time, traced system-wide with uprobes (perf
-# probe, as plugin_time.sh) on its SPANK hooks and on the functions they
-# spend it in (FUNCS), and the life of each `slurmstepd spank
-# prolog|epilog` process (exec to exit, sched tracepoints), which slurmd
-# starts per job only because a plugin has these hooks: the prolog's and
-# epilog's whole share.
+# Rounds: in each, three plugstack.conf settings in rotating order, each
+# with slurmd restarted (slurmd looks for a plugin's job prolog and epilog
+# only when it starts) and RUNS timed `srun -n1 --gres=gpu:1 true` as alice
+# after one untimed warm-up:
+#   empty   no plugin;
+#   hooks   tests/bench/spank_hooks_only.c, a plugin whose job prolog and
+#           epilog do nothing: what Slurm charges any plugin with them;
+#   plugin  spank_qosdeny.so reporting to the cluster's Redis.
+# srun's wall time holds the job prolog and the step, not the epilog,
+# which slurmd runs after srun returned; each srun starts once the one
+# before left the queue, its epilog done, so that no epilog runs beside a
+# timed srun (on 2 cores it slowed it by tens of ms).
 #
-# Environment: QD_BENCH_ROUNDS (6), QD_BENCH_RUNS (15 per setting and
-# round), QD_BENCH_OUT (tests/bench/launch.txt), QD_BENCH_OPTS (more
-# options for the plugin's line, e.g. cgroup=off to leave binding out).
-# Needs root and perf.
+# Beside it, traced system-wide with uprobes (perf probe, as
+# plugin_time.sh): the plugin's SPANK hooks and the functions they spend
+# their time in (FUNCS), and the life of each `slurmstepd spank
+# prolog|epilog` process (exec to exit, sched tracepoints) of both
+# plugins. per_job sums, per job, the medians of what the job waits for
+# or the node spends on it: srun's difference from empty (median of the
+# rounds) plus the epilog process.
+#
+# Environment: QD_BENCH_SETUPS ("alloc contain plain"), QD_BENCH_ROUNDS (6),
+# QD_BENCH_RUNS (15 per setting and round), QD_BENCH_OUT
+# (tests/bench/launch.txt), QD_BENCH_OPTS (more options for the plugin's
+# line, e.g. cgroup=off to leave binding out). Needs root and perf.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/bench/bench-lib.sh"
+SETUPS=${QD_BENCH_SETUPS:-alloc contain plain}
 ROUNDS=${QD_BENCH_ROUNDS:-6}
 RUNS=${QD_BENCH_RUNS:-15}
 out=${QD_BENCH_OUT:-$here/bench/launch.txt}
 work=$QD_BUILD/bench-launch
 SO=$QD_BUILD/spank_qosdeny.so
+HOOKS_SO=$QD_BUILD/tests/spank_hooks_only.so
+SETTINGS=(empty hooks plugin)
 T_START=$SECONDS
 FUNCS="slurm_spank_init slurm_spank_job_prolog slurm_spank_job_epilog
 slurm_spank_task_post_fork slurm_spank_task_exit slurm_spank_exit
 qd_reporter_init qd_report_prolog qd_report_epilog qd_spool_write
-qd_spool_replay qd_redis_apply qd_job_record qd_adopt_write qd_cg_confine"
+qd_spool_replay qd_redis_apply qd_job_record qd_adopt_write qd_cg_confine
+qd_cg_prepare"
+# The plugin's hooks: their medians times their calls per job make its own
+# time (slurm_spank_init and _exit run in srun and in each slurmstepd).
+OWN="slurm_spank_init slurm_spank_job_prolog slurm_spank_task_post_fork
+slurm_spank_task_exit slurm_spank_job_epilog slurm_spank_exit"
 
 command -v perf >/dev/null || die "perf missing (apt-get install linux-perf)"
 [ -r "$SO" ] || die "$SO missing (make)"
+[ -r "$HOOKS_SO" ] || die "$HOOKS_SO missing (make $HOOKS_SO)"
 mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing ||
 	die "cannot mount tracefs for uprobes"
 probes_off() { perf probe -q -d 'qdlaunch:*' 2>/dev/null || true; }
@@ -47,6 +74,10 @@ for f in $FUNCS; do
 	perf probe -q -x "$SO" -a "qdlaunch:$f=$f" -a "qdlaunch:${f}_ret=$f%return" ||
 		die "perf probe $f failed"
 done
+for f in job_prolog job_epilog; do
+	perf probe -q -x "$HOOKS_SO" -a "qdlaunch:hooks_$f=slurm_spank_$f" ||
+		die "perf probe $HOOKS_SO $f failed"
+done
 rm -rf "$work"
 mkdir -p "$work"
 trap 'probes_off; cluster_down' EXIT
@@ -54,13 +85,26 @@ cluster_up >/dev/null || die "cluster did not start"
 plugstack=$QD_SLURM_ETC/plugstack.conf
 rcli() { redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" "$@"; }
 
+# setup NAME: slurm.conf and cgroup.conf for it, slurmctld restarted.
+setup() {
+	printf 'CgroupPlugin=cgroup/v1\n' >"$QD_SLURM_ETC/cgroup.conf"
+	case $1 in
+	alloc) echo "PrologFlags=Alloc" >"$work/slurm.conf.extra" ;;
+	contain) echo "PrologFlags=Contain" >"$work/slurm.conf.extra" ;;
+	*) : >"$work/slurm.conf.extra" ;;
+	esac
+	QD_SLURM_CONF_EXTRA=$work/slurm.conf.extra QD_PROCTRACK=proctrack/cgroup \
+		bash "$cluster" write-conf >/dev/null &&
+		bash "$cluster" restart-ctld >/dev/null || die "setup $1 failed"
+}
+
 # use SETTING: plugstack.conf for it, slurmd restarted.
 use() {
-	if [ "$1" = plugin ]; then
-		echo "required spank_qosdeny.so redis=$QD_REDIS_ADDR ${QD_BENCH_OPTS:-}" >"$plugstack"
-	else
-		: >"$plugstack"
-	fi
+	case $1 in
+	plugin) echo "required spank_qosdeny.so redis=$QD_REDIS_ADDR ${QD_BENCH_OPTS:-}" >"$plugstack" ;;
+	hooks) echo "required $HOOKS_SO" >"$plugstack" ;;
+	*) : >"$plugstack" ;;
+	esac
 	bash "$cluster" restart-slurmd >/dev/null || die "slurmd restart failed"
 }
 
@@ -82,74 +126,117 @@ summary() {
 		printf "%d %d %d %d %d %d\n", NR, a[int((NR + 1) / 2)],
 			a[int((NR - 1) * 0.1) + 1], a[int((NR - 1) * 0.9) + 1], a[1], a[NR] }'
 }
+median() { summary | cut -d' ' -f2; }
+row() { printf '%-26s %6s %8s %8s %8s %8s %8s\n' "$@"; }
 
-# perf records through every round; the probes fire in the plugin's rounds
-# only (the empty ones load no plugin), adding a few microseconds per
-# probed call to those (plugin_time.sh measures a probe pair: ~5 us).
-rcli flushall >/dev/null
-: >"$work/srun"
-perf record -q -a -o "$work/perf.data" -e 'qdlaunch:*' \
-	-e sched:sched_process_exec -e sched:sched_process_exit \
-	2>"$work/perf.err" &
-rec=$!
-for ((r = 0; r < ROUNDS; r++)); do
-	order="empty plugin"
-	[ $((r % 2)) -eq 1 ] && order="plugin empty"
-	for s in $order; do
-		use "$s"
-		one_run >/dev/null
-		for ((i = 0; i < RUNS; i++)); do
-			t=$(one_run) || exit 1
-			echo "$s $r $t" >>"$work/srun"
-		done
-		echo "bench: round $r $s done" >&2
-	done
-done
-kill -INT "$rec"
-wait "$rec"
-[ "$(rcli dbsize)" -gt 0 ] || die "the plugin reported nothing to Redis"
-elapsed=$((SECONDS - T_START))
-
-# The hooks' calls, and the spank prolog/epilog processes: from the exec of
-# a pid that ran slurm_spank_job_prolog|epilog to its exit.
-perf script -i "$work/perf.data" --ns -F pid,tid,time,event 2>/dev/null |
-	awk '{ split($1, id, "/"); pid = id[1]; tid = id[2]; t = $2; sub(":", "", t)
+# traced FILE: the hooks' calls, and the spank prolog/epilog processes:
+# from the exec of a pid that ran a job prolog|epilog hook to its exit,
+# named process_job_* (the plugin's) or process_hooks_job_* (hooks only).
+traced() {
+	perf script -i "$1" --ns -F pid,tid,time,event 2>/dev/null |
+		awk '{ split($1, id, "/"); pid = id[1]; tid = id[2]; t = $2; sub(":", "", t)
 		ev = $3; sub(":$", "", ev) }
 	ev == "sched:sched_process_exec" { exec_t[pid] = t }
 	ev == "sched:sched_process_exit" && pid == tid && (pid in kind) && (pid in exec_t) {
 		printf "process_%s %.0f\n", kind[pid], (t - exec_t[pid]) * 1e6; delete kind[pid] }
+	ev ~ /^qdlaunch:hooks_/ { h = ev; sub("qdlaunch:", "", h); kind[pid] = h; next }
 	ev ~ /^qdlaunch:/ && ev !~ /_ret__return$/ { h = ev; sub("qdlaunch:", "", h)
 		start[tid " " h] = t
 		if (h ~ /^slurm_spank_job_/) { kind[pid] = h; sub("slurm_spank_", "", kind[pid]) } }
 	ev ~ /_ret__return$/ { h = ev; sub("qdlaunch:", "", h); sub("_ret__return", "", h)
 		if ((tid " " h) in start) {
-			printf "%s %.0f\n", h, (t - start[tid " " h]) * 1e6; delete start[tid " " h] } }' \
-	>"$work/traced"
+			printf "%s %.0f\n", h, (t - start[tid " " h]) * 1e6; delete start[tid " " h] } }'
+}
+
+# report NAME: the block of one setup.
+report() {
+	local d=$work/$1 s r k n m p10 p90 lo hi e h p own=0 calls jobs
+	case $1 in
+	alloc) echo "## alloc: PrologFlags=Alloc, proctrack/cgroup, task/none" ;;
+	contain) echo "## contain: PrologFlags=Contain, proctrack/cgroup, task/none" ;;
+	*) echo "## plain: no PrologFlags, proctrack/cgroup, task/none" ;;
+	esac
+	row what n median p10 p90 min max
+	for s in "${SETTINGS[@]}"; do
+		read -r n m p10 p90 lo hi < <(awk -v s="$s" '$1 == s { print $3 }' "$d/srun" | summary)
+		row "srun_$s" "$n" "$m" "$p10" "$p90" "$lo" "$hi"
+	done
+	echo "# per round: median srun minus empty's in the same round, microseconds"
+	printf '%-26s %6s %8s %8s\n' round runs hooks plugin
+	: >"$d/rounds"
+	for ((r = 0; r < ROUNDS; r++)); do
+		e=$(awk -v r="$r" '$1 == "empty" && $2 == r { print $3 }' "$d/srun" | median)
+		h=$(awk -v r="$r" '$1 == "hooks" && $2 == r { print $3 }' "$d/srun" | median)
+		p=$(awk -v r="$r" '$1 == "plugin" && $2 == r { print $3 }' "$d/srun" | median)
+		printf '%-26s %6s %8s %8s\n' "round_$r" "$RUNS" "$((h - e))" "$((p - e))"
+		echo "$((h - e)) $((p - e))" >>"$d/rounds"
+	done
+	for k in process_hooks_job_prolog process_hooks_job_epilog \
+		process_job_prolog process_job_epilog $FUNCS; do
+		read -r n m p10 p90 lo hi < <(awk -v k="$k" '$1 == k { print $2 }' "$d/traced" | summary)
+		row "$k" "$n" "$m" "$p10" "$p90" "$lo" "$hi"
+	done
+	jobs=$(awk '$1 == "plugin"' "$d/srun" | wc -l)
+	for k in $OWN; do
+		calls=$(awk -v k="$k" '$1 == k' "$d/traced" | wc -l)
+		m=$(awk -v k="$k" '$1 == k { print $2 }' "$d/traced" | median)
+		[ "$m" = - ] || own=$((own + m * calls / (jobs + ROUNDS)))
+	done
+	echo "# per job, microseconds: srun's median difference from empty over the"
+	echo "# rounds, plus the epilog process; own: the plugin's hooks (init and exit"
+	echo "# in each process, job prolog, task_post_fork of each step, task_exit, job"
+	echo "# epilog), medians x calls per job"
+	printf 'per_job_hooks %s\n' "$(($(cut -d' ' -f1 "$d/rounds" | median) + \
+		$(awk '$1 == "process_hooks_job_epilog" { print $2 }' "$d/traced" | median)))"
+	printf 'per_job_plugin %s\n' "$(($(cut -d' ' -f2 "$d/rounds" | median) + \
+		$(awk '$1 == "process_job_epilog" { print $2 }' "$d/traced" | median)))"
+	printf 'per_job_plugin_own %s\n' "$own"
+}
+
+# perf records through each setup; the probes fire in the plugins'
+# settings only, adding a few microseconds per probed call to those
+# (plugin_time.sh measures a probe pair: ~5 us).
+rcli flushall >/dev/null
+for setup_name in $SETUPS; do
+	d=$work/$setup_name
+	mkdir -p "$d"
+	: >"$d/srun"
+	setup "$setup_name"
+	perf record -q -a -o "$d/perf.data" -e 'qdlaunch:*' \
+		-e sched:sched_process_exec -e sched:sched_process_exit \
+		2>"$d/perf.err" &
+	rec=$!
+	for ((r = 0; r < ROUNDS; r++)); do
+		for ((i = 0; i < ${#SETTINGS[@]}; i++)); do
+			s=${SETTINGS[$(((i + r) % ${#SETTINGS[@]}))]}
+			use "$s"
+			one_run >/dev/null
+			for ((j = 0; j < RUNS; j++)); do
+				t=$(one_run) || exit 1
+				echo "$s $r $t" >>"$d/srun"
+			done
+			echo "bench: $setup_name round $r $s done" >&2
+		done
+	done
+	kill -INT "$rec"
+	wait "$rec"
+	traced "$d/perf.data" >"$d/traced"
+done
+[ "$(rcli dbsize)" -gt 0 ] || die "the plugin reported nothing to Redis"
+elapsed=$((SECONDS - T_START))
 
 {
 	echo "# what spank_qosdeny.so adds to a job's launch, cgroup v1 test cluster (2 slurmd"
-	echo "# on this host, task/none, the plugin's devices cgroup), Redis reporting on;"
-	echo "# $ROUNDS rounds x $RUNS jobs per setting, settings alternating, slurmd restarted"
-	echo "# for each. srun: wall time of srun -n1 --gres=gpu:1 true (prolog + step),"
-	echo "# each started once the job before left the queue (its epilog done)."
-	echo "# traced (the plugin's rounds): slurm_spank_*: time inside each SPANK hook,"
-	echo "# qd_*: inside the functions of the plugin's they spend it in;"
-	echo "# process_*: slurmstepd spank prolog|epilog from exec to exit (slurmd runs"
-	echo "# them only for a plugin with those hooks). Microseconds."
-	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(machine), $(uname -r), run took ${elapsed}s"
-	printf '%-26s %6s %8s %8s %8s %8s %8s\n' what n median p10 p90 min max
-	for s in empty plugin; do
-		read -r n m p10 p90 lo hi < <(awk -v s="$s" '$1 == s { print $3 }' "$work/srun" | summary)
-		printf '%-26s %6s %8s %8s %8s %8s %8s\n' "srun_$s" "$n" "$m" "$p10" "$p90" "$lo" "$hi"
-	done
-	echo "# per round: median srun with the plugin minus without, microseconds"
-	for ((r = 0; r < ROUNDS; r++)); do
-		a=$(awk -v r="$r" '$1 == "empty" && $2 == r { print $3 }' "$work/srun" | summary | cut -d' ' -f2)
-		b=$(awk -v r="$r" '$1 == "plugin" && $2 == r { print $3 }' "$work/srun" | summary | cut -d' ' -f2)
-		printf 'round_%-20s %6s %8s\n' "$r" "$RUNS" "$((b - a))"
-	done
-	for k in process_job_prolog process_job_epilog $FUNCS; do
-		read -r n m p10 p90 lo hi < <(awk -v k="$k" '$1 == k { print $2 }' "$work/traced" | summary)
-		printf '%-26s %6s %8s %8s %8s %8s %8s\n' "$k" "$n" "$m" "$p10" "$p90" "$lo" "$hi"
+	echo "# on this host, the plugin's devices cgroup), Redis reporting on, beside a"
+	echo "# plugin whose job prolog and epilog do nothing (hooks); $ROUNDS rounds x $RUNS"
+	echo "# jobs per setting, settings rotating, slurmd restarted for each. srun: wall"
+	echo "# time of srun -n1 --gres=gpu:1 true (prolog + step), each started once the"
+	echo "# job before left the queue (its epilog done). traced: slurm_spank_*: time"
+	echo "# inside each SPANK hook of the plugin's, qd_*: inside the functions they"
+	echo "# spend it in; process_*: slurmstepd spank prolog|epilog from exec to exit"
+	echo "# (slurmd runs them only for a plugin with those hooks). Microseconds."
+	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(machine), $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), run took ${elapsed}s"
+	for setup_name in $SETUPS; do
+		report "$setup_name"
 	done
 } | tee "$out"
