@@ -508,6 +508,7 @@ static int decide(pid_t pid, enum qd_cg_mode mode, enum qd_cg_layout *layout,
 		  size_t errlen)
 {
 	char why1[512] = "", why2[512];
+	bool autodetect = mode == QD_CG_AUTO; /* else errors go to err */
 
 	*layout = QD_CG_LAYOUT_OFF;
 	if (dirlen)
@@ -515,22 +516,23 @@ static int decide(pid_t pid, enum qd_cg_mode mode, enum qd_cg_layout *layout,
 	if (mode == QD_CG_OFF)
 		return 0;
 	if (mode != QD_CG_V2) {
-		if (!cg_dir_of(pid, "devices", dir, dirlen, top, toplen, why1,
-			       sizeof(why1))) {
+		if (!cg_dir_of(pid, "devices", dir, dirlen, top, toplen,
+			       autodetect ? why1 : err,
+			       autodetect ? sizeof(why1) : errlen)) {
 			*layout = QD_CG_LAYOUT_V1_CHILD;
 			return 0;
 		}
-		if (mode == QD_CG_V1)
-			return cg_err(err, errlen, "%s", why1);
+		if (!autodetect)
+			return -1;
 	}
-	if (cg_dir_of(pid, NULL, dir, dirlen, top, toplen, why2,
-		      sizeof(why2))) {
-		if (mode == QD_CG_AUTO)
-			return cg_err(err, errlen,
-				      "no cgroup to confine devices in: %s; %s",
-				      why1, why2);
-		return cg_err(err, errlen, "%s", why2);
-	}
+	if (cg_dir_of(pid, NULL, dir, dirlen, top, toplen,
+		      autodetect ? why2 : err,
+		      autodetect ? sizeof(why2) : errlen))
+		return autodetect
+			   ? cg_err(err, errlen,
+				    "no cgroup to confine devices in: %s; %s",
+				    why1, why2)
+			   : -1;
 	*layout = qd_cg_layout_of(QD_CG_V2, in_slurm_step(dir));
 	return 0;
 }

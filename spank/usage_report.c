@@ -2,11 +2,11 @@
  * The job prolog's and epilog's work on the node's spool and Redis. Order
  * matters for "nothing lost, nothing twice": a job's open record is on disk
  * (fsync'd, renamed into place) from its prolog on; at its epilog the closed
- * record goes to Redis first and is written to the spool only when Redis did
- * not take it, and a record leaves the spool only once Redis has confirmed
- * it. A crash at any point leaves a record that is sent again and counted
- * once (Redis keeps every record's id), or the open record, which the next
- * boot closes (docs/gpu-and-usage.md "Usage reporting").
+ * record replaces it before it is sent, and a record leaves the spool only
+ * once Redis has confirmed it. A crash or a kill at any point leaves a
+ * record that is sent again and counted once (Redis keeps every record's
+ * id), or the open record, which the next boot closes
+ * (docs/gpu-and-usage.md "Usage reporting").
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -239,6 +239,33 @@ replay:
 	return rv;
 }
 
+/* The closed record could not be spooled: Redis is its only way out. */
+static enum qd_report_result send_unspooled(const struct qd_reporter *rp,
+					    struct sender *s,
+					    const struct qd_usage_record *r,
+					    const char *why)
+{
+	char err[QD_REPORT_ERR_MAX], text[QD_RECORD_MAX];
+
+	if (send_record(r, s, err, sizeof(err)) < 0) {
+		say(rp, QD_LOG_ERROR,
+		    "qosdeny: job %" PRIu32
+		    ": GPU usage on %s LOST: not spooled (%s) and not sent "
+		    "(%s); record: %s",
+		    r->job_id, r->node, why, err,
+		    qd_usage_record_text(r, text, sizeof(text)));
+		return QD_REPORT_FAILED;
+	}
+	/* Counted: the open record must not be closed again later. */
+	if (qd_spool_remove(rp->spool, r, err, sizeof(err)))
+		say(rp, QD_LOG_ERROR, "qosdeny: %s", err);
+	say(rp, QD_LOG_ERROR,
+	    "qosdeny: job %" PRIu32
+	    ": usage record could not be spooled (%s), sent directly",
+	    r->job_id, why);
+	return QD_REPORT_DONE;
+}
+
 enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 				       const struct qd_usage_record *job,
 				       int64_t now)
@@ -279,30 +306,31 @@ enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 		return QD_REPORT_FAILED;
 	}
 	/*
-	 * Redis first: the open record on disk already covers a crash, and
-	 * the closed one is written (two fsyncs) only for Redis to take later
-	 * (docs/performance.md "Launch cost").
+	 * The closed record replaces the open one before it is sent, so that
+	 * an epilog killed once Redis took it leaves a record that the next
+	 * replay finds counted; its name is made durable (a directory fsync)
+	 * only if it has to wait. A crash before that brings back the open
+	 * record, which the boot closes and Redis finds counted by its id
+	 * (docs/gpu-and-usage.md "Usage reporting").
 	 */
+	if (qd_spool_stage(rp->spool, &r, why, sizeof(why))) {
+		rv = send_unspooled(rp, &s, &r, why);
+		replay(rp, &s);
+		return rv;
+	}
 	if (send_record(&r, &s, err, sizeof(err)) >= 0) {
 		say(rp, QD_LOG_VERBOSE,
 		    "qosdeny: job %" PRIu32 ": usage on %s (%" PRIu64
 		    " GPU-seconds) sent to %s",
 		    r.job_id, r.node, r.gpu_seconds, rp->opts.redis);
+		/* Left behind, the next replay finds it counted. */
 		if (qd_spool_remove(rp->spool, &r, why, sizeof(why)))
 			say(rp, QD_LOG_ERROR, "qosdeny: %s", why);
 		replay(rp, &s);
 		return QD_REPORT_DONE;
 	}
-	if (qd_spool_write(rp->spool, &r, why, sizeof(why))) {
-		say(rp, QD_LOG_ERROR,
-		    "qosdeny: job %" PRIu32
-		    ": GPU usage on %s LOST: not spooled (%s) and not sent "
-		    "(%s); record: %s",
-		    r.job_id, r.node, why, err,
-		    qd_usage_record_text(&r, text, sizeof(text)));
-		replay(rp, &s);
-		return QD_REPORT_FAILED;
-	}
+	if (qd_spool_sync(rp->spool, why, sizeof(why)))
+		say(rp, QD_LOG_ERROR, "qosdeny: %s", why);
 	replay(rp, &s);
 	say(rp, QD_LOG_ERROR,
 	    "qosdeny: job %" PRIu32 ": usage on %s (%" PRIu64

@@ -133,7 +133,7 @@ static int write_all(int fd, const char *buf, size_t len)
 }
 
 static int write_at(int dfd, const char *dir, const struct qd_usage_record *r,
-		    char *err, size_t errlen)
+		    bool durable_name, char *err, size_t errlen)
 {
 	static unsigned counter;
 	char name[NAME_LEN_MAX], tmp[NAME_LEN_MAX + 64], text[QD_RECORD_MAX];
@@ -177,7 +177,7 @@ static int write_at(int dfd, const char *dir, const struct qd_usage_record *r,
 		goto fail;
 	}
 	/* The rename itself is durable only once the directory is. */
-	if (fsync(dfd)) {
+	if (durable_name && fsync(dfd)) {
 		fail(err, errlen, dir, "fsync: %s", strerror(errno));
 		goto fail;
 	}
@@ -190,15 +190,40 @@ fail:
 	return rv;
 }
 
-int qd_spool_write(const char *dir, const struct qd_usage_record *r, char *err,
-		   size_t errlen)
+static int write_record(const char *dir, const struct qd_usage_record *r,
+			bool durable_name, char *err, size_t errlen)
 {
 	int dfd = open_dir(dir, true, err, errlen);
 	int rv;
 
 	if (dfd < 0)
 		return -1;
-	rv = write_at(dfd, dir, r, err, errlen);
+	rv = write_at(dfd, dir, r, durable_name, err, errlen);
+	close(dfd);
+	return rv;
+}
+
+int qd_spool_write(const char *dir, const struct qd_usage_record *r, char *err,
+		   size_t errlen)
+{
+	return write_record(dir, r, true, err, errlen);
+}
+
+int qd_spool_stage(const char *dir, const struct qd_usage_record *r, char *err,
+		   size_t errlen)
+{
+	return write_record(dir, r, false, err, errlen);
+}
+
+int qd_spool_sync(const char *dir, char *err, size_t errlen)
+{
+	int dfd = open_dir(dir, false, err, errlen);
+	int rv = 0;
+
+	if (dfd < 0)
+		return -1;
+	if (fsync(dfd))
+		rv = fail(err, errlen, dir, "fsync: %s", strerror(errno));
 	close(dfd);
 	return rv;
 }

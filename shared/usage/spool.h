@@ -38,6 +38,19 @@
 int qd_spool_write(const char *dir, const struct qd_usage_record *r, char *err,
 		   size_t errlen);
 
+/*
+ * As qd_spool_write, but the directory is not fsync'd: after a crash the
+ * record's name may hold its earlier text again, never an empty or partial
+ * one. For a closed record about to be sent whose open form is durable
+ * already (a crash brings that back, and the boot closes it); if it has to
+ * wait in the spool, qd_spool_sync() makes it durable.
+ */
+int qd_spool_stage(const char *dir, const struct qd_usage_record *r, char *err,
+		   size_t errlen);
+
+/* fsyncs the spool directory. Returns 0, or -1 with err. */
+int qd_spool_sync(const char *dir, char *err, size_t errlen);
+
 /* Removes a record's file (gone already is success); not durable (above).
  * Returns 0, or -1 with err. */
 int qd_spool_remove(const char *dir, const struct qd_usage_record *r, char *err,

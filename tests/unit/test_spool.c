@@ -102,6 +102,27 @@ Test(spool, closed_replaces_open)
 	cr_expect_eq(back.gpu_seconds, 60);
 }
 
+/* The epilog stages the closed record over the open one before sending it
+ * (its name made durable only if it has to wait): same file, same name. */
+Test(spool, stage_replaces_open_and_sync)
+{
+	struct qd_usage_record r = rec(7, true), back;
+	char missing[sizeof(base) + 8];
+
+	write_ok(&r);
+	cr_assert_eq(qd_usage_record_close(&r, r.start + 60), 0);
+	cr_assert_eq(qd_spool_stage(dir, &r, err, sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(ls(dir), "qd:7:n1:1700000000.rec");
+	cr_assert_eq(qd_spool_read(dir, "qd:7:n1:1700000000.rec", &back, err,
+				   sizeof(err)),
+		     0, "%s", err);
+	cr_expect_eq(back.gpu_seconds, 60);
+	cr_expect_eq(qd_spool_sync(dir, err, sizeof(err)), 0, "%s", err);
+	snprintf(missing, sizeof(missing), "%s/none", base);
+	cr_expect_eq(qd_spool_sync(missing, err, sizeof(err)), -1);
+	cr_expect(strstr(err, missing), "%s", err);
+}
+
 Test(spool, list_and_remove)
 {
 	struct qd_usage_record a = rec(2, false), b = rec(10, false);
