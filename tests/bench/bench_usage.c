@@ -14,11 +14,10 @@
  * 2. What reporting adds to a job's end on the node: qd_report_epilog, in
  *    process, with a reporter built as the plugin builds one for each hook
  *    (plugstack options, slurm.conf, qosdeny.conf) and a spool on disk, after
- *    a prolog that opened the job's record: the epilog closes it and sends
- *    it, spools it (write, fsync, rename) only when Redis did not take it,
- *    and sends the rest of the spool, with Redis up, refusing connections,
- *    or silent; then, for the silent ones, the one Redis attempt alone,
- *    whose bound is timeout_ms.
+ *    a prolog that opened the job's record: the epilog closes it, writes it
+ *    over the open one (write, fsync, rename), sends it and the rest of the
+ *    spool, with Redis up, refusing connections, or silent; then, for the
+ *    silent ones, the one Redis attempt alone, whose bound is timeout_ms.
  *
  * Usage: bench_usage HOST:PORT DIR, DIR an empty directory of the run's own
  * holding the site's qosdeny.conf.
@@ -472,9 +471,9 @@ static void epilog_cost(const char *addr)
 	cases[KEPT] = cases[REFUSED];
 	cases[KEPT].keep = true;
 	printf("#\n# job epilog's reporting (qd_report_epilog), in process, "
-	       "microseconds: close the\n# record the prolog opened, send it, "
-	       "spool it (write, fsync, rename) only\n# when Redis did not "
-	       "take it, send the rest of the spool.\n# redis: up; refused "
+	       "microseconds: close the\n# record the prolog opened, write it "
+	       "over the open one (write, fsync,\n# rename), send it and the "
+	       "rest of the spool.\n# redis: up; refused "
 	       "(nothing listens on the port); silent-accept (the kernel\n# "
 	       "completes the connection, nobody reads it); silent-connect "
 	       "(SYNs dropped,\n# as by a blackholed address). timeout_ms: "

@@ -80,7 +80,8 @@ for f in job_prolog job_epilog; do
 done
 rm -rf "$work"
 mkdir -p "$work"
-trap 'probes_off; cluster_down' EXIT
+rec=
+trap '[ -z "$rec" ] || kill -INT "$rec" 2>/dev/null; probes_off; cluster_down' EXIT
 cluster_up >/dev/null || die "cluster did not start"
 plugstack=$QD_SLURM_ETC/plugstack.conf
 rcli() { redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" "$@"; }
@@ -127,6 +128,10 @@ summary() {
 			a[int((NR - 1) * 0.1) + 1], a[int((NR - 1) * 0.9) + 1], a[1], a[NR] }'
 }
 median() { summary | cut -d' ' -f2; }
+# minus A B / plus A B: arithmetic on medians, "-" when either is "-" (no
+# runs or no traced process), so that a short run still writes its report.
+minus() { if [ "$1" = - ] || [ "$2" = - ]; then echo -; else echo $(($1 - $2)); fi; }
+plus() { if [ "$1" = - ] || [ "$2" = - ]; then echo -; else echo $(($1 + $2)); fi; }
 row() { printf '%-26s %6s %8s %8s %8s %8s %8s\n' "$@"; }
 
 # traced FILE: the hooks' calls, and the spank prolog/epilog processes:
@@ -168,8 +173,8 @@ report() {
 		e=$(awk -v r="$r" '$1 == "empty" && $2 == r { print $3 }' "$d/srun" | median)
 		h=$(awk -v r="$r" '$1 == "hooks" && $2 == r { print $3 }' "$d/srun" | median)
 		p=$(awk -v r="$r" '$1 == "plugin" && $2 == r { print $3 }' "$d/srun" | median)
-		printf '%-26s %6s %8s %8s\n' "round_$r" "$RUNS" "$((h - e))" "$((p - e))"
-		echo "$((h - e)) $((p - e))" >>"$d/rounds"
+		printf '%-26s %6s %8s %8s\n' "round_$r" "$RUNS" "$(minus "$h" "$e")" "$(minus "$p" "$e")"
+		echo "$(minus "$h" "$e") $(minus "$p" "$e")" >>"$d/rounds"
 	done
 	for k in process_hooks_job_prolog process_hooks_job_epilog \
 		process_job_prolog process_job_epilog $FUNCS; do
@@ -186,10 +191,10 @@ report() {
 	echo "# rounds, plus the epilog process; own: the plugin's hooks (init and exit"
 	echo "# in each process, job prolog, task_post_fork of each step, task_exit, job"
 	echo "# epilog), medians x calls per job"
-	printf 'per_job_hooks %s\n' "$(($(cut -d' ' -f1 "$d/rounds" | median) + \
-		$(awk '$1 == "process_hooks_job_epilog" { print $2 }' "$d/traced" | median)))"
-	printf 'per_job_plugin %s\n' "$(($(cut -d' ' -f2 "$d/rounds" | median) + \
-		$(awk '$1 == "process_job_epilog" { print $2 }' "$d/traced" | median)))"
+	printf 'per_job_hooks %s\n' "$(plus "$(cut -d' ' -f1 "$d/rounds" | grep -v '^-$' | median)" \
+		"$(awk '$1 == "process_hooks_job_epilog" { print $2 }' "$d/traced" | median)")"
+	printf 'per_job_plugin %s\n' "$(plus "$(cut -d' ' -f2 "$d/rounds" | grep -v '^-$' | median)" \
+		"$(awk '$1 == "process_job_epilog" { print $2 }' "$d/traced" | median)")"
 	printf 'per_job_plugin_own %s\n' "$own"
 }
 
@@ -220,6 +225,7 @@ for setup_name in $SETUPS; do
 	done
 	kill -INT "$rec"
 	wait "$rec"
+	rec=
 	traced "$d/perf.data" >"$d/traced"
 done
 [ "$(rcli dbsize)" -gt 0 ] || die "the plugin reported nothing to Redis"

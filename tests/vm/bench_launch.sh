@@ -71,8 +71,11 @@ for ((r = 0; r < ROUNDS; r++)); do
 		use "$s" || failed=1
 		one_run >/dev/null || failed=1
 		for ((i = 0; i < RUNS; i++)); do
-			t=$(one_run) || failed=1
-			echo "$s $r $t" >>"$OUTDIR/srun"
+			if t=$(one_run); then
+				echo "$s $r $t" >>"$OUTDIR/srun"
+			else
+				failed=1
+			fi
 		done
 		log_since >>"$OUTDIR/slurmd-$s.log" # for spank_ms
 	done
@@ -110,7 +113,10 @@ cp "$SLURMD_LOG" "$OUTDIR/slurmd.log"
 		for s in "${SETTINGS[@]}"; do
 			m+=("$(awk -v s="$s" -v r="$r" '$1 == s && $2 == r { print $3 }' "$OUTDIR/srun" | summary | cut -d' ' -f2)")
 		done
-		printf 'round_%-14s %4s %8s %8s\n' "$r" "$RUNS" "$((m[1] - m[0]))" "$((m[2] - m[0]))"
+		for k in 1 2; do
+			[ "${m[k]}" = - ] || [ "${m[0]}" = - ] || m[k]=$((m[k] - m[0]))
+		done
+		printf 'round_%-14s %4s %8s %8s\n' "$r" "$RUNS" "${m[1]}" "${m[2]}"
 	done
 	for s in hooks plugin; do
 		for m in prolog epilog; do
