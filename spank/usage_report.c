@@ -110,6 +110,7 @@ static void replay(const struct qd_reporter *rp, struct sender *s)
 			&st);
 	qd_redis_free(s->redis);
 	s->redis = NULL;
+	s->ready = false;
 	if (st.sent || st.already)
 		say(rp, QD_LOG_VERBOSE,
 		    "qosdeny: spool %s: %zu usage record(s) sent to %s, %zu "

@@ -86,14 +86,18 @@ cluster_up >/dev/null || die "cluster did not start"
 plugstack=$QD_SLURM_ETC/plugstack.conf
 rcli() { redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" "$@"; }
 
+# prolog_flags NAME: the setup's slurm.conf line, none for plain.
+prolog_flags() {
+	case $1 in
+	alloc) echo "PrologFlags=Alloc" ;;
+	contain) echo "PrologFlags=Contain" ;;
+	esac
+}
+
 # setup NAME: slurm.conf and cgroup.conf for it, slurmctld restarted.
 setup() {
 	printf 'CgroupPlugin=cgroup/v1\n' >"$QD_SLURM_ETC/cgroup.conf"
-	case $1 in
-	alloc) echo "PrologFlags=Alloc" >"$work/slurm.conf.extra" ;;
-	contain) echo "PrologFlags=Contain" >"$work/slurm.conf.extra" ;;
-	*) : >"$work/slurm.conf.extra" ;;
-	esac
+	prolog_flags "$1" >"$work/slurm.conf.extra"
 	QD_SLURM_CONF_EXTRA=$work/slurm.conf.extra QD_PROCTRACK=proctrack/cgroup \
 		bash "$cluster" write-conf >/dev/null &&
 		bash "$cluster" restart-ctld >/dev/null || die "setup $1 failed"
@@ -156,11 +160,7 @@ traced() {
 # report NAME: the block of one setup.
 report() {
 	local d=$work/$1 s r k n m p10 p90 lo hi e h p own=0 calls jobs
-	case $1 in
-	alloc) echo "## alloc: PrologFlags=Alloc, proctrack/cgroup, task/none" ;;
-	contain) echo "## contain: PrologFlags=Contain, proctrack/cgroup, task/none" ;;
-	*) echo "## plain: no PrologFlags, proctrack/cgroup, task/none" ;;
-	esac
+	echo "## $1: $(prolog_flags "$1" | grep . || echo no PrologFlags), proctrack/cgroup, task/none"
 	row what n median p10 p90 min max
 	for s in "${SETTINGS[@]}"; do
 		read -r n m p10 p90 lo hi < <(awk -v s="$s" '$1 == s { print $3 }' "$d/srun" | summary)
