@@ -132,15 +132,23 @@ static int keep(int task, struct qd_cg_binding *b)
  * Under Slurm's cgroup/v2 beside task/none, the tasks of a step share one
  * cgroup (.../step_S/user/task_special), which the first task's binding
  * confined in place for all of them (the step's GPUs are theirs all):
- * the binding that did, if pid's cgroup is one.
+ * the binding that did, if pid's cgroup is one. Only asked once a task of
+ * this step was bound in place: the first task, and every task on cgroup
+ * v1, skip a second look at its cgroups (docs/performance.md "Launch
+ * cost").
  */
 static bool shares_cgroup(pid_t pid, enum qd_cg_mode mode,
 			  struct qd_cg_binding **b)
 {
 	enum qd_cg_layout layout;
 	char dir[PATH_MAX], err[512];
+	bool in_place = false;
 
-	if (qd_cg_decide_layout(pid, mode, &layout, dir, sizeof(dir), err,
+	for (size_t i = 0; i < nbindings && !in_place; i++)
+		in_place = bindings[i] &&
+			   bindings[i]->layout == QD_CG_LAYOUT_V2_IN_PLACE;
+	if (!in_place ||
+	    qd_cg_decide_layout(pid, mode, &layout, dir, sizeof(dir), err,
 				sizeof(err)) ||
 	    layout != QD_CG_LAYOUT_V2_IN_PLACE)
 		return false;
