@@ -124,6 +124,10 @@ int qd_job_script(int ac, char **av, bool epilog)
 	struct qd_reporter *rp = NULL;
 	struct job_env je = {.epilog = epilog};
 	uint32_t restarts;
+	/* Before anything that may wait (the QoS lookup in qd_job_record()
+	 * asks slurmctld): the job's end on this node is when its epilog
+	 * began. */
+	int64_t now = time(NULL);
 
 	qd_spank_opts_init(&opts);
 	if (qd_spank_opts_parse(&opts, ac, av, err, sizeof(err))) {
@@ -152,9 +156,9 @@ int qd_job_script(int ac, char **av, bool epilog)
 		goto out;
 	}
 	if (epilog)
-		qd_report_epilog(rp, &job, time(NULL));
+		qd_report_epilog(rp, &job, now);
 	else
-		qd_report_prolog(rp, &job, restarts, time(NULL));
+		qd_report_prolog(rp, &job, restarts, now);
 out:
 	free(rp);
 	return 0;

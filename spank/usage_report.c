@@ -36,7 +36,8 @@ static void say(const struct qd_reporter *rp, enum qd_log_level level,
 static void say(const struct qd_reporter *rp, enum qd_log_level level,
 		const char *fmt, ...)
 {
-	char msg[QD_REPORT_ERR_MAX + QD_RECORD_MAX];
+	/* Room for a record and the causes beside it (the LOST line). */
+	char msg[QD_REPORT_ERR_MAX + 2 * QD_SPOOL_ERR_MAX + QD_RECORD_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -246,9 +247,33 @@ static enum qd_report_result send_unspooled(const struct qd_reporter *rp,
 					    const struct qd_usage_record *r,
 					    const char *why)
 {
-	char err[QD_REPORT_ERR_MAX], text[QD_RECORD_MAX];
+	char err[QD_REPORT_ERR_MAX], text[QD_RECORD_MAX],
+	    last[QD_SPOOL_ERR_MAX];
 
 	if (send_record(r, s, err, sizeof(err)) < 0) {
+		/* Within the open record's own block: kept, not lost. */
+		if (!qd_spool_overwrite(rp->spool, r, last, sizeof(last))) {
+			say(rp, QD_LOG_ERROR,
+			    "qosdeny: job %" PRIu32 ": usage on %s (%" PRIu64
+			    " GPU-seconds) not sent to %s (%s) and could not "
+			    "be spooled (%s): written over its open record, "
+			    "kept in spool %s for the next job start or end "
+			    "here or `qosdeny flush`",
+			    r->job_id, r->node, r->gpu_seconds, rp->opts.redis,
+			    err, why, rp->spool);
+			return QD_REPORT_SPOOLED;
+		}
+		/*
+		 * An open record left behind would be closed at the next boot
+		 * and count the job until then: lost is the smaller error,
+		 * and the log holds the record for an administrator.
+		 */
+		if (qd_spool_remove(rp->spool, r, last, sizeof(last)))
+			say(rp, QD_LOG_ERROR,
+			    "qosdeny: job %" PRIu32 ": its open usage record "
+			    "stays, and the next boot here will count the job "
+			    "until then: %s",
+			    r->job_id, last);
 		say(rp, QD_LOG_ERROR,
 		    "qosdeny: job %" PRIu32
 		    ": GPU usage on %s LOST: not spooled (%s) and not sent "

@@ -215,6 +215,41 @@ int qd_spool_stage(const char *dir, const struct qd_usage_record *r, char *err,
 	return write_record(dir, r, false, err, errlen);
 }
 
+int qd_spool_overwrite(const char *dir, const struct qd_usage_record *r,
+		       char *err, size_t errlen)
+{
+	char name[NAME_LEN_MAX], text[QD_RECORD_MAX];
+	char rec_err[QD_RECORD_ERR_MAX];
+	int dfd, fd = -1, rv = -1, n;
+
+	n = qd_usage_record_encode(r, text, sizeof(text), rec_err,
+				   sizeof(rec_err));
+	if (n < 0)
+		return fail(err, errlen, dir, "%s", rec_err);
+	if (record_name(r, name, sizeof(name)))
+		return fail(err, errlen, dir, "record name too long");
+	dfd = open_dir(dir, false, err, errlen);
+	if (dfd < 0)
+		return -1;
+	fd = openat(dfd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		fail(err, errlen, dir, "open %s: %s", name, strerror(errno));
+		goto fail;
+	}
+	if (write_all(fd, text, n) || ftruncate(fd, n) || fsync(fd)) {
+		fail(err, errlen, dir, "overwrite %s: %s", name,
+		     strerror(errno));
+		goto fail;
+	}
+	rv = 0;
+fail:
+	if (fd >= 0 && close(fd) && !rv)
+		rv = fail(err, errlen, dir, "close %s: %s", name,
+			  strerror(errno));
+	close(dfd);
+	return rv;
+}
+
 int qd_spool_sync(const char *dir, char *err, size_t errlen)
 {
 	int dfd = open_dir(dir, false, err, errlen);

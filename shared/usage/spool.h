@@ -48,6 +48,17 @@ int qd_spool_write(const char *dir, const struct qd_usage_record *r, char *err,
 int qd_spool_stage(const char *dir, const struct qd_usage_record *r, char *err,
 		   size_t errlen);
 
+/*
+ * Writes r over the file of the same record already in the spool (its open
+ * form), in place: no file is created, so a full file system still takes
+ * it within the block the open record holds. The last resort of an epilog
+ * that could neither stage nor send its closed record. Not atomic: a crash
+ * during the write can leave a record that the next replay quarantines.
+ * Returns 0, or -1 with err (no such file, the write's cause).
+ */
+int qd_spool_overwrite(const char *dir, const struct qd_usage_record *r,
+		       char *err, size_t errlen);
+
 /* fsyncs the spool directory. Returns 0, or -1 with err. */
 int qd_spool_sync(const char *dir, char *err, size_t errlen);
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -523,15 +524,47 @@ Test(usage_report, a_full_spool_sends_directly)
 	umount2(rp.spool, MNT_DETACH);
 }
 
-/* Full spool and Redis down: the record is lost, and the log says so with
- * the record itself, for an administrator to send by hand. */
-Test(usage_report, full_spool_and_redis_down_logs_the_record)
+/* Full spool and Redis down: the closed record takes the open one's place
+ * in its own block, and the next job end here sends it. */
+Test(usage_report, full_spool_and_redis_down_keeps_the_closed_record)
 {
 	int64_t now = time(NULL);
 	struct qd_usage_record j = job(42, "alice", 1);
 
 	redis_down();
 	full_spool_after_prolog(&j, now - 10);
+	cr_expect_eq(qd_report_epilog(&rp, &j, now), QD_REPORT_SPOOLED);
+	cr_expect(strstr(logbuf, "E: qosdeny: job 42: usage on n1 (10 "
+				 "GPU-seconds) not sent to ") &&
+		      strstr(logbuf, "No space left on device): written over "
+				     "its open record, kept in spool "),
+		  "%s", logbuf);
+	cr_expect(strstr(spool(), " end=") &&
+		      strstr(spool(), " gpu_seconds=10"),
+		  "closed in place: %s", spool());
+	redis_up();
+	logbuf[0] = '\0';
+	cr_expect_eq(
+	    qd_report_prolog(&rp, &(struct qd_usage_record){0}, 0, now),
+	    QD_REPORT_NONE);
+	cr_expect(NEAR(usage("user", "alice"), 10), "%s", logbuf);
+	cr_expect_str_eq(spool(), "");
+	umount2(rp.spool, MNT_DETACH);
+}
+
+/* Nothing can be written and Redis is down: the record is lost, the log
+ * says so with the record itself, for an administrator to send by hand,
+ * and the open record goes, or the next boot would count the job until
+ * then. Here writes fail from their first bytes (a file size limit). */
+Test(usage_report, unwritable_spool_and_redis_down_logs_the_record)
+{
+	int64_t now = time(NULL);
+	struct qd_usage_record j = job(42, "alice", 1);
+
+	redis_down();
+	cr_assert_eq(qd_report_prolog(&rp, &j, 0, now - 10), QD_REPORT_DONE);
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &(struct rlimit){8, 8}), 0);
 	cr_expect_eq(qd_report_epilog(&rp, &j, now), QD_REPORT_FAILED);
 	cr_expect(strstr(logbuf, "E: qosdeny: job 42: GPU usage on n1 LOST: "
 				 "not spooled (spool "),
@@ -540,6 +573,27 @@ Test(usage_report, full_spool_and_redis_down_logs_the_record)
 				 "node=n1 user=alice account=research qos= "
 				 "partition=gpu start="),
 		  "%s", logbuf);
+	cr_expect_str_eq(spool(), "", "no open record left for a boot");
+}
+
+/* ... and where the open record cannot even be removed (a read-only
+ * spool), the log says what the next boot will do with it. */
+Test(usage_report, read_only_spool_and_redis_down_says_what_stays)
+{
+	int64_t now = time(NULL);
+	struct qd_usage_record j = job(42, "alice", 1);
+
+	redis_down();
+	full_spool_after_prolog(&j, now - 10);
+	cr_assert_eq(mount(NULL, rp.spool, NULL, MS_REMOUNT | MS_RDONLY, NULL),
+		     0, "%s", strerror(errno));
+	cr_expect_eq(qd_report_epilog(&rp, &j, now), QD_REPORT_FAILED);
+	cr_expect(strstr(logbuf, "E: qosdeny: job 42: its open usage record "
+				 "stays, and the next boot here will count "
+				 "the job until then: spool ") &&
+		      strstr(logbuf, "Read-only file system"),
+		  "%s", logbuf);
+	cr_expect(strstr(logbuf, "GPU usage on n1 LOST: "), "%s", logbuf);
 	umount2(rp.spool, MNT_DETACH);
 }
 
