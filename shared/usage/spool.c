@@ -132,20 +132,31 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
+/* r's text (QD_RECORD_MAX) and file name (NAME_LEN_MAX): the text's
+ * length, or -1 with err. */
+static int encode(const char *dir, const struct qd_usage_record *r, char *text,
+		  char *name, char *err, size_t errlen)
+{
+	char rec_err[QD_RECORD_ERR_MAX];
+	int n = qd_usage_record_encode(r, text, QD_RECORD_MAX, rec_err,
+				       sizeof(rec_err));
+
+	if (n < 0)
+		return fail(err, errlen, dir, "%s", rec_err);
+	if (record_name(r, name, NAME_LEN_MAX))
+		return fail(err, errlen, dir, "record name too long");
+	return n;
+}
+
 static int write_at(int dfd, const char *dir, const struct qd_usage_record *r,
 		    bool durable_name, char *err, size_t errlen)
 {
 	static unsigned counter;
 	char name[NAME_LEN_MAX], tmp[NAME_LEN_MAX + 64], text[QD_RECORD_MAX];
-	char rec_err[QD_RECORD_ERR_MAX];
-	int fd = -1, rv = -1, n;
+	int fd = -1, rv = -1, n = encode(dir, r, text, name, err, errlen);
 
-	n = qd_usage_record_encode(r, text, sizeof(text), rec_err,
-				   sizeof(rec_err));
 	if (n < 0)
-		return fail(err, errlen, dir, "%s", rec_err);
-	if (record_name(r, name, sizeof(name)))
-		return fail(err, errlen, dir, "record name too long");
+		return -1;
 	/* Unique per process and call: concurrent writers of the same record
 	 * (prolog retry, flush) never share a temp file. */
 	snprintf(tmp, sizeof(tmp), TMP_PREFIX "%s.%ld.%u", name, (long)getpid(),
@@ -219,15 +230,10 @@ int qd_spool_overwrite(const char *dir, const struct qd_usage_record *r,
 		       char *err, size_t errlen)
 {
 	char name[NAME_LEN_MAX], text[QD_RECORD_MAX];
-	char rec_err[QD_RECORD_ERR_MAX];
-	int dfd, fd = -1, rv = -1, n;
+	int dfd, fd = -1, rv = -1, n = encode(dir, r, text, name, err, errlen);
 
-	n = qd_usage_record_encode(r, text, sizeof(text), rec_err,
-				   sizeof(rec_err));
 	if (n < 0)
-		return fail(err, errlen, dir, "%s", rec_err);
-	if (record_name(r, name, sizeof(name)))
-		return fail(err, errlen, dir, "record name too long");
+		return -1;
 	dfd = open_dir(dir, false, err, errlen);
 	if (dfd < 0)
 		return -1;

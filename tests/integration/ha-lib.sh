@@ -75,7 +75,7 @@ pidfile $dir/redis.pid
 logfile $dir/redis.log
 dir $dir
 appendonly yes
-appendfsync everysec
+appendfsync always
 save ""
 enable-debug-command local
 user default off
