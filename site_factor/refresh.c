@@ -281,7 +281,7 @@ static void *run(void *arg)
  * file runs on the kept copy, and only a start with none ever kept fails.
  * With no qosdeny.conf and nothing kept the defaults apply.
  */
-static int start_policy(const char *path, char *err, size_t errlen)
+static int start_policy(const char *path, bool again, char *err, size_t errlen)
 {
 	char file_err[QD_ERR_MAX], kept_err[QD_ERR_MAX], why[3 * PATH_MAX];
 	struct qd_kept kept;
@@ -301,6 +301,11 @@ static int start_policy(const char *path, char *err, size_t errlen)
 	else if (!kept.exists && access(path, F_OK) && errno == ENOENT)
 		info("qosdeny: site factor: %s; qosdeny.conf's defaults apply",
 		     file_err);
+	else if (again)
+		error("qosdeny: site factor: %s; slurmctld goes on after its "
+		      "failed reconfigure, on qosdeny.conf's defaults until "
+		      "the file is mended",
+		      file_err);
 	else
 		return qd_errf(err, errlen, "%s; %s", file_err, why);
 	return 0;
@@ -308,7 +313,7 @@ static int start_policy(const char *path, char *err, size_t errlen)
 
 int qd_sf_start(const char *slurm_conf, const char *cluster_name,
 		const char *state_dir, const struct qd_factor_params *p,
-		char *err, size_t errlen)
+		bool again, char *err, size_t errlen)
 {
 	const char *clusters[QD_FS_CLUSTERS_MAX];
 	char list[QD_FS_CLUSTERS_MAX * QD_NAME_MAX] = "";
@@ -319,9 +324,16 @@ int qd_sf_start(const char *slurm_conf, const char *cluster_name,
 	snprintf(ctld_cluster, sizeof(ctld_cluster), "%s",
 		 cluster_name ? cluster_name : "");
 	snprintf(keep_dir, sizeof(keep_dir), "%s", state_dir);
-	if (qd_site_load_from(&site, conf_path, err, errlen) ||
-	    start_policy(site.qosdeny_conf, err, errlen))
+	if (qd_site_load_from(&site, conf_path, err, errlen)) {
+		if (!again)
+			return -1;
+		error("qosdeny: site factor: %s; slurmctld goes on after its "
+		      "failed reconfigure, and the factors are refreshed once "
+		      "the file is mended",
+		      err);
+	} else if (start_policy(site.qosdeny_conf, again, err, errlen)) {
 		return -1;
+	}
 	n = fs_clusters(policy_file.current, &site, clusters);
 	for (size_t i = 0; i < n; i++)
 		len += snprintf(list + len, sizeof(list) - len, "%s%s",
@@ -378,6 +390,11 @@ void qd_sf_table_lock(void)
 uint32_t qd_sf_factor(uint32_t assoc_id)
 {
 	return table ? qd_factor_lookup(table, assoc_id) : table_weight;
+}
+
+bool qd_sf_have_table(void)
+{
+	return table;
 }
 
 void qd_sf_table_unlock(void)

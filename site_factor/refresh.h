@@ -8,6 +8,7 @@
 #ifndef QD_SF_REFRESH_H
 #define QD_SF_REFRESH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "factor_params.h"
@@ -16,12 +17,15 @@
  * Reads qosdeny.conf and plugstack.conf next to slurm_conf, logs the start
  * line, and starts the thread. A qosdeny.conf that cannot be read or parsed
  * runs on the copy kept in state_dir (StateSaveLocation, policy_keep.h);
- * with none kept it is an error here, fatal at slurmctld start. Returns 0,
- * or -1 with err.
+ * with none kept, or plugstack.conf unreadable, it is an error here, fatal
+ * at slurmctld start. again: this slurmctld ran the site factor before (a
+ * failed 24.05+ reconfigure resumes it and starts its plugins anew); then
+ * such an error is logged and the thread starts all the same, refreshing
+ * once the files are mended. Returns 0, or -1 with err.
  */
 int qd_sf_start(const char *slurm_conf, const char *cluster_name,
 		const char *state_dir, const struct qd_factor_params *p,
-		char *err, size_t errlen);
+		bool again, char *err, size_t errlen);
 
 /* New parameters (22.05's reconfigure) and a refresh now. */
 void qd_sf_reconfigure(const struct qd_factor_params *p);
@@ -32,11 +36,12 @@ void qd_sf_stop(void);
 
 /*
  * Looks up factors in the current table: lock, any number of
- * qd_sf_factor, unlock. Before the first refresh every association gets
- * weight (FairShare 1: no usage known).
+ * qd_sf_factor and qd_sf_have_table, unlock. Before the first refresh
+ * every association gets weight (FairShare 1: no usage known).
  */
 void qd_sf_table_lock(void);
 uint32_t qd_sf_factor(uint32_t assoc_id);
+bool qd_sf_have_table(void);
 void qd_sf_table_unlock(void);
 
 #endif

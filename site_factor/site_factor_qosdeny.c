@@ -13,6 +13,9 @@
  */
 #include "slurm_compat.h" /* first: Slurm's calls by their exported names */
 
+#include <dlfcn.h>
+#include <stdbool.h>
+
 #include "factor_params.h"
 #include "refresh.h"
 
@@ -27,17 +30,47 @@ static int params_from_conf(struct qd_factor_params *p, char *err,
 				      errlen);
 }
 
+/*
+ * Whether this process started the site factor before. From 24.05 a failed
+ * `scontrol reconfigure` (the new slurmctld died, e.g. on a broken
+ * qosdeny.conf) resumes the running slurmctld, which calls fini and then
+ * init again (src/slurmctld/controller.c, "Resuming operation, reconfigure
+ * failed"); the file that stopped the new one must not stop it too (README
+ * "Troubleshooting"). pin() keeps this across Slurm's dlclose.
+ */
+static bool started_before;
+
+static void pin(void)
+{
+	Dl_info self;
+
+	/* A reference never closed, and RTLD_NODELETE: the module and its
+	 * statics stay as long as the process. */
+	if (!dladdr((void *)pin, &self) || !self.dli_fname ||
+	    !dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE))
+		error("qosdeny: site factor: cannot pin %s in memory (%s): a "
+		      "failed scontrol reconfigure would treat a broken "
+		      "qosdeny.conf as at a first start",
+		      self.dli_fname ? self.dli_fname : "the plugin",
+		      dlerror());
+}
+
 extern int init(void)
 {
 	char err[QD_FACTOR_ERR_MAX + 4096];
 	struct qd_factor_params p;
 
 	/* 22.05 ignores init's result: a bad setting must stop slurmctld
-	 * itself, as a broken slurm.conf does. */
+	 * itself, as a broken slurm.conf does. The parameters come from the
+	 * slurm.conf this process runs on, valid if it ran before. */
 	if (params_from_conf(&p, err, sizeof(err)) ||
 	    qd_sf_start(slurm_conf.slurm_conf, slurm_conf.cluster_name,
-			slurm_conf.state_save_location, &p, err, sizeof(err)))
+			slurm_conf.state_save_location, &p, started_before, err,
+			sizeof(err)))
 		fatal("qosdeny: site factor: %s", err);
+	if (!started_before)
+		pin();
+	started_before = true;
 	return SLURM_SUCCESS;
 }
 
@@ -68,10 +101,19 @@ extern void site_factor_p_reconfig(void)
 }
 #endif
 
+/*
+ * Until the first table of a slurmctld just started (from 24.05 also at
+ * every reconfigure), or while Redis stays unreachable, the factors its
+ * jobs had, kept in its state files, stand ("the factors keep their last
+ * values", README "GPU fair share in job priority"); only a job without
+ * one yet gets the whole weight.
+ */
 extern void site_factor_p_set(job_record_t *job_ptr)
 {
 	qd_sf_table_lock();
-	job_ptr->site_factor = qd_sf_factor(job_ptr->assoc_id) + NICE_OFFSET;
+	if (qd_sf_have_table() || job_ptr->site_factor == NICE_OFFSET)
+		job_ptr->site_factor =
+		    qd_sf_factor(job_ptr->assoc_id) + NICE_OFFSET;
 	qd_sf_table_unlock();
 }
 
@@ -89,6 +131,7 @@ static int refresh_pending_job(void *x, void *arg)
 extern void site_factor_p_update(void)
 {
 	qd_sf_table_lock();
-	list_for_each(job_list, refresh_pending_job, NULL);
+	if (qd_sf_have_table())
+		list_for_each(job_list, refresh_pending_job, NULL);
 	qd_sf_table_unlock();
 }

@@ -204,6 +204,14 @@ c4=$(pending_job charlie -A batch)
 assert_eq "a new job gets the kept factor" "$before" "$(site "$c4")"
 outage_lines() { [ "$(log_count "site factor: .*the factors keep their last values")" == $((begins + 1)) ]; }
 check "over two more refreshes the outage is logged once" stays $((INTERVAL * 2)) outage_lines
+# A restart (from 24.05 also a reconfigure) with Redis still down: the new
+# slurmctld has no table yet, and the factor saved with the pending job
+# stands, at its release (site_factor_p_set) and at each recalculation.
+check "charlie's factor is below the whole weight ($before)" test "$before" -lt "$WEIGHT"
+check "slurmctld restarted with Redis down" bash "$CLUSTER" restart-ctld
+scontrol hold "$c4" && scontrol release "$c4"
+check "the pending job keeps its factor after the restart and its release" \
+	stays 3 site_is "$c4" "$before"
 bash "$CLUSTER" redis-start >/dev/null
 check "Redis back: logged once" wait_for "the recovery line" $((INTERVAL * 3)) \
 	bash -c "[ \$(grep -c 'site factor: .* answers again' '$QD_CTLD_LOG') -gt $ends ]"

@@ -76,6 +76,30 @@ else
 	pass "the missing file is logged once, not at every refresh"
 fi
 
+# --- From 24.05 a reconfigure starts a new slurmctld; one that dies of a
+# broken qosdeny.conf (nothing kept yet) leaves the running one to go on,
+# which starts its plugins again (fini, then init): the site factor logs
+# the file there instead of stopping it too, and refreshes once mended.
+if slurm_at_least 24.05; then
+	pid=$(tr -dc 0-9 <"$QD_CLUSTER_DIR/run/slurmctld.pid")
+	write_policy "QOS=interactive Flags=DenyOnGrp,NoSuchFlag"
+	n=$(log_lines)
+	scontrol reconfigure >/dev/null 2>&1
+	resumed() { log_since "$n" | grep -q "Resuming operation, reconfigure failed"; }
+	check "the new slurmctld refuses the broken file, the old one resumes" \
+		wait_for "the resumed slurmctld" 60 resumed
+	went_on() { log_since "$n" | grep -q "goes on after its failed reconfigure"; }
+	wait_for "the site factor's line" 10 went_on
+	assert_contains "the site factor names file and line, and goes on" \
+		"error: qosdeny: site factor: $CONF:1: unknown flag 'NoSuchFlag'; slurmctld goes on after its failed reconfigure, on qosdeny.conf's defaults until the file is mended" \
+		"$(log_since "$n")"
+	check "the slurmctld that ran before still runs" kill -0 "$pid"
+	check "and answers" bash -c "scontrol ping | grep -q 'is UP'"
+	write_policy "FairShareClusters=$QD_CLUSTER_NAME,other"
+	check "the mended file is taken and kept" \
+		wait_for "the kept copy" $((INTERVAL * 3)) kept_has "FairShareClusters=$QD_CLUSTER_NAME,other"
+fi
+
 # --- Back to the suite's configuration.
 write_policy "$EXAMPLE_POLICY"
 : >"$EXTRA"
