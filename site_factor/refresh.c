@@ -5,6 +5,7 @@
  * waiting for slurmctld's locks or for Redis.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 
 #include "errmsg.h"
 #include "fairshare_usage.h"
+#include "names.h"
 #include "policy_keep.h"
 #include "refresh.h"
 #include "site.h"
@@ -181,6 +183,40 @@ static const struct qd_policy *current_policy(const struct qd_site *site)
 	return policy_file.current;
 }
 
+/*
+ * A running job whose user or account no usage key can hold
+ * (qd_usage_name_ok; its nodes refuse its record too, naming it) is left
+ * out of the publication, which would otherwise fail, and every factor's
+ * refresh with it. Said once per job, not at every refresh.
+ */
+static void leave_out_unnamed(struct qd_sf_snapshot *s)
+{
+	static uint32_t said[16];
+	static size_t next;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < s->n_jobs; i++) {
+		const struct qd_running_job *j = &s->jobs[i];
+		bool seen = false;
+
+		if (qd_usage_name_ok(j->account) && qd_usage_name_ok(j->user)) {
+			s->jobs[kept++] = *j;
+			continue;
+		}
+		for (size_t k = 0; k < sizeof(said) / sizeof(said[0]); k++)
+			seen = seen || said[k] == j->job_id;
+		if (seen)
+			continue;
+		said[next++ % (sizeof(said) / sizeof(said[0]))] = j->job_id;
+		error("qosdeny: site factor: job %" PRIu32 ": user '%s' or "
+		      "account '%s' is not a name GPU usage can be kept "
+		      "under (1 to 63 of A-Z a-z 0-9 . _ @ + $ -): its running "
+		      "GPU time is left out",
+		      j->job_id, j->user, j->account);
+	}
+	s->n_jobs = kept;
+}
+
 /* One refresh; returns 0, or -1 with err (the table is then kept). */
 static int refresh(uint32_t weight, char *err, size_t errlen)
 {
@@ -202,6 +238,7 @@ static int refresh(uint32_t weight, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	leave_out_unnamed(&s);
 	if (s.gpu_tres_pos < 0 && !warned_no_gpu_tres) {
 		error("qosdeny: site factor: AccountingStorageTRES lacks "
 		      "gres/gpu, so running jobs' GPU time is not counted "

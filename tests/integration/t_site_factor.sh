@@ -169,6 +169,26 @@ check "when n1 frees up, alice's job starts first" wait_for "job $ja to start" 6
 assert_eq "while charlie's still waits" PENDING "$(job_state "$jc")"
 cancel_all
 
+# --- A running job under an account no usage key can hold (sacctmgr takes
+# 'ml#x'): left out of the running jobs published, said once, and every
+# other factor still refreshed.
+sacctmgr -i add account 'ml#x' >/dev/null
+sacctmgr -i add user alice account='ml#x' >/dev/null
+odd=$(submit_running alice -A 'ml#x' --gres=gpu:1)
+check "a job runs under account 'ml#x'" test -n "$odd"
+begins=$(log_count "site factor: .*the factors keep their last values")
+left_out="job $odd: user 'alice' or account 'ml#x' is not a name GPU usage can be kept under"
+said() { [ "$(log_count "$left_out")" -ge 1 ]; }
+check "the site factor leaves it out, saying so" \
+	wait_for "the line" $((INTERVAL * 3)) said
+no_outage() { [ "$(log_count "site factor: .*the factors keep their last values")" == "$begins" ]; }
+check "and goes on refreshing the others over two refreshes" \
+	stays $((INTERVAL * 2)) no_outage
+assert_eq "said once" 1 "$(log_count "$left_out")"
+cancel_all
+sacctmgr -i remove user alice account='ml#x' >/dev/null
+sacctmgr -i remove account 'ml#x' >/dev/null
+
 # --- Redis stopped, then silent: factors kept, submissions as fast, the
 # outage logged once when it begins and once when it ends.
 # submit_time: seconds of the slowest of 5 submissions (ms precision).
