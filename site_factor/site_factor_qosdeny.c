@@ -42,7 +42,7 @@ static bool started_before;
 
 static void pin(void)
 {
-	Dl_info self;
+	Dl_info self = {0};
 
 	/* A reference never closed, and RTLD_NODELETE: the module and its
 	 * statics stay as long as the process. */
