@@ -48,6 +48,7 @@
 
 #include "adopt.h"
 #include "cgroup.h"
+#include "step_cgroup.h"
 
 struct opts {
 	char dir[PATH_MAX];
@@ -95,12 +96,16 @@ static void tell(pam_handle_t *pamh, int prio, const char *fmt, ...)
 }
 
 /*
- * Where proctrack/cgroup put this process (freezer in v1, the cgroup2 tree
- * in v2): a path with ".../job_JOB/step_extern", and with several slurmd on
- * one host ".../slurm_NODE/uid_..." (v1). Confirms the adoption
- * pam_slurm_adopt reported, and names the node when it can.
+ * Where pam_slurm_adopt put this process, by name: a path with
+ * ".../job_JOB/step_extern" (and, with several slurmd on one host,
+ * ".../slurm_NODE/...", which names the node) in a v1 hierarchy (the freezer
+ * proctrack/cgroup uses: cgroup v1 names the job so in every release), or
+ * in the cgroup2 one where the extern step's record predates step=
+ * (in_step()). ADOPTED_V1 or ADOPTED_V2_NAME for where it was found, else 0.
  */
-static int adopted_into(uint32_t job, char *node, size_t nodelen)
+enum { ADOPTED_V1 = 1, ADOPTED_V2_NAME };
+
+static int adopted_by_name(uint32_t job, char *node, size_t nodelen)
 {
 	char want[64], *line = NULL, *p, *q;
 	size_t cap = 0;
@@ -110,12 +115,13 @@ static int adopted_into(uint32_t job, char *node, size_t nodelen)
 	if (!f)
 		return 0;
 	snprintf(want, sizeof(want), "/job_%" PRIu32 "/step_extern", job);
-	while (!found && getline(&line, &cap, f) > 0) {
+	while (found != ADOPTED_V1 && getline(&line, &cap, f) > 0) {
 		line[strcspn(line, "\n")] = '\0';
 		p = strstr(line, want);
 		if (!p || (p[strlen(want)] && p[strlen(want)] != '/'))
 			continue;
-		found = 1;
+		/* "0::PATH" is the cgroup2 hierarchy's line. */
+		found = strncmp(line, "0::", 3) ? ADOPTED_V1 : ADOPTED_V2_NAME;
 		p = strstr(line, "/slurm_");
 		if (p && node[0] == '\0') {
 			p += strlen("/slurm_");
@@ -130,13 +136,51 @@ static int adopted_into(uint32_t job, char *node, size_t nodelen)
 	return found;
 }
 
+/*
+ * On cgroup v2 under Slurm's cgroup/v2: the step whose Slurm cgroup holds
+ * this process, found by structure whatever the job's directory is called
+ * (job_N, or the job's SLUID from 26.05: step_cgroup.h). 1 with it in step,
+ * else 0.
+ */
+static int own_step(char *step, size_t len)
+{
+	char mine[PATH_MAX], why[512];
+
+	return !qd_cg_dir(getpid(), QD_CG_V2, mine, sizeof(mine), why,
+			  sizeof(why)) &&
+	       qd_step_cgroup(mine, step, len) == 1;
+}
+
+/*
+ * Whether that step (own_step(): step, or "" for none) is the extern step
+ * the record names (step=, the directory its slurmstepd recorded). A record
+ * written before step= existed (a job started before an upgrade) is matched
+ * by name instead.
+ */
+static int in_step(const struct qd_adopt_rec *rec, int by_name,
+		   const char *step)
+{
+	if (!rec->step[0])
+		return by_name == ADOPTED_V2_NAME;
+	return !strcmp(step, rec->step);
+}
+
+static void not_adopted(pam_handle_t *pamh, const char *user, unsigned long job)
+{
+	tell(pamh, LOG_ERR,
+	     "qosdeny: %s: access denied: this process is not in job %lu's "
+	     "extern step cgroup (ProctrackType=proctrack/cgroup and "
+	     "PrologFlags=Contain are needed)",
+	     user, job);
+}
+
 static int confine(pam_handle_t *pamh, int argc, const char **argv,
 		   const char *stage)
 {
-	int rv = PAM_PERM_DENIED, moved = 0;
+	int rv = PAM_PERM_DENIED, moved = 0, by_name;
 	const char *user = NULL, *id;
-	char node[256], text[PATH_MAX + 1024], err[PATH_MAX + 512];
-	char from_cg[256] = "";
+	char node[256], text[2 * PATH_MAX + 1024], err[PATH_MAX + 512];
+	char from_cg[256] = "", step[PATH_MAX];
 	struct qd_adopt_rec rec;
 	struct passwd *pw;
 	struct opts o;
@@ -170,12 +214,12 @@ static int confine(pam_handle_t *pamh, int argc, const char **argv,
 		return PAM_PERM_DENIED;
 	}
 	snprintf(node, sizeof(node), "%s", o.node);
-	if (!adopted_into((uint32_t)job, from_cg, sizeof(from_cg))) {
-		tell(pamh, LOG_ERR,
-		     "qosdeny: %s: access denied: this process is not in job "
-		     "%lu's extern step cgroup (ProctrackType=proctrack/cgroup "
-		     "and PrologFlags=Contain are needed)",
-		     user, job);
+	by_name = adopted_by_name((uint32_t)job, from_cg, sizeof(from_cg));
+	if (!own_step(step, sizeof(step)))
+		step[0] = '\0';
+	/* In no step of Slurm's: no record to look for. */
+	if (!by_name && !step[0]) {
+		not_adopted(pamh, user, job);
 		return PAM_PERM_DENIED;
 	}
 	if (!node[0] && from_cg[0]) {
@@ -198,6 +242,10 @@ static int confine(pam_handle_t *pamh, int argc, const char **argv,
 		     "qosdeny: %s: access denied to job %lu on %s: its extern "
 		     "step's record: %s",
 		     user, job, node, err);
+		return PAM_PERM_DENIED;
+	}
+	if (by_name != ADOPTED_V1 && !in_step(&rec, by_name, step)) {
+		not_adopted(pamh, user, job);
 		return PAM_PERM_DENIED;
 	}
 	if (rec.refuse[0]) {

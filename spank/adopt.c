@@ -175,6 +175,7 @@ int qd_adopt_remove(const char *dir, const char *node, uint32_t job,
 int qd_adopt_format(const struct qd_adopt_rec *r, char *buf, size_t len)
 {
 	int n;
+	size_t used;
 
 	if (r->refuse[0])
 		n = snprintf(buf, len, "refuse=%s\n", r->refuse);
@@ -184,7 +185,12 @@ int qd_adopt_format(const struct qd_adopt_rec *r, char *buf, size_t len)
 		n = snprintf(buf, len, "mode=%s\nslurm=%d\nprog=%u\ndir=%s\n",
 			     qd_cg_mode_name(r->mode), r->slurm ? 1 : 0,
 			     r->prog_id, r->dir);
-	return n < 0 || (size_t)n >= len ? -1 : 0;
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	used = (size_t)n;
+	if (r->step[0])
+		n = snprintf(buf + used, len - used, "step=%s\n", r->step);
+	return n < 0 || (size_t)n >= len - used ? -1 : 0;
 }
 
 int qd_adopt_parse(const char *text, struct qd_adopt_rec *r, char *err,
@@ -230,6 +236,11 @@ int qd_adopt_parse(const char *text, struct qd_adopt_rec *r, char *err,
 			r->slurm = vlen == 1 && *eq == '1';
 		} else if (!strcmp(key, "prog")) {
 			r->prog_id = (unsigned)strtoul(eq, NULL, 10);
+		} else if (!strcmp(key, "step")) {
+			if (vlen >= sizeof(r->step) || *eq != '/')
+				return adopt_err(err, errlen, "bad step");
+			memcpy(r->step, eq, vlen);
+			r->step[vlen] = '\0';
 		} else if (!strcmp(key, "dir")) {
 			if (vlen >= sizeof(r->dir) || *eq != '/')
 				return adopt_err(err, errlen, "bad dir");

@@ -44,6 +44,13 @@ struct qd_adopt_rec {
 	int slurm;
 	/* Non-empty: the step could not confine; sessions are refused. */
 	char refuse[512];
+	/*
+	 * Cgroup v2 under Slurm's cgroup/v2: the extern step's directory,
+	 * from its slurmstepd's own cgroup (step_cgroup.h), which an adopted
+	 * process's cgroup must be Slurm's tracking cgroup of. Empty
+	 * elsewhere, and in records written before it was added.
+	 */
+	char step[PATH_MAX];
 };
 
 /* DIR/NODE/job_JOB.EXT; -1 with err set when it does not fit or node is no

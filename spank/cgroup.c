@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cgroup_priv.h"
+#include "step_cgroup.h"
 
 /* Shared by every task of every step; denying them breaks CUDA for all. */
 static const char *const control_devices[] = {
@@ -464,25 +465,6 @@ int cg_rmdir(const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
-/* Whether path ends in "/job_N/step_..." or holds it: a cgroup Slurm's
- * cgroup/v2 made for a step (job_N/step_S/{user,slurm}/task_T, 22.05 to
- * 26.05), which Slurm finds the step's processes by. */
-static bool in_slurm_step(const char *path)
-{
-	const char *p, *d;
-
-	for (p = strstr(path, "/job_"); p; p = strstr(p + 1, "/job_")) {
-		d = p + 5;
-		if (*d < '0' || *d > '9')
-			continue;
-		while (*d >= '0' && *d <= '9')
-			d++;
-		if (!strncmp(d, "/step_", 6))
-			return true;
-	}
-	return false;
-}
-
 enum qd_cg_layout qd_cg_layout_of(enum qd_cg_mode resolved, bool slurm_step)
 {
 	if (resolved == QD_CG_V1)
@@ -533,7 +515,7 @@ static int decide(pid_t pid, enum qd_cg_mode mode, enum qd_cg_layout *layout,
 				    "no cgroup to confine devices in: %s; %s",
 				    why1, why2)
 			   : -1;
-	*layout = qd_cg_layout_of(QD_CG_V2, in_slurm_step(dir));
+	*layout = qd_cg_layout_of(QD_CG_V2, qd_step_cgroup(dir, NULL, 0) == 1);
 	return 0;
 }
 
@@ -736,7 +718,7 @@ int qd_cg_join(pid_t pid, enum qd_cg_mode mode, const char *dir,
 			return -1;
 		if (r)
 			return 0;
-		if (in_slurm_step(cur))
+		if (qd_step_cgroup(cur, NULL, 0) == 1)
 			return cg_err(err, errlen,
 				      "cgroup v2: pid %d is in %s, where "
 				      "Slurm's cgroup/v2 plugin tracks it; "

@@ -14,8 +14,9 @@
  * - cgroup v2 where qosdeny owns the cgroup (Slurm does not track the
  *   process by a cgroup2 cgroup): a child cgroup with our device program,
  *   attached with BPF_F_ALLOW_MULTI, and the process moved in.
- * - cgroup v2 in a cgroup Slurm's cgroup/v2 plugin made (.../job_N/step_S/
- *   user/task_T): our program attached to that cgroup itself; nothing moves
+ * - cgroup v2 in a cgroup Slurm's cgroup/v2 plugin made for a step
+ *   (STEP/user/task_T, known by the slurmstepd in STEP/slurm: step_cgroup.h):
+ *   our program attached to that cgroup itself; nothing moves
  *   and nothing is created, as Slurm finds a step's processes by reading
  *   each task cgroup's cgroup.procs, and removes the cgroups (our program
  *   with them) at the step's end.
@@ -99,8 +100,8 @@ enum qd_cg_layout qd_cg_layout_of(enum qd_cg_mode resolved, bool slurm_step);
 /*
  * THE place that decides how pid is bound on this node (cgroup= option in
  * mode): v1 where the mode resolves to v1 (qd_cg_resolve()); on v2, in place
- * where pid's cgroup2 cgroup is one Slurm's cgroup/v2 plugin made (a path
- * with a job_N/step_S pair of components), else a child cgroup; OFF for
+ * where pid's cgroup2 cgroup is one Slurm's cgroup/v2 plugin tracks a step's
+ * processes by (qd_step_cgroup()), else a child cgroup; OFF for
  * mode OFF. dir gets pid's cgroup in that hierarchy (empty for OFF). -1 with
  * err set when pid has no usable cgroup. Also called by `qosdeny doctor`.
  */
@@ -178,7 +179,7 @@ int qd_cg_dir(pid_t pid, enum qd_cg_mode mode, char *dir, size_t len, char *err,
  * - v2: done if prog_id is among pid's effective device programs; else pid
  *   is moved into dir only when every program effective for it now is
  *   effective in dir too, and not out of a cgroup Slurm's cgroup/v2 plugin
- *   tracks the step's processes by (a path with a "step_" component), else
+ *   tracks the step's processes by (qd_step_cgroup()), else
  *   -1. Checked again after the move.
  *
  * *moved says whether pid was moved. -1 with err saying why.

@@ -24,6 +24,7 @@
 #include "cgroup.h"
 #include "gpu_devices.h"
 #include "spank_priv.h"
+#include "step_cgroup.h"
 
 /* Debian's slurm-wlm reads slurm.conf (and gres.conf beside it) here. */
 #define DEFAULT_SLURM_CONF "/etc/slurm/slurm.conf"
@@ -247,6 +248,22 @@ static pid_t extern_sleep(void)
 }
 
 /*
+ * Slurm's cgroup/v2: the extern step's directory, where pam_slurm_adopt puts
+ * the sessions it adopts, from this slurmstepd's own cgroup (STEP/slurm);
+ * pam_qosdeny.so admits a session only in Slurm's cgroup of that step
+ * (step_cgroup.h). Left empty elsewhere, where the session's v1 cgroups
+ * name the job.
+ */
+static void extern_step(struct qd_adopt_rec *rec)
+{
+	char own[PATH_MAX], why[512];
+
+	if (qd_cg_dir(getpid(), QD_CG_V2, own, sizeof(own), why, sizeof(why)) ||
+	    !qd_step_cgroup_of_stepd(own, rec->step, sizeof(rec->step)))
+		rec->step[0] = '\0';
+}
+
+/*
  * PrologFlags=Contain: the extern step, which pam_slurm_adopt adopts ssh
  * sessions into, has no task and no GPU variables. Build the confinement
  * for those sessions, denying every GPU of the node but the job's (which
@@ -262,7 +279,7 @@ static int extern_post_fork(spank_t sp, const struct qd_spank_opts *o)
 	int rv = -1;
 	uint32_t job = 0;
 	char node[256], gpus[4096], err[2048], why[1024], name[96];
-	char suffix[64], text[PATH_MAX + 1024];
+	char suffix[64], text[2 * PATH_MAX + 1024];
 	struct qd_adopt_rec rec;
 	struct qd_paths allowed = {0};
 	enum qd_cg_mode mode;
@@ -277,6 +294,7 @@ static int extern_post_fork(spank_t sp, const struct qd_spank_opts *o)
 			    "into its job cannot be confined");
 		return ESPANK_SUCCESS;
 	}
+	extern_step(&rec);
 	if (o->cgroup == QD_CG_OFF) {
 		rv = 0; /* binding off: nothing to confine */
 		goto record;

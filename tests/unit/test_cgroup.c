@@ -31,6 +31,7 @@
 
 #include "cgroup.h"
 #include "cgroup_priv.h"
+#include "step_cgroup.h"
 
 #define NGPU	  4
 #define GPU_MAJOR 195
@@ -56,8 +57,11 @@ static char parent[PATH_MAX + 32];  /* a cgroup made by the test, or "" */
 static char parent2[PATH_MAX + 32]; /* another, in the other hierarchy */
 static char err[1024];
 /* Cgroups made below parent by a test, removed deepest first. */
-static char made[8][2 * PATH_MAX + 64];
+static char made[16][2 * PATH_MAX + 64];
 static int nmade;
+/* Stand-ins for slurmstepd (slurm_tree()), one per step made. */
+static pid_t stepds[4] = {-1, -1, -1, -1};
+static int nstepds;
 
 static void dev_path(char *buf, size_t len, const char *base)
 {
@@ -112,6 +116,8 @@ static void teardown(void)
 
 	reap(&task);
 	reap(&other);
+	while (nstepds > 0)
+		reap(&stepds[--nstepds]);
 	if (go_w >= 0)
 		close(go_w);
 	if (res_r >= 0)
@@ -776,11 +782,55 @@ static void make_below(char *dir, size_t len, const char *rel)
 	snprintf(dir, len, "%s/%s", parent, rel);
 }
 
-/* Slurm's job/step cgroups under a test parent, task moved into rel. */
+/* A process named slurmstepd (as Slurm's is), waiting to be killed. */
+static pid_t spawn_stepd(void)
+{
+	int ready[2];
+	char c;
+	pid_t pid;
+
+	cr_assert_eq(pipe2(ready, O_CLOEXEC), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_NAME, "slurmstepd");
+		close(ready[0]);
+		if (write(ready[1], "", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	cr_assert_eq(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	return pid;
+}
+
+/*
+ * Slurm's cgroups of a step under a test parent, as its cgroup/v2 makes
+ * them: rel is JOB/STEP/user/TASK, and STEP/slurm is made beside user with
+ * a slurmstepd in it (once per step); pid, if any, is moved into rel.
+ */
 static void slurm_tree(char *dir, size_t len, const char *rel, pid_t pid)
 {
+	char step[256], stepd_dir[BIG];
+	const char *user = strstr(rel, "/user/");
+
 	need(QD_CG_V2);
-	make_parent(QD_CG_V2, -1);
+	if (!parent[0])
+		make_parent(QD_CG_V2, -1);
+	cr_assert_not_null(user, "%s: no /user/", rel);
+	snprintf(step, sizeof(step), "%.*s/slurm", (int)(user - rel), rel);
+	make_below(stepd_dir, sizeof(stepd_dir), step);
+	if (cg_nprocs(stepd_dir, err, sizeof(err)) == 0) {
+		cr_assert_lt(nstepds, 4);
+		stepds[nstepds] = spawn_stepd();
+		cr_assert_eq(
+		    cg_move(stepd_dir, stepds[nstepds], err, sizeof(err)), 0,
+		    "%s", err);
+		nstepds++;
+	}
 	make_below(dir, len, rel);
 	if (pid > 0)
 		cr_assert_eq(cg_move(dir, pid, err, sizeof(err)), 0, "%s", err);
@@ -823,8 +873,17 @@ Test(cgroup_v2_in_place, the_layout_follows_the_cgroup)
 					 sizeof(got), err, sizeof(err)),
 		     0);
 	cr_assert_eq(layout, QD_CG_LAYOUT_V2_CHILD);
-	/* "job_" must be Slurm's job_N. */
-	make_below(dir, sizeof(dir), "job_x/step_0");
+	/* 26.05 names the job's directory after its SLUID: the same. */
+	slurm_tree(dir, sizeof(dir), "s4CDM8EPVE3X00/step_0/user/task_special",
+		   task);
+	cr_assert_eq(qd_cg_decide_layout(task, QD_CG_V2, &layout, got,
+					 sizeof(got), err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(layout, QD_CG_LAYOUT_V2_IN_PLACE, "%s",
+		     qd_cg_layout_name(layout));
+	/* Slurm's names without a slurmstepd in step_0/slurm: not a step. */
+	make_below(dir, sizeof(dir), "job_8/step_0/slurm");
+	make_below(dir, sizeof(dir), "job_8/step_0/user/task_0");
 	cr_assert_eq(cg_move(dir, task, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(qd_cg_decide_layout(task, QD_CG_V2, &layout, got,
 					 sizeof(got), err, sizeof(err)),
@@ -834,6 +893,36 @@ Test(cgroup_v2_in_place, the_layout_follows_the_cgroup)
 					 sizeof(got), err, sizeof(err)),
 		     0);
 	cr_assert_eq(layout, QD_CG_LAYOUT_OFF);
+}
+
+/* step_cgroup.h: the step from a task's cgroup and from slurmstepd's. */
+Test(cgroup_v2_in_place, a_step_is_known_by_its_slurmstepd)
+{
+	char dir[BIG], step[BIG], want[BIG], stepd[BIG + 16];
+
+	slurm_tree(dir, sizeof(dir),
+		   "s4CDM8EPVE3X00/step_extern/user/"
+		   "task_special",
+		   -1);
+	snprintf(want, sizeof(want), "%s/s4CDM8EPVE3X00/step_extern", parent);
+	cr_assert_eq(qd_step_cgroup(dir, step, sizeof(step)), 1);
+	cr_assert_str_eq(step, want);
+	/* A cgroup below the task's (qosdeny's child, before 26.05's fix). */
+	make_below(dir, sizeof(dir),
+		   "s4CDM8EPVE3X00/step_extern/user/task_special/qosdeny_x");
+	cr_assert_eq(qd_step_cgroup(dir, step, sizeof(step)), 1);
+	cr_assert_str_eq(step, want);
+	snprintf(stepd, sizeof(stepd), "%s/slurm", want);
+	cr_assert_eq(qd_step_cgroup_of_stepd(stepd, step, sizeof(step)), 1);
+	cr_assert_str_eq(step, want);
+	/* Not below user/, nor slurm/ itself as a task's. */
+	cr_assert_eq(qd_step_cgroup(want, step, sizeof(step)), 0);
+	cr_assert_eq(qd_step_cgroup(stepd, step, sizeof(step)), 0);
+	cr_assert_eq(qd_step_cgroup_of_stepd(want, step, sizeof(step)), 0);
+	/* Its slurmstepd gone: no longer Slurm's step. */
+	reap(&stepds[--nstepds]);
+	cr_assert_eq(qd_step_cgroup(dir, step, sizeof(step)), 0);
+	cr_assert_eq(qd_step_cgroup_of_stepd(stepd, step, sizeof(step)), 0);
 }
 
 Test(cgroup_v2_in_place, task_none_nothing_moves_nothing_is_made)
@@ -1073,8 +1162,7 @@ Test(cgroup_v2_in_place, a_session_elsewhere_in_a_step_is_not_moved)
 				   &binding, err, sizeof(err)),
 		     0, "%s", err);
 	task = spawn();
-	make_below(dir, sizeof(dir), "job_7/step_0/user/task_0");
-	cr_assert_eq(cg_move(dir, task, err, sizeof(err)), 0, "%s", err);
+	slurm_tree(dir, sizeof(dir), "job_7/step_0/user/task_0", task);
 	cr_assert_eq(qd_cg_join(task, QD_CG_V2, ext, binding->prog_id, &moved,
 				err, sizeof(err)),
 		     -1);

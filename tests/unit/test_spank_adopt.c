@@ -66,6 +66,43 @@ Test(adopt, refusal_kept)
 	cr_assert_str_eq(back.refuse, "no GPUs recorded");
 }
 
+/* The extern step's directory on Slurm's cgroup/v2, in every kind of
+ * record; a record from before step= still reads, with none. */
+Test(adopt, the_extern_step_is_kept)
+{
+	struct qd_adopt_rec r = {.mode = QD_CG_OFF}, back;
+	char text[2 * PATH_MAX + 1024];
+	const char *step = "/sys/fs/cgroup/system.slice/"
+			   "n1_slurmstepd.scope/s4CDM8EPVE3X00/step_extern";
+
+	snprintf(r.step, sizeof(r.step), "%s", step);
+	cr_assert_eq(qd_adopt_format(&r, text, sizeof(text)), 0);
+	cr_assert_eq(qd_adopt_parse(text, &back, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(back.mode, QD_CG_OFF);
+	cr_assert_str_eq(back.step, step);
+	r.mode = QD_CG_V2;
+	r.slurm = 1;
+	snprintf(r.dir, sizeof(r.dir), "%s/user/task_special", step);
+	cr_assert_eq(qd_adopt_format(&r, text, sizeof(text)), 0);
+	cr_assert_eq(qd_adopt_parse(text, &back, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_str_eq(back.step, step);
+	cr_assert_str_eq(back.dir, r.dir);
+	snprintf(r.refuse, sizeof(r.refuse), "no GPUs recorded");
+	cr_assert_eq(qd_adopt_format(&r, text, sizeof(text)), 0);
+	cr_assert_eq(qd_adopt_parse(text, &back, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_str_eq(back.step, step);
+	cr_assert_eq(qd_adopt_parse("mode=v2\nslurm=1\nprog=0\ndir=/x\n", &back,
+				    err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(back.step[0], '\0');
+	cr_assert_neq(qd_adopt_parse("mode=off\nstep=relative\n", &back, err,
+				     sizeof(err)),
+		      0);
+}
+
 Test(adopt, bad_records_rejected)
 {
 	struct qd_adopt_rec back;
