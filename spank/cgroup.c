@@ -616,9 +616,9 @@ fail:
 	return rv;
 }
 
-int qd_cg_attach_dir(const char *dir, const struct qd_paths *gpus,
-		     const struct qd_paths *allowed, struct qd_cg_binding **out,
-		     char *err, size_t errlen)
+static int attach_dir(const char *dir, bool above, const struct qd_paths *gpus,
+		      const struct qd_paths *allowed,
+		      struct qd_cg_binding **out, char *err, size_t errlen)
 {
 	int rv = -1;
 	struct qd_cg_binding *b = NULL;
@@ -644,6 +644,8 @@ int qd_cg_attach_dir(const char *dir, const struct qd_paths *gpus,
 		goto fail;
 	}
 	b = new_binding(QD_CG_LAYOUT_V2_IN_PLACE, 0, 1, err, errlen);
+	if (b)
+		b->above = above;
 	if (!b ||
 	    cg_v2_confine(b, dir, top, QD_CG_PREFIX, deny, n, err, errlen))
 		goto fail;
@@ -655,6 +657,20 @@ fail:
 	free(b);
 	free(deny);
 	return rv;
+}
+
+int qd_cg_attach_dir(const char *dir, const struct qd_paths *gpus,
+		     const struct qd_paths *allowed, struct qd_cg_binding **out,
+		     char *err, size_t errlen)
+{
+	return attach_dir(dir, false, gpus, allowed, out, err, errlen);
+}
+
+int qd_cg_attach_above(const char *dir, const struct qd_paths *gpus,
+		       const struct qd_paths *allowed,
+		       struct qd_cg_binding **out, char *err, size_t errlen)
+{
+	return attach_dir(dir, true, gpus, allowed, out, err, errlen);
 }
 
 int qd_cg_confine(pid_t pid, enum qd_cg_mode mode, const char *name,

@@ -81,6 +81,7 @@ struct qd_cg_binding {
 	int replaced;
 	unsigned prog_id; /* v2: our program's id */
 	int nomove;	  /* qd_cg_prepare(): pid stays where it is */
+	int above;	  /* qd_cg_attach_above(): in place, ALLOW_MULTI */
 };
 
 /* "auto", "v1", "v2", "off". */
@@ -119,6 +120,17 @@ int qd_cg_decide_layout(pid_t pid, enum qd_cg_mode mode,
 int qd_cg_attach_dir(const char *dir, const struct qd_paths *gpus,
 		     const struct qd_paths *allowed, struct qd_cg_binding **out,
 		     char *err, size_t errlen);
+
+/*
+ * As qd_cg_attach_dir(), for a cgroup below which others make cgroups and
+ * attach programs of their own (Slurm's extern step's user cgroup, where
+ * pam_slurm_adopt's sessions get task cgroups): ours attached with
+ * BPF_F_ALLOW_MULTI, so that theirs below still attach and ours stays
+ * effective beside them.
+ */
+int qd_cg_attach_above(const char *dir, const struct qd_paths *gpus,
+		       const struct qd_paths *allowed,
+		       struct qd_cg_binding **out, char *err, size_t errlen);
 
 /*
  * The mode AUTO stands for with pid's cgroups on this machine: V1 where pid

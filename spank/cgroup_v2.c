@@ -426,7 +426,9 @@ static int plan(struct qd_cg_binding *b, const char *parent, bool found,
 		    where);
 	if (b->layout == QD_CG_LAYOUT_V2_IN_PLACE) {
 		*in_place = true;
-		*attach_flags = here ? flags : 0;
+		/* A task's cgroup: no flag, as Slurm's own task level; above
+		 * cgroups others attach to: beside theirs. */
+		*attach_flags = here ? flags : b->above ? BPF_F_ALLOW_MULTI : 0;
 		return 0;
 	}
 	if (!here || (flags & (BPF_F_ALLOW_MULTI | BPF_F_ALLOW_OVERRIDE))) {

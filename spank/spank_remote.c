@@ -268,8 +268,8 @@ static void extern_step(struct qd_adopt_rec *rec)
  * sessions into, has no task and no GPU variables. Build the confinement
  * for those sessions, denying every GPU of the node but the job's (which
  * the job prolog recorded), and record it for pam_qosdeny.so: on Slurm's
- * cgroup/v2 the extern step's own cgroup, where pam_slurm_adopt puts the
- * sessions, confined in place; elsewhere a cgroup beside the sleep. Never
+ * cgroup/v2 the extern step's user cgroup, below which pam_slurm_adopt puts
+ * the sessions, confined in place; elsewhere a cgroup beside the sleep. Never
  * fails the step: from 24.11 that would fail the job, while all that is at
  * stake is the ssh sessions, which pam_qosdeny refuses when the record says
  * so, or is missing.
@@ -279,7 +279,7 @@ static int extern_post_fork(spank_t sp, const struct qd_spank_opts *o)
 	int rv = -1;
 	uint32_t job = 0;
 	char node[256], gpus[4096], err[2048], why[1024], name[96];
-	char suffix[64], text[2 * PATH_MAX + 1024];
+	char suffix[64], text[2 * PATH_MAX + 1024], users[PATH_MAX + 8];
 	struct qd_adopt_rec rec;
 	struct qd_paths allowed = {0};
 	enum qd_cg_mode mode;
@@ -314,6 +314,21 @@ static int extern_post_fork(spank_t sp, const struct qd_spank_opts *o)
 			 "SLURM_JOB_GPUS=%.64s: %s (GPUs from %s)", gpus, why,
 			 gpus_source);
 		goto record;
+	}
+	/*
+	 * Slurm's cgroup/v2 (this slurmstepd in a step cgroup of its own):
+	 * our program attached in place to the step's user cgroup, above
+	 * every task cgroup Slurm adds adopted sessions to (task_special, or
+	 * task_NODEID under jobacct_gather/cgroup). From 25.05 those are made
+	 * only at the first adoption, the extern step having no sleep any
+	 * more (docs/gpu-and-usage.md, "Cgroup layouts").
+	 */
+	if (rec.step[0] && o->cgroup != QD_CG_V1) {
+		snprintf(users, sizeof(users), "%s/user", rec.step);
+		if (qd_cg_attach_above(users, &node_gpus, &allowed, &extern_b,
+				       err, sizeof(err)))
+			goto record;
+		goto confined;
 	}
 	sleeper = extern_sleep();
 	if (!sleeper) {
@@ -350,6 +365,7 @@ static int extern_post_fork(spank_t sp, const struct qd_spank_opts *o)
 	if (qd_cg_prepare(sleeper, mode, name, &node_gpus, &allowed, &extern_b,
 			  err, sizeof(err)))
 		goto record;
+confined:
 	if (extern_b) {
 		rec.mode = extern_b->mode;
 		rec.prog_id = extern_b->prog_id;

@@ -1171,6 +1171,42 @@ Test(cgroup_v2_in_place, a_session_elsewhere_in_a_step_is_not_moved)
 	cr_assert_eq(effective(dir, ids), 0);
 }
 
+/*
+ * The extern step on Slurm's cgroup/v2 from 25.05: no sleep, no task
+ * cgroup until pam_slurm_adopt adds a session. Our program goes on the
+ * step's user cgroup, chained to the job's (ConstrainDevices'); a session
+ * added later below it is confined by both, even once Slurm attaches an
+ * exclusive program of its own to the session's task cgroup.
+ */
+Test(cgroup_v2_in_place, the_extern_steps_user_cgroup_covers_later_sessions)
+{
+	int errs[NPROBE], moved = -1;
+	char job[BIG], users[BIG], dir[BIG], step[BIG];
+
+	slurm_tree(users, sizeof(users), "s4CDM8EPVE3X00/step_extern/user/",
+		   -1);
+	users[strlen(users) - 1] = '\0';
+	make_below(job, sizeof(job), "s4CDM8EPVE3X00");
+	attach_at(job, 0, BPF_F_ALLOW_OVERRIDE);
+	cr_assert_eq(qd_step_cgroup(users, step, sizeof(step)), 1);
+	allow(0);
+	allow(3);
+	cr_assert_eq(qd_cg_attach_above(users, &gpus, &allowed, &binding, err,
+					sizeof(err)),
+		     0, "%s", err);
+	task = spawn();
+	slurm_tree(dir, sizeof(dir),
+		   "s4CDM8EPVE3X00/step_extern/user/task_special", task);
+	cr_assert_eq(qd_cg_join(task, QD_CG_V2, binding->attached,
+				binding->prog_id, &moved, err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(moved, 0, "checked, not moved");
+	attach_at(dir, 3, 0);
+	run(errs);
+	/* 0: the job's program; 1, 2: ours; 3: the task's. */
+	expect(errs, 0);
+}
+
 Test(cgroup_v2_in_place, a_scratch_cgroup_by_its_path)
 {
 	uint32_t ids[8], flags;
