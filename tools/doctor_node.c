@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,6 +41,64 @@ static int try_write(const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
+/* File systems held in memory alone: a reboot empties them. */
+#ifndef TMPFS_MAGIC
+#define TMPFS_MAGIC 0x01021994
+#endif
+#ifndef RAMFS_MAGIC
+#define RAMFS_MAGIC 0x858458f6
+#endif
+
+/* "tmpfs" or "ramfs" when path is on such a file system, else NULL. */
+static const char *in_memory(const char *path)
+{
+	struct statfs fs;
+
+	if (statfs(path, &fs))
+		return NULL;
+	if (fs.f_type == TMPFS_MAGIC)
+		return "tmpfs";
+	if (fs.f_type == RAMFS_MAGIC)
+		return "ramfs";
+	return NULL;
+}
+
+/*
+ * A spool on tmpfs loses at each reboot the records of jobs that were
+ * running, or not yet sent, when the node went down (README "GPU usage
+ * and fair share"): a warn line, its fix another spool=, or on a node with
+ * no disk at all (/, /var and /var/spool all in memory) what is at stake.
+ * 1 when it said so.
+ */
+static int spool_in_memory(struct qd_doctor *d, const char *dir,
+			   const char *probe)
+{
+	const char *fs = in_memory(probe);
+
+	if (!fs)
+		return 0;
+	if (in_memory("/") && in_memory("/var") && in_memory("/var/spool"))
+		qd_doctor_linef(
+		    d, QD_DOC_WARN, "spool",
+		    "set spool= to a directory on storage that outlives a "
+		    "reboot (a local disk, or NFS, each node its own "
+		    "directory with %n in the path); else accept those "
+		    "losses",
+		    "%s: on %s, and this node has no disk: a reboot or crash "
+		    "loses the GPU time of the jobs running then and of "
+		    "records not yet sent",
+		    dir, fs);
+	else
+		qd_doctor_linef(d, QD_DOC_WARN, "spool",
+				"set spool= to a directory on a disk, e.g. "
+				"under /var/spool",
+				"%s: on %s, which a reboot empties: the GPU "
+				"time of jobs running at a crash or reboot "
+				"would be lost",
+				dir, fs);
+	return 1;
+}
+
 /* The age of the oldest record as "2h05m". */
 static void age(time_t secs, char *out, size_t len)
 {
@@ -51,10 +110,23 @@ static void age(time_t secs, char *out, size_t len)
 			 (long)secs % 3600 / 60);
 }
 
+/* dir's parent directory, in buf. */
+static const char *raw_parent(const char *dir, char *buf, size_t len)
+{
+	const char *slash = strrchr(dir, '/');
+
+	if (!slash || slash == dir)
+		snprintf(buf, len, "/");
+	else
+		snprintf(buf, len, "%.*s", (int)(slash - dir), dir);
+	return buf;
+}
+
 static void spool(struct qd_doctor *d, const struct qd_site *s,
 		  const struct qd_spank_opts *o, const char *node)
 {
 	char raw[PATH_MAX + 16], dir[PATH_MAX], host[256], err[1024], old[32];
+	char parent[PATH_MAX];
 	struct qd_spool_list l;
 	int64_t oldest = 0;
 	struct stat st;
@@ -83,8 +155,10 @@ static void spool(struct qd_doctor *d, const struct qd_site *s,
 			return;
 		}
 		rmdir(dir);
-		qd_doctor_linef(d, QD_DOC_OK, "spool", NULL,
-				"%s: not created yet, can be", dir);
+		if (!spool_in_memory(d, dir,
+				     raw_parent(dir, parent, sizeof(parent))))
+			qd_doctor_linef(d, QD_DOC_OK, "spool", NULL,
+					"%s: not created yet, can be", dir);
 		return;
 	}
 	if (qd_spool_list(dir, &l, err, sizeof(err)) ||
@@ -99,6 +173,10 @@ static void spool(struct qd_doctor *d, const struct qd_site *s,
 
 		if (t && (!oldest || t < oldest))
 			oldest = t;
+	}
+	if (spool_in_memory(d, dir, dir)) {
+		qd_spool_list_free(&l);
+		return;
 	}
 	age(oldest ? time(NULL) - (time_t)oldest : 0, old, sizeof(old));
 	/* A record stays here while its job runs: only old ones are news. */

@@ -150,6 +150,22 @@ mkdir -p "$QD_CLUSTER_DIR/open-spool"
 chmod 777 "$QD_CLUSTER_DIR/open-spool"
 plugstack "$GOOD_LINE spool=$QD_CLUSTER_DIR/open-spool"
 expect "spool writable by others" --node=n1 spool FAIL 1 "open-spool"
+# A spool on tmpfs: a reboot empties it (warn, its fix another spool=),
+# whether the spool is there already or not yet made.
+TMPFS_SPOOL=$QD_CLUSTER_DIR/tmpfs-spool
+mkdir -p "$TMPFS_SPOOL"
+if mount -t tmpfs -o mode=0700 qd-doctor-test "$TMPFS_SPOOL"; then
+	plugstack "$GOOD_LINE spool=$TMPFS_SPOOL"
+	expect "spool on tmpfs" --node=n1 spool warn 0 "on tmpfs, which a reboot empties"
+	assert_contains "spool on tmpfs: the fix names a disk" \
+		"set spool= to a directory on a disk" "$(line spool)"
+	plugstack "$GOOD_LINE spool=$TMPFS_SPOOL/not-yet"
+	expect "spool not yet made, on tmpfs" --node=n1 spool warn 0 "on tmpfs"
+	umount "$TMPFS_SPOOL"
+else
+	check "tmpfs mounted for the spool test" false
+fi
+rmdir "$TMPFS_SPOOL"
 plugstack "$GOOD_LINE"
 
 # A record two days old still waiting: warn, with the count and age.
