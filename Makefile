@@ -6,7 +6,9 @@
 #   make demo       the worked example on a throwaway cluster
 #   make bench      decision path, GPU usage reporting, task launch,
 #                   slurmctld memory, submissions -> tests/bench/
-#   make install    PREFIX, DESTDIR, PLUGINDIR honoured
+#   make install    PREFIX, DESTDIR, PLUGINDIR honoured (make uninstall
+#                   takes it away again, qosdeny.conf left)
+#   make clean      what make compiled; make distclean: all of build/
 #   make deb        the qosdeny Debian package for this release and its
 #                   Slurm, in $(B)/deb-pkg (lintian-checked)
 
@@ -29,9 +31,30 @@ export QD_BUILD := $(abspath $(B))
 # Where the suites write their "suite name passed failed" lines.
 export QD_RESULTS ?= $(QD_BUILD)/results
 CC        ?= cc
+# The user's CPPFLAGS, CFLAGS and LDFLAGS (make's command line or the
+# environment, dpkg-buildflags' in make deb) come after the Makefile's own
+# QD_* flags in every compile and link line, so that theirs win: CFLAGS=-O0
+# drops the optimisation, never the hardening.
 CFLAGS    ?= -O2 -g
-CFLAGS    += -std=gnu11 -Wall -Wextra -fPIC -D_GNU_SOURCE \
-             -DQD_VERSION='"$(VERSION)"' -DQD_SYSCONFDIR='"$(SYSCONFDIR)"'
+QD_DEFS   := -D_GNU_SOURCE -DQD_VERSION='"$(VERSION)"' \
+             -DQD_SYSCONFDIR='"$(SYSCONFDIR)"'
+# Hardening of everything built here, the five installed binaries first
+# (tests/build/hardening.sh checks them; README, Install). _FORTIFY_SOURCE=3
+# needs gcc 12 and optimisation. -U first: a compiler that defines it
+# already says nothing, and neither does a CPPFLAGS with its own level,
+# undefined again in front of it.
+FORTIFY    = -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=3 $(if $(findstring \
+             _FORTIFY_SOURCE,$(CPPFLAGS) $(CFLAGS)),-U_FORTIFY_SOURCE)
+# -fcf-protection (CET) is x86's alone.
+HARDEN_CFLAGS := -fstack-protector-strong -fstack-clash-protection \
+                 $(if $(filter x86_64-% i386-% i486-% i586-% i686-%,$(shell \
+                   $(CC) -dumpmachine)),-fcf-protection)
+QD_CPPFLAGS = $(FORTIFY) $(QD_DEFS)
+# The sanitizer builds: the same without _FORTIFY_SOURCE, whose checked
+# copies ASan's interceptors do not see.
+QD_SAN_CPPFLAGS = -U_FORTIFY_SOURCE $(QD_DEFS)
+QD_CFLAGS := -std=gnu11 -Wall -Wextra -fPIC $(HARDEN_CFLAGS)
+QD_LDFLAGS := -Wl,-z,relro,-z,now
 # shared/ holds three parts of the core: policy/ (the submit-time checks),
 # usage/ (usage records, spool, Redis, fair share) and common/ (what both
 # read: slurm.conf and plugstack.conf, text files, error strings).
@@ -42,7 +65,7 @@ CORE_CFLAGS := $(CORE_DIRS:%=-I%)
 # a build there refuses those options.
 HAVE_TLS := $(and $(wildcard /usr/include/hiredis/hiredis_ssl.h),$(wildcard \
               /usr/include/openssl/ssl.h))
-CFLAGS += $(if $(HAVE_TLS),-DQD_HAVE_TLS)
+QD_DEFS += $(if $(HAVE_TLS),-DQD_HAVE_TLS)
 HIREDIS_LIBS := $(if $(HAVE_TLS),-lhiredis_ssl -lssl -lcrypto) -lhiredis
 # Header dependencies: each compile writes TARGET.d, included at the end.
 DEPFLAGS   = -MMD -MP -MF $@.d
@@ -129,6 +152,7 @@ BUILD_DEPS := slurm/slurm.h=libslurm-dev hiredis/hiredis.h=libhiredis-dev \
 TEST_DEPS  := criterion/criterion.h=libcriterion-dev
 # slurm-from-source builds the Slurm whose headers the others need.
 SELF_DEPS_GOALS := deps check check-here demo bench bench-plugin deb \
+                   distclean uninstall pam-uninstall \
                    deb-test build-test clean format format-check fuzz \
                    fuzz-smoke fuzz-build slurm-from-source check-gpu-node
 GOALS := $(or $(MAKECMDGOALS),all)
@@ -148,12 +172,13 @@ include pam/pam.mk
 include tests/fuzz/fuzz.mk
 
 .PHONY: all build-test check check-here check-vm check-gpu-node slurm-from-source deb deb-test bench-plugin unit unit-asan integration integration-asan demo bench \
-        install deps format format-check clean
+        install uninstall deps format format-check clean distclean
 all: $(CORE_LIB) $(JS_SO) $(SF_SO) $(SPANK_SO) $(PAM_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
 
 $(B)/shared/%.o: shared/%.c
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(CORE_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CORE_CFLAGS) $(CPPFLAGS) \
+		$(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(CORE_LIB): $(CORE_OBJ)
 	@rm -f $@
@@ -165,21 +190,23 @@ $(B)/slurm-config/config.h: job_submit/get-slurm-source.sh \
 
 $(B)/job_submit/%.o: job_submit/%.c $(B)/slurm-config/config.h
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(CORE_CFLAGS) $(SLURM_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CORE_CFLAGS) $(SLURM_CFLAGS) \
+		$(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 # Only the plugin's entry points are exported (job_submit_qosdeny.map).
 $(JS_SO): $(JS_OBJ) $(CORE_LIB) job_submit/job_submit_qosdeny.map
-	$(Q_LD)$(CC) -shared -o $@ $(JS_OBJ) $(CORE_LIB) \
+	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $(JS_OBJ) $(CORE_LIB) \
 		-Wl,--version-script=job_submit/job_submit_qosdeny.map
 
 # The tool's doctor checks a node with the plugin's own parts (plugstack
 # options, GPU lists, cgroups): it links libqosdeny_spank.a.
 $(B)/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(SPANK_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(SPANK_CFLAGS) $(CPPFLAGS) \
+		$(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(TOOL): $(TOOL_OBJ) $(SPANK_LIB) $(CORE_LIB)
-	$(Q_LD)$(CC) -o $@ $(TOOL_OBJ) $(SPANK_LIB) $(CORE_LIB) -lslurm $(HIREDIS_LIBS) -lm
+	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(SPANK_LIB) $(CORE_LIB) -lslurm $(HIREDIS_LIBS) -lm
 
 # The tool's end-to-end tests run this build's qosdeny (B differs per
 # Slurm version).
@@ -194,12 +221,14 @@ $(B)/tests/test_doctor $(ASAN_B)/tests/test_doctor: \
 
 $(B)/tests/test_%: tests/unit/test_%.c $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(TEST_DEFS) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) \
-		-lcriterion $(HIREDIS_LIBS) -lm
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(TEST_DEFS) $(CORE_CFLAGS) \
+		$(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $< \
+		$(CORE_LIB) -lcriterion $(HIREDIS_LIBS) -lm
 
 $(ASAN_B)/shared/%.o: shared/%.c
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(ASAN_FLAGS) $(CORE_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(CORE_CFLAGS) $(CPPFLAGS) \
+		$(QD_CFLAGS) $(CFLAGS) $(ASAN_FLAGS) -c -o $@ $<
 
 $(ASAN_CORE_LIB): $(ASAN_CORE_OBJ)
 	@rm -f $@
@@ -207,28 +236,32 @@ $(ASAN_CORE_LIB): $(ASAN_CORE_OBJ)
 
 $(ASAN_B)/tests/test_%: tests/unit/test_%.c $(ASAN_CORE_LIB)
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(TEST_DEFS) $(ASAN_FLAGS) $(CORE_CFLAGS) -o $@ $< \
-		$(ASAN_CORE_LIB) -lcriterion $(HIREDIS_LIBS) -lm
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(TEST_DEFS) $(CORE_CFLAGS) \
+		$(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) $(ASAN_FLAGS) $(QD_LDFLAGS) \
+		$(LDFLAGS) -o $@ $< $(ASAN_CORE_LIB) -lcriterion $(HIREDIS_LIBS) -lm
 
 $(B)/tests/forge_submit $(B)/tests/submit_as_uid: HELPER_LIBS := -lslurm
 $(B)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) -o $@ $< $(HELPER_LIBS)
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) \
+		$(QD_LDFLAGS) $(LDFLAGS) -o $@ $< $(HELPER_LIBS)
 
 $(ASAN_CTLD_B)/shared/%.o: shared/%.c
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(ASAN_CTLD_FLAGS) $(CORE_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(CORE_CFLAGS) $(CPPFLAGS) \
+		$(QD_CFLAGS) $(CFLAGS) $(ASAN_CTLD_FLAGS) -c -o $@ $<
 
 $(ASAN_CTLD_B)/job_submit/%.o: job_submit/%.c \
 		$(B)/slurm-config/config.h
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(ASAN_CTLD_FLAGS) $(CORE_CFLAGS) $(SLURM_CFLAGS) \
-		-c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(CORE_CFLAGS) $(SLURM_CFLAGS) \
+		$(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) $(ASAN_CTLD_FLAGS) -c -o $@ $<
 
 $(ASAN_CTLD_DIR)/job_submit_qosdeny.so: $(ASAN_CTLD_OBJ) \
 		job_submit/job_submit_qosdeny.map
 	@mkdir -p $(@D)
-	$(Q_LD)$(CC) $(ASAN_CTLD_FLAGS) -shared -o $@ $(ASAN_CTLD_OBJ) \
+	$(Q_LD)$(CC) $(ASAN_CTLD_FLAGS) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ \
+		$(ASAN_CTLD_OBJ) \
 		-Wl,--version-script=job_submit/job_submit_qosdeny.map
 
 $(ASAN_CTLD_DIR)/spank_qosdeny.so: $(SPANK_SO)
@@ -237,25 +270,33 @@ $(ASAN_CTLD_DIR)/spank_qosdeny.so: $(SPANK_SO)
 
 $(BENCH_BIN): $(BENCH_SRC) $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(CORE_CFLAGS) -o $@ $(BENCH_SRC) $(CORE_LIB)
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CORE_CFLAGS) $(CPPFLAGS) \
+		$(QD_CFLAGS) $(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $(BENCH_SRC) \
+		$(CORE_LIB)
 
 $(USAGE_BENCH_BIN): tests/bench/bench_usage.c $(SPANK_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(SPANK_CFLAGS) -o $@ $< $(SPANK_LIB) $(SPANK_LIBS)
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(SPANK_CFLAGS) $(CPPFLAGS) \
+		$(QD_CFLAGS) $(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $< $(SPANK_LIB) \
+		$(SPANK_LIBS)
 
 $(SF_BENCH_BIN): tests/bench/bench_site_factor.c $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) -lm -pthread
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CORE_CFLAGS) $(CPPFLAGS) \
+		$(QD_CFLAGS) $(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $< $(CORE_LIB) \
+		-lm -pthread
 
 # The launch benchmark's stand-in for any plugin with job prolog and epilog.
 HOOKS_ONLY_SO := $(B)/tests/spank_hooks_only.so
 $(HOOKS_ONLY_SO): tests/bench/spank_hooks_only.c
 	@mkdir -p $(@D)
-	$(Q_LD)$(CC) $(DEPFLAGS) $(CFLAGS) -shared -o $@ $<
+	$(Q_LD)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) \
+		$(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $<
 
 $(FILL_QUEUE): tests/bench/fill_queue.c tests/helpers/slurm_ids.h
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) -o $@ $< -lslurm
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) \
+		$(QD_LDFLAGS) $(LDFLAGS) -o $@ $< -lslurm
 
 # Installs Debian's packages and the test users where missing (root).
 deps:
@@ -421,11 +462,14 @@ deb:
 	@ls $(DEB_B)/*.deb
 
 # The package installed with apt, run on the test cluster, purged.
-# make deb's own failure (lintian's too) is one failed count.
+# make deb's own failure (lintian's too) is one failed count; the hardening
+# of the binaries in the package is checked before it is installed.
 deb-test:
 	@mkdir -p $(QD_RESULTS)
 	@if $(MAKE) deb; then r="1 0"; else r="0 1"; fi; \
 		echo "deb make-deb $$r" >>$(QD_RESULTS)/counts
+	@set -- $(DEB_B)/qosdeny_*.deb; if [ -e "$$1" ]; then \
+		QD_SUITE=deb bash tests/build/hardening.sh "$$1" || true; fi
 	bash tests/integration/deb-test.sh
 
 FORMAT_FILES := $(wildcard shared/*/*.[ch] job_submit/*.[ch] site_factor/*.[ch] spank/*.[ch] pam/*.[ch] \
@@ -437,10 +481,53 @@ format:
 format-check:
 	clang-format --dry-run --Werror $(FORMAT_FILES)
 
+# What make compiled in $(B): objects, libraries, plugins, programs, tests,
+# the sanitizer and fuzz builds, make deb's tree and package, test results.
+# Kept for the next build: Slurm's sources and headers ($(B)/slurm-src,
+# $(B)/slurm-config), Slurm built from source ($(B)/slurm-build), the test
+# clusters' files; the other Slurm versions' builds (build/<release>:
+# tests/chroot/make-in.sh VERSION clean). make distclean removes the rest.
 clean:
-	rm -rf $(B)/shared $(B)/job_submit $(B)/site_factor $(B)/tools $(B)/tests $(B)/*.so \
-		$(ASAN_B) $(ASAN_CTLD_B) $(B)/fuzz \
-		$(B)/*.a $(B)/qosdeny $(B)/results
+	rm -rf $(addprefix $(B)/,shared job_submit site_factor spank pam tools \
+		tests) $(CORE_LIB) $(SPANK_LIB) $(JS_SO) $(SF_SO) $(SPANK_SO) \
+		$(PAM_SO) $(TOOL) $(B)/*.so $(B)/*.a $(ASAN_B) $(ASAN_CTLD_B) \
+		$(FUZZ_B) $(DEB_B) $(B)/results
+
+# clean, then the whole build directory: fetched Slurm sources, every
+# version's build, the chroots, VM images and the GPU node's runtime. A
+# chroot may still have mounts (the checkout itself, bind-mounted inside):
+# each is removed by chroot.sh destroy, which unmounts first and deletes
+# nothing while anything is mounted, and nothing is removed while anything
+# below build/ is still mounted. From the host, as root where chroots exist.
+CHROOT_BASES := build/gpu-node/builder build/gpu-node build/chroot
+distclean: clean
+	@if ischroot 2>/dev/null; then \
+		echo "make distclean: run it on the host, not in a chroot" >&2; \
+		exit 1; fi
+	@for base in $(CHROOT_BASES); do for d in $$base/*/; do \
+		[ -e "$$d.qd-ready" ] || [ -d "$${d}usr" ] || continue; \
+		echo "chroot.sh destroy $$(basename $$d) ($$base)"; \
+		QD_CHROOT_BASE=$(CURDIR)/$$base bash tests/chroot/chroot.sh \
+			destroy "$$(basename $$d)" || exit 1; \
+	done; done
+	@for d in $(sort $(abspath build $(B))); do \
+		m=$$(awk -v d="$$d" '$$5 == d || index($$5, d "/") == 1 { print $$5 }' \
+			/proc/self/mountinfo); \
+		[ -z "$$m" ] || { echo "make distclean: still mounted, not deleting:" \
+			$$m >&2; exit 1; }; \
+	done
+	rm -rf --one-file-system $(B) build
+
+# What make install put in place (PREFIX, DESTDIR, PLUGINDIR as there),
+# files only: the directories are shared with Slurm and the system, and a
+# site's qosdeny.conf is its policy, never removed.
+uninstall: pam-uninstall
+	rm -f $(DESTDIR)$(PLUGINDIR)/job_submit_qosdeny.so \
+		$(DESTDIR)$(PLUGINDIR)/site_factor_qosdeny.so \
+		$(DESTDIR)$(PLUGINDIR)/spank_qosdeny.so \
+		$(DESTDIR)$(PREFIX)/bin/qosdeny \
+		$(DESTDIR)$(PREFIX)/share/man/man1/qosdeny.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5/qosdeny.conf.5
 
 # The header dependencies the compiler wrote (DEPFLAGS), for the objects
 # and programs of this build directory.

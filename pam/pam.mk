@@ -15,12 +15,18 @@ PAMDIR    ?= $(shell d=/usr/lib/$(PAM_MA)/security; \
 
 $(B)/pam/%.o: pam/%.c
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) -Ispank -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) -Ispank $(CPPFLAGS) $(QD_CFLAGS) \
+		$(CFLAGS) -c -o $@ $<
 
 $(PAM_SO): $(B)/pam/pam_qosdeny.o $(SPANK_LIB) $(PAM_MAP)
-	$(Q_LD)$(CC) -shared -o $@ $(B)/pam/pam_qosdeny.o $(SPANK_LIB) -lpam \
+	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $(B)/pam/pam_qosdeny.o \
+		$(SPANK_LIB) -lpam \
 		-Wl,--version-script=$(PAM_MAP)
 
-.PHONY: pam-install
+.PHONY: pam-install pam-uninstall
 pam-install: $(PAM_SO)
 	install -D -m 0644 $(PAM_SO) $(DESTDIR)$(PAMDIR)/pam_qosdeny.so
+
+# For the Makefile's uninstall.
+pam-uninstall:
+	rm -f $(DESTDIR)$(PAMDIR)/pam_qosdeny.so

@@ -12,11 +12,13 @@ SF_CFLAGS := -Isite_factor -Ijob_submit $(CORE_CFLAGS) $(SLURM_CFLAGS)
 
 $(B)/site_factor/%.o: site_factor/%.c $(B)/slurm-config/config.h
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(SF_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(SF_CFLAGS) $(CPPFLAGS) \
+		$(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 # Only the plugin's entry points are exported (site_factor_qosdeny.map).
 $(SF_SO): $(SF_OBJ) $(CORE_LIB) $(SF_MAP)
-	$(Q_LD)$(CC) -shared -o $@ $(SF_OBJ) $(CORE_LIB) $(HIREDIS_LIBS) -lm -pthread \
+	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $(SF_OBJ) $(CORE_LIB) \
+		$(HIREDIS_LIBS) -lm -pthread \
 		-Wl,--version-script=$(SF_MAP)
 
 # The same under ASan and UBSan for make integration-asan, beside the
@@ -27,9 +29,11 @@ ASAN_SF_OBJ := $(SF_SRC:%.c=$(ASAN_CTLD_B)/%.o) \
 $(ASAN_CTLD_B)/site_factor/%.o: site_factor/%.c \
 		$(B)/slurm-config/config.h
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(ASAN_CTLD_FLAGS) $(SF_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(SF_CFLAGS) $(CPPFLAGS) \
+		$(QD_CFLAGS) $(CFLAGS) $(ASAN_CTLD_FLAGS) -c -o $@ $<
 
 $(ASAN_CTLD_DIR)/site_factor_qosdeny.so: $(ASAN_SF_OBJ) $(SF_MAP)
 	@mkdir -p $(@D)
-	$(Q_LD)$(CC) $(ASAN_CTLD_FLAGS) -shared -o $@ $(ASAN_SF_OBJ) $(HIREDIS_LIBS) -lm \
+	$(Q_LD)$(CC) $(ASAN_CTLD_FLAGS) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ \
+		$(ASAN_SF_OBJ) $(HIREDIS_LIBS) -lm \
 		-pthread -Wl,--version-script=$(SF_MAP)

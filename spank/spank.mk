@@ -34,7 +34,8 @@ SPANK_PART_TESTS := $(filter-out $(SPANK_PLUG_TEST),$(SPANK_UNIT_BIN))
 
 $(B)/spank/%.o: spank/%.c
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(SPANK_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(SPANK_CFLAGS) $(CPPFLAGS) \
+		$(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(SPANK_LIB): $(SPANK_LIB_OBJ)
 	@rm -f $@
@@ -43,22 +44,25 @@ $(SPANK_LIB): $(SPANK_LIB_OBJ)
 # Only the SPANK entry points are exported (spank_qosdeny.map); the spank_*
 # and slurm_* functions it calls are slurmstepd's, resolved when loaded.
 $(SPANK_SO): $(SPANK_PLUG_OBJ) $(SPANK_LIB) $(CORE_LIB) $(SPANK_MAP)
-	$(Q_LD)$(CC) -shared -o $@ $(SPANK_PLUG_OBJ) $(SPANK_LIB) $(SPANK_LIBS) \
+	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $(SPANK_PLUG_OBJ) \
+		$(SPANK_LIB) $(SPANK_LIBS) \
 		-Wl,--version-script=$(SPANK_MAP)
 
 # Explicit (static pattern) rules, so they win over the Makefile's generic
 # test rule.
 $(SPANK_PART_TESTS): $(B)/tests/%: tests/unit/%.c $(SPANK_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(SPANK_CFLAGS) -o $@ $< $(SPANK_LIB) $(SPANK_LIBS) \
-		-lcriterion
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(SPANK_CFLAGS) $(CPPFLAGS) \
+		$(QD_CFLAGS) $(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $< $(SPANK_LIB) \
+		$(SPANK_LIBS) -lcriterion
 
 # The plugin as slurmstepd loads it, with the spank_* and slurm_* functions
 # it calls stubbed in the test and exported to it (-rdynamic).
 $(SPANK_PLUG_TEST): $(B)/tests/%: tests/unit/%.c $(SPANK_SO) $(SPANK_LIB)
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(SPANK_CFLAGS) \
-		-DQD_SPANK_SO='"$(abspath $(SPANK_SO))"' -rdynamic -o $@ $< \
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(SPANK_CFLAGS) \
+		-DQD_SPANK_SO='"$(abspath $(SPANK_SO))"' $(CPPFLAGS) $(QD_CFLAGS) \
+		$(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -rdynamic -o $@ $< \
 		$(SPANK_LIB) -ldl -lcriterion $(HIREDIS_LIBS)
 
 # The same under the sanitizers, for the Makefile's unit-asan.
@@ -70,7 +74,8 @@ SPANK_ASAN_PLUG := $(SPANK_PLUG_TEST:$(B)/tests/%=$(ASAN_B)/tests/%)
 
 $(ASAN_B)/spank/%.o: spank/%.c
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(ASAN_FLAGS) $(SPANK_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(SPANK_CFLAGS) $(CPPFLAGS) \
+		$(QD_CFLAGS) $(CFLAGS) $(ASAN_FLAGS) -c -o $@ $<
 
 $(SPANK_ASAN_LIB): $(SPANK_LIB_SRC:%.c=$(ASAN_B)/%.o)
 	@rm -f $@
@@ -78,7 +83,7 @@ $(SPANK_ASAN_LIB): $(SPANK_LIB_SRC:%.c=$(ASAN_B)/%.o)
 
 $(SPANK_ASAN_SO): $(SPANK_PLUG_SRC:%.c=$(ASAN_B)/%.o) $(SPANK_ASAN_LIB) \
 		$(ASAN_CORE_LIB) $(SPANK_MAP)
-	$(Q_LD)$(CC) $(ASAN_FLAGS) -shared -o $@ \
+	$(Q_LD)$(CC) $(ASAN_FLAGS) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ \
 		$(SPANK_PLUG_SRC:%.c=$(ASAN_B)/%.o) $(SPANK_ASAN_LIB) \
 		$(ASAN_CORE_LIB) $(HIREDIS_LIBS) -lm \
 		-Wl,--version-script=$(SPANK_MAP)
@@ -86,13 +91,15 @@ $(SPANK_ASAN_SO): $(SPANK_PLUG_SRC:%.c=$(ASAN_B)/%.o) $(SPANK_ASAN_LIB) \
 $(SPANK_ASAN_PART): $(ASAN_B)/tests/%: tests/unit/%.c $(SPANK_ASAN_LIB) \
 		$(ASAN_CORE_LIB)
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(ASAN_FLAGS) $(SPANK_CFLAGS) -o $@ $< \
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(SPANK_CFLAGS) $(CPPFLAGS) \
+		$(QD_CFLAGS) $(CFLAGS) $(ASAN_FLAGS) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $< \
 		$(SPANK_ASAN_LIB) $(ASAN_CORE_LIB) $(HIREDIS_LIBS) -lm -lcriterion
 
 $(SPANK_ASAN_PLUG): $(ASAN_B)/tests/%: tests/unit/%.c $(SPANK_ASAN_SO) \
 		$(SPANK_ASAN_LIB)
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(CFLAGS) $(ASAN_FLAGS) $(SPANK_CFLAGS) \
-		-DQD_SPANK_SO='"$(abspath $(SPANK_ASAN_SO))"' -rdynamic \
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(SPANK_CFLAGS) \
+		-DQD_SPANK_SO='"$(abspath $(SPANK_ASAN_SO))"' $(CPPFLAGS) \
+		$(QD_CFLAGS) $(CFLAGS) $(ASAN_FLAGS) $(QD_LDFLAGS) $(LDFLAGS) -rdynamic \
 		-o $@ $< $(SPANK_ASAN_LIB) -ldl -lcriterion $(HIREDIS_LIBS)
 endif

@@ -32,8 +32,15 @@ FUZZ_BIN      := $(addprefix $(FUZZ_B)/,$(FUZZ_TARGETS))
 # Any sanitizer report or failed invariant stops the run as a crash.
 FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
                  -fno-omit-frame-pointer
-FUZZ_CFLAGS   := -g -O1 -std=gnu11 -Wall -Wextra -D_GNU_SOURCE $(CORE_CFLAGS) \
-                 -Ispank $(FUZZ_SAN)
+# The hardening of the main build (its HARDEN_CFLAGS where the Makefile
+# includes this file) but _FORTIFY_SOURCE, whose checked copies the
+# sanitizers' interceptors do not see; the user's CPPFLAGS and LDFLAGS
+# after these.
+FUZZ_HARDEN   := $(or $(HARDEN_CFLAGS),-fstack-protector-strong \
+                 -fstack-clash-protection -fcf-protection)
+FUZZ_LDFLAGS  := -Wl,-z,relro,-z,now
+FUZZ_CFLAGS   := -g -O1 -std=gnu11 -Wall -Wextra -U_FORTIFY_SOURCE \
+                 -D_GNU_SOURCE $(CORE_CFLAGS) -Ispank $(FUZZ_HARDEN) $(FUZZ_SAN)
 FUZZ_CORE_OBJ := $(CORE_SRC:%.c=$(FUZZ_B)/%.o)
 # Archives, as for the unit tests: a target links only the objects it
 # uses, so core files with their own libraries (hiredis) stay out.
@@ -41,7 +48,8 @@ FUZZ_CORE_LIB := $(FUZZ_B)/libqosdeny_core.a
 # The SPANK plugin's parsers (plugstack options, gres.conf), with the
 # cgroup files options.c reaches for the mode names.
 FUZZ_SPANK_SRC := spank/options.c spank/gpu_devices.c spank/paths.c \
-                  spank/cgroup.c spank/cgroup_v1.c spank/cgroup_v2.c
+                  spank/cgroup.c spank/cgroup_v1.c spank/cgroup_v2.c \
+                  spank/step_cgroup.c
 FUZZ_SPANK_OBJ := $(FUZZ_SPANK_SRC:%.c=$(FUZZ_B)/%.o)
 FUZZ_SPANK_LIB := $(FUZZ_B)/libqosdeny_spank.a
 
@@ -58,11 +66,13 @@ fuzz-build: $(FUZZ_BIN)
 # is linked into each target.
 $(FUZZ_B)/shared/%.o: shared/%.c
 	@mkdir -p $(@D)
-	$(Q_CC)$(FUZZ_CC) $(DEPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(Q_CC)$(FUZZ_CC) $(DEPFLAGS) $(FUZZ_CFLAGS) $(CPPFLAGS) \
+		-fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_B)/spank/%.o: spank/%.c
 	@mkdir -p $(@D)
-	$(Q_CC)$(FUZZ_CC) $(DEPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(Q_CC)$(FUZZ_CC) $(DEPFLAGS) $(FUZZ_CFLAGS) $(CPPFLAGS) \
+		-fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_CORE_LIB): $(FUZZ_CORE_OBJ)
 	@rm -f $@
@@ -74,8 +84,8 @@ $(FUZZ_SPANK_LIB): $(FUZZ_SPANK_OBJ)
 
 $(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SPANK_LIB) $(FUZZ_CORE_LIB)
 	@mkdir -p $(@D)
-	$(Q_CC)$(FUZZ_CC) $(DEPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
-		$(FUZZ_SPANK_LIB) $(FUZZ_CORE_LIB)
+	$(Q_CC)$(FUZZ_CC) $(DEPFLAGS) $(FUZZ_CFLAGS) $(CPPFLAGS) -fsanitize=fuzzer \
+		$(FUZZ_LDFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_SPANK_LIB) $(FUZZ_CORE_LIB)
 
 # Every target runs even when an earlier one crashed; the run fails after.
 fuzz: fuzz-build
