@@ -853,46 +853,43 @@ static uint32_t effective(const char *dir, uint32_t *ids)
 	return a.query.prog_cnt;
 }
 
-Test(cgroup_v2_in_place, the_layout_follows_the_cgroup)
+/* The layout qd_cg_decide_layout() gives the task in mode, and where. */
+static enum qd_cg_layout layout_of(enum qd_cg_mode mode, char *got, size_t len)
 {
 	enum qd_cg_layout layout;
+
+	cr_assert_eq(qd_cg_decide_layout(task, mode, &layout, got, len, err,
+					 sizeof(err)),
+		     0, "%s", err);
+	return layout;
+}
+
+Test(cgroup_v2_in_place, the_layout_follows_the_cgroup)
+{
 	char dir[BIG], got[PATH_MAX];
 
 	task = spawn();
 	slurm_tree(dir, sizeof(dir), "job_7/step_batch/user/task_special",
 		   task);
-	cr_assert_eq(qd_cg_decide_layout(task, QD_CG_V2, &layout, got,
-					 sizeof(got), err, sizeof(err)),
-		     0, "%s", err);
-	cr_assert_eq(layout, QD_CG_LAYOUT_V2_IN_PLACE, "%s",
-		     qd_cg_layout_name(layout));
+	cr_assert_eq(layout_of(QD_CG_V2, got, sizeof(got)),
+		     QD_CG_LAYOUT_V2_IN_PLACE);
 	cr_assert_str_eq(got, dir);
 	/* A cgroup of no Slurm step: qosdeny's own child cgroup. */
 	cr_assert_eq(cg_move(parent, task, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(qd_cg_decide_layout(task, QD_CG_V2, &layout, got,
-					 sizeof(got), err, sizeof(err)),
-		     0);
-	cr_assert_eq(layout, QD_CG_LAYOUT_V2_CHILD);
+	cr_assert_eq(layout_of(QD_CG_V2, got, sizeof(got)),
+		     QD_CG_LAYOUT_V2_CHILD);
 	/* 26.05 names the job's directory after its SLUID: the same. */
 	slurm_tree(dir, sizeof(dir), "s4CDM8EPVE3X00/step_0/user/task_special",
 		   task);
-	cr_assert_eq(qd_cg_decide_layout(task, QD_CG_V2, &layout, got,
-					 sizeof(got), err, sizeof(err)),
-		     0, "%s", err);
-	cr_assert_eq(layout, QD_CG_LAYOUT_V2_IN_PLACE, "%s",
-		     qd_cg_layout_name(layout));
+	cr_assert_eq(layout_of(QD_CG_V2, got, sizeof(got)),
+		     QD_CG_LAYOUT_V2_IN_PLACE);
 	/* Slurm's names without a slurmstepd in step_0/slurm: not a step. */
 	make_below(dir, sizeof(dir), "job_8/step_0/slurm");
 	make_below(dir, sizeof(dir), "job_8/step_0/user/task_0");
 	cr_assert_eq(cg_move(dir, task, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(qd_cg_decide_layout(task, QD_CG_V2, &layout, got,
-					 sizeof(got), err, sizeof(err)),
-		     0);
-	cr_assert_eq(layout, QD_CG_LAYOUT_V2_CHILD);
-	cr_assert_eq(qd_cg_decide_layout(task, QD_CG_OFF, &layout, got,
-					 sizeof(got), err, sizeof(err)),
-		     0);
-	cr_assert_eq(layout, QD_CG_LAYOUT_OFF);
+	cr_assert_eq(layout_of(QD_CG_V2, got, sizeof(got)),
+		     QD_CG_LAYOUT_V2_CHILD);
+	cr_assert_eq(layout_of(QD_CG_OFF, got, sizeof(got)), QD_CG_LAYOUT_OFF);
 }
 
 /* step_cgroup.h: the step from a task's cgroup and from slurmstepd's. */
@@ -901,9 +898,7 @@ Test(cgroup_v2_in_place, a_step_is_known_by_its_slurmstepd)
 	char dir[BIG], step[BIG], want[BIG], stepd[BIG + 16];
 
 	slurm_tree(dir, sizeof(dir),
-		   "s4CDM8EPVE3X00/step_extern/user/"
-		   "task_special",
-		   -1);
+		   "s4CDM8EPVE3X00/step_extern/user/task_special", -1);
 	snprintf(want, sizeof(want), "%s/s4CDM8EPVE3X00/step_extern", parent);
 	cr_assert_eq(qd_step_cgroup(dir, step, sizeof(step)), 1);
 	cr_assert_str_eq(step, want);
