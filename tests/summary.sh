@@ -9,6 +9,9 @@ if [ ! -s "$results/counts" ]; then
 fi
 echo
 echo "Per suite (passed failed):"
-awk '{ printf "  %-12s %-32s %5d %5d\n", $1, $2, $3, $4 }' "$results/counts"
+awk '{ printf "  %-24s %-32s %5d %5d\n", $1, $2, $3, $4 }' "$results/counts"
+# What a suite said of its own extent (tests/chroot/suite.sh: 26.05
+# without a source tree), once each.
+[ -s "$results/notes" ] && sort -u "$results/notes" | sed 's/^/Note: /'
 awk '{ p += $3; f += $4 } END { printf "%d passed, %d failed\n", p, f; exit (f > 0) }' \
 	"$results/counts"

@@ -8,6 +8,11 @@
 #                                  checkout (bind-mounted at /qosdeny)
 #   chroot.sh destroy RELEASE      unmount whatever is left, then delete it
 #
+# RELEASE may carry a suffix, RELEASE-NAME (forky-deb): a second root of
+# that release, in build/chroot/RELEASE-NAME, for packages that must not
+# meet the first root's (Debian's Slurm 26.05 beside the Slurm built from
+# source in build/chroot/forky).
+#
 # `run` works in a private mount namespace (unshare): proc, sys and dev are
 # bind-mounted for the command and unmounted when it ends, and no mount of
 # it is ever visible outside, so nothing can delete the host's /dev or /sys
@@ -51,7 +56,7 @@ bootstrap_script() {
 }
 
 create() {
-	local rel=$1 dir=$BASE/$1 mirror
+	local rel=${1%%-*} dir=$BASE/$1 mirror log
 	[ -e "$dir/.qd-ready" ] && return 0
 	if ! command -v debootstrap >/dev/null; then
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
@@ -62,12 +67,13 @@ create() {
 	[ -z "$(mounts_below "$dir")" ] || die "$dir has mounts, not re-creating"
 	rm -rf --one-file-system "$dir"
 	mkdir -p "$BASE"
-	msg "debootstrap $rel from $mirror"
+	msg "debootstrap $rel from $mirror into $dir"
+	log=$BASE/$1.debootstrap.log
 	debootstrap --variant=minbase "$rel" "$dir" "$mirror" \
-		"$(bootstrap_script "$rel")" >"$BASE/$rel.debootstrap.log" 2>&1 ||
+		"$(bootstrap_script "$rel")" >"$log" 2>&1 ||
 		{
-			tail -n 20 "$BASE/$rel.debootstrap.log" >&2
-			die "debootstrap $rel failed (log: $BASE/$rel.debootstrap.log)"
+			tail -n 20 "$log" >&2
+			die "debootstrap $rel failed (log: $log)"
 		}
 	# deb822 sources as on the host, so that get-slurm-source.sh can derive
 	# its deb-src entry the same way inside.
@@ -81,12 +87,19 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
 	# The host's apt settings (proxies, validity checks) apply inside too.
 	cp -a /etc/apt/apt.conf.d/. "$dir/etc/apt/apt.conf.d/" 2>/dev/null || true
+	# Testing's Release file is valid for a week only: a mirror that is a
+	# snapshot serves it expired, which apt refuses by default.
+	case $rel in
+	bookworm | trixie) ;;
+	*) echo 'Acquire::Check-Valid-Until "false";' \
+		>"$dir/etc/apt/apt.conf.d/99qd-valid-until" ;;
+	esac
 	mkdir -p "$dir$INSIDE"
 	# make, to run the suite's own targets (make deps installs the rest).
 	enter "$dir" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends make' \
-		>>"$BASE/$rel.debootstrap.log" 2>&1 || {
-		tail -n 20 "$BASE/$rel.debootstrap.log" >&2
-		die "installing make into $rel failed"
+		>>"$log" 2>&1 || {
+		tail -n 20 "$log" >&2
+		die "installing make into $1 failed"
 	}
 	touch "$dir/.qd-ready"
 	msg "$rel ready in $dir"

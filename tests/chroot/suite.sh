@@ -4,12 +4,16 @@
 #
 #   VERSION  22.05 | 24.11 | 26.05 (make-in.sh: here, or in a chroot).
 #   TREE     a Slurm source tree (make check SLURM_SRC=DIR): used for the
-#            version it holds, ignored by the others. 26.05 runs only with
-#            one, since Debian serves no source for it.
+#            version it holds, ignored by the others. The whole suite runs
+#            on 26.05 only with one, since Debian serves no source for it:
+#            without one, 26.05 gets what Debian testing's binary packages
+#            allow, the node side (spank_qosdeny.so, pam_qosdeny.so), the
+#            unit tests and the pure cgroup v2 VM.
 #
 # Each version's "suite name passed failed" lines are added to
 # $QD_RESULTS/counts with the version in front (24.11/integration ...), and
-# its cost is printed at the end.
+# its cost is printed at the end. A line for the summary to repeat goes to
+# $QD_RESULTS/notes.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -26,42 +30,96 @@ if [ -n "$tree" ]; then
 	tree_ver=$(awk '$1 == "Version:" { print $2; exit }' "$tree/META" 2>/dev/null)
 	case $tree_ver in "$ver".*) ;; *) tree="" ;; esac
 fi
-if [ "$ver" = 26.05 ] && [ -z "$tree" ]; then
-	echo "# Slurm 26.05: SKIPPED: no Slurm 26.05 source tree given (make check SLURM_SRC=DIR); Debian serves no source for it"
-	exit 0
-fi
 
-b=$(bash "$HERE/make-in.sh" --build "$ver") || exit 1
-start=$(date +%s)
-rm -rf "${REPO:?}/$b/results"
-if [ -n "$tree" ]; then
-	# Where the build looks for the tree by default, inside the checkout
-	# (so a chroot sees it too); Slurm itself is built from it where no
-	# Debian package of this version is installed (26.05).
-	if [ "$(cd "$tree" && pwd)" != "$REPO/$b/slurm-src" ]; then
-		rm -rf "${REPO:?}/$b/slurm-src"
-		mkdir -p "$REPO/$b"
-		cp -a "$tree" "$REPO/$b/slurm-src"
+# Debian's Slurm 26.05 has a root of its own, build/chroot/forky-deb:
+# build/chroot/forky is where Slurm 26.05 is built from a source tree,
+# which refuses to beside Debian's slurmctld. Its build is build/forky-deb.
+DEB_ROOT=forky-deb
+DEB_B=build/$DEB_ROOT
+
+# deb_node_side OUT [unit]: spank_qosdeny.so and pam_qosdeny.so (and the
+# tool, which the unit tests run) built in that root against Debian's Slurm
+# 26.05; with "unit", the unit tests too, plain and under the sanitizers
+# (their counts in $DEB_B/results, make's own). Not the controller plugins:
+# they need Slurm's internal headers, which only a source tree has. A
+# failure is counted in OUT/counts.
+deb_node_side() {
+	local t0 out=$1
+	t0=$(date +%s)
+	mkdir -p "$out"
+	# The root, its packages and the VM's image (tests/vm/image.sh).
+	if ! bash "$REPO/tests/vm/image.sh" 26.05 >/dev/null; then
+		echo "suite deb-root 0 1" >>"$out/counts"
+		return 1
 	fi
-	if [ "$ver" = 26.05 ] &&
-		! bash "$HERE/make-in.sh" "$ver" slurm-from-source; then
-		echo "$ver/suite slurm-build 0 1" >>"$results/counts"
-		exit 1
+	echo "# Slurm 26.05 (Debian's packages): root and image ready in $(($(date +%s) - t0)) s"
+	if ! bash "$HERE/chroot.sh" run "$DEB_ROOT" make B="$DEB_B" \
+		"$DEB_B/spank_qosdeny.so" "$DEB_B/pam_qosdeny.so" "$DEB_B/qosdeny"; then
+		echo "suite node-build 0 1" >>"$out/counts"
+		return 1
 	fi
-fi
-bash "$HERE/make-in.sh" "$ver" check-here
-# 24.11 again on a pure cgroup v2 node: a qemu VM of this chroot, Slurm on
-# cgroup/v2, this build's spank_qosdeny.so (tests/vm/README.md), every
-# test of it. t_v2_adopt.sh cancels its jobs only once Slurm 24.11.5's
+	if [ "${2:-}" = unit ]; then
+		bash "$HERE/chroot.sh" run "$DEB_ROOT" make B="$DEB_B" unit || true
+		bash "$HERE/chroot.sh" run "$DEB_ROOT" make B="$DEB_B" unit-asan || true
+	fi
+	echo "# Slurm 26.05 (Debian's packages): built and unit-tested in $(($(date +%s) - t0)) s"
+}
+
+# vm VERSION PLUGIN_BUILD: the pure cgroup v2 VM (tests/vm/README.md) of
+# that version, Slurm on cgroup/v2, the build's spank_qosdeny.so, every
+# test of it; on 26.05 the binding and ssh tests again with
+# CgroupJobIdPaths=yes. Its counts go to $REPO/$b/results.
+#
+# On 24.11, t_v2_adopt.sh cancels its jobs only once Slurm 24.11.5's
 # extern stepd saw their ssh sessions end: otherwise that stepd sometimes
 # crashed as the job ended (fixed in 24.11.6) and left its step_extern
 # cgroup (the README).
-if [ "$ver" = 24.11 ]; then
+vm() {
+	local vm_start more=()
 	vm_start=$(date +%s)
-	QD_RESULTS=$REPO/$b/results QD_VM_PLUGIN=$b/spank_qosdeny.so \
+	[ "$1" = 26.05 ] && more=(t_v2_binding.sh@jobidpaths t_v2_adopt.sh@jobidpaths)
+	QD_VM_SLURM=$1 QD_RESULTS=$REPO/$b/results QD_VM_PLUGIN=$2/spank_qosdeny.so \
 		bash "$REPO/tests/vm/run.sh" t_lifecycle.sh t_suspend_restart.sh \
-		t_usage.sh t_v2_binding.sh t_v2_adopt.sh
-	echo "# Slurm $ver: the pure cgroup v2 VM took $(($(date +%s) - vm_start)) s"
+		t_usage.sh t_v2_binding.sh t_v2_adopt.sh "${more[@]}"
+	echo "# Slurm $1: the pure cgroup v2 VM took $(($(date +%s) - vm_start)) s"
+}
+
+start=$(date +%s)
+if [ "$ver" = 26.05 ] && [ -z "$tree" ]; then
+	echo "# Slurm 26.05: no source tree given (make check SLURM_SRC=DIR), and Debian serves no source for it: Debian testing's packages, the node side, the unit tests and the pure cgroup v2 VM"
+	echo "Slurm 26.05: no SLURM_SRC=, so Debian's packages: node side, unit tests, cgroup v2 VM; the controller plugins (job_submit, site_factor) are tested only with SLURM_SRC=" \
+		>>"$results/notes"
+	b=$DEB_B
+	rm -rf "${REPO:?}/$b/results"
+	deb_node_side "$REPO/$b/results" unit && vm 26.05 "$DEB_B"
+else
+	b=$(bash "$HERE/make-in.sh" --build "$ver") || exit 1
+	rm -rf "${REPO:?}/$b/results"
+	if [ -n "$tree" ]; then
+		# Where the build looks for the tree by default, inside the checkout
+		# (so a chroot sees it too); Slurm itself is built from it where no
+		# Debian package of this version is installed (26.05).
+		if [ "$(cd "$tree" && pwd)" != "$REPO/$b/slurm-src" ]; then
+			rm -rf "${REPO:?}/$b/slurm-src"
+			mkdir -p "$REPO/$b"
+			cp -a "$tree" "$REPO/$b/slurm-src"
+		fi
+		if [ "$ver" = 26.05 ] &&
+			! bash "$HERE/make-in.sh" "$ver" slurm-from-source; then
+			echo "$ver/suite slurm-build 0 1" >>"$results/counts"
+			exit 1
+		fi
+	fi
+	bash "$HERE/make-in.sh" "$ver" check-here
+	# 24.11 again on a pure cgroup v2 node, a qemu VM of this chroot with
+	# this build's plugin; 26.05 on one of Debian's packages, the plugin
+	# built against them beside (its counts kept with the version's).
+	case $ver in
+	24.11) vm 24.11 "$b" ;;
+	26.05)
+		deb_node_side "$REPO/$b/results" && vm 26.05 "$DEB_B"
+		;;
+	esac
 fi
 if [ -s "$REPO/$b/results/counts" ]; then
 	awk -v v="$ver" '{ $1 = v "/" $1; print }' "$REPO/$b/results/counts" \

@@ -7,6 +7,10 @@
 # runs each test of qd_tests (from the kernel command line) as its own
 # process, Slurm stopped between them, and powers off.
 #
+# A test named t_NAME@jobidpaths runs with CgroupJobIdPaths=yes in
+# cgroup.conf (QD_VM_JOBID_PATHS, slurm.sh; Slurm 26.05), counted as
+# "vm-v2-jobidpaths t_NAME". qd_slurm is the Slurm version of the image.
+#
 # Results: /out/counts ("vm-v2 t_NAME passed failed", lib.sh's finish),
 # /out/log (every test's output), /out/t_NAME/ (Slurm's logs of the test),
 # /out/done once all have run.
@@ -66,26 +70,33 @@ main() {
 		--daemonize yes --dir /tmp --logfile /tmp/redis.log
 
 	IFS=, read -r -a tests <<<"${qd_tests:-}"
-	log "kernel $(uname -r), $(nproc) CPUs; tests: ${tests[*]}; plugin: ${qd_plugin:-}"
+	log "kernel $(uname -r), $(nproc) CPUs; $(slurmctld -V 2>&1); tests: ${tests[*]}; plugin: ${qd_plugin:-}"
 	touch /out/counts
-	for t in "${tests[@]}"; do
+	for entry in "${tests[@]}"; do
+		t=${entry%@*}
+		suite=vm-v2 idpaths=""
+		if [ "$entry" != "$t" ]; then
+			suite=vm-v2-${entry##*@}
+			[ "${entry##*@}" = jobidpaths ] && idpaths=yes
+		fi
 		before=$(wc -l </out/counts)
 		start=$(date +%s)
-		log "--- $t"
+		log "--- $entry"
 		# A name with a / is a path in the checkout (run.sh).
 		file=$VM/$t.sh
 		[[ $t == */* ]] && file=/qosdeny/$t.sh
-		QD_RESULTS=/out QD_SUITE=vm-v2 QD_VM_PLUGIN=/qosdeny/$qd_plugin \
+		QD_RESULTS=/out QD_SUITE=$suite QD_VM_PLUGIN=/qosdeny/$qd_plugin \
+			QD_VM_SLURM=${qd_slurm:-24.11} QD_VM_JOBID_PATHS=$idpaths \
 			timeout -k 10 900 bash "$file" </dev/null 2>&1 | tee -a /out/log
 		# A test that died before its finish still counts, as one failure.
 		[ "$(wc -l </out/counts)" -gt "$before" ] ||
-			echo "vm-v2 $t 0 1" >>/out/counts
+			echo "$suite $(basename "$t") 0 1" >>/out/counts
 		bash "$VM/slurm.sh" stop >/dev/null 2>&1
 		# Slurm's logs of the test, for its failures.
-		mkdir -p "/out/$t"
-		cp /var/lib/qd/log/*.log "/out/$t/" 2>/dev/null
+		mkdir -p "/out/$entry"
+		cp /var/lib/qd/log/*.log "/out/$entry/" 2>/dev/null
 		rm -f /var/lib/qd/log/*.log
-		log "$t took $(($(date +%s) - start)) s"
+		log "$entry took $(($(date +%s) - start)) s"
 	done
 	touch /out/done
 	log "all tests ran, $(cut -d' ' -f1 /proc/uptime) s after boot"

@@ -1,10 +1,18 @@
 #!/bin/bash
-# The pure cgroup v2 VM's boot files, from the Debian 13 chroot that runs the
-# 24.11 suite (tests/chroot/chroot.sh): Debian's kernel, a small initrd and
-# an ext4 image of the chroot's root. Cached in build/vm/image: rebuilt only
-# when the chroot's packages or this script change (the key file).
+# The pure cgroup v2 VM's boot files, from a Debian root of the Slurm
+# version under test (tests/chroot/chroot.sh): its own kernel, a small
+# initrd and an ext4 image of the root. Cached per version: rebuilt only
+# when the root's packages or this script change (the key file).
 #
-#   image.sh        prints the image directory once it is up to date
+#   image.sh [VERSION]   prints the image directory once it is up to date
+#
+#   VERSION  24.11 (default; QD_VM_SLURM): Debian 13's Slurm, the root
+#            build/chroot/trixie that the 24.11 suite runs in, its image
+#            build/vm/image.
+#            26.05: Debian testing's (forky) Slurm packages, in a root of
+#            its own, build/chroot/forky-deb (build/chroot/forky is the
+#            one the suite builds Slurm 26.05 from source in, which must
+#            not meet Debian's), its image build/vm/image-26.05.
 #
 # The image holds no test code: the VM mounts the checkout over 9p and runs
 # tests/vm/boot.sh from it (the stub /usr/sbin/qd-vm-init below), so the plugin
@@ -12,16 +20,48 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-CHROOT=$REPO/build/chroot/trixie
-OUT=$REPO/build/vm/image
+VER=${1:-${QD_VM_SLURM:-24.11}}
 msg() { echo "vm-image: $*" >&2; }
+# What boot.sh runs besides Slurm: the kernel, an initrd builder, ip for
+# the dummy interface, modprobe for 9p.
+VM_PKGS="linux-image-amd64 initramfs-tools kmod iproute2 procps"
+case $VER in
+24.11)
+	ROOT=trixie
+	OUT=$REPO/build/vm/image
+	;;
+26.05)
+	ROOT=forky-deb
+	OUT=$REPO/build/vm/image-26.05
+	;;
+*)
+	msg "unknown Slurm version '$VER' (24.11 or 26.05)"
+	exit 2
+	;;
+esac
+CHROOT=$REPO/build/chroot/$ROOT
 
-bash "$REPO/tests/chroot/chroot.sh" create trixie >&2
-# The kernel, an initrd builder and what boot.sh runs besides Slurm (ip for
-# the dummy interface, modprobe for 9p), in the chroot.
-bash "$REPO/tests/chroot/chroot.sh" run trixie env \
-	QD_EXTRA_PKGS="linux-image-amd64 initramfs-tools kmod iproute2 procps" \
-	sh tests/cluster/install-deps.sh >&2
+bash "$REPO/tests/chroot/chroot.sh" create "$ROOT" >&2
+if [ "$VER" = 24.11 ]; then
+	# The 24.11 suite's root: everything make deps installs, and the VM's.
+	bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" env \
+		QD_EXTRA_PKGS="$VM_PKGS" sh tests/cluster/install-deps.sh >&2
+else
+	# Only what the VM and the node side's build and unit tests need
+	# (tests/chroot/suite.sh): Debian's Slurm daemons and PAM module, munge,
+	# Redis, sshd, Criterion, python3 (sshd-lib.sh picks a free port), and
+	# the test users. Not the controller's database or clang: less to fetch
+	# and a smaller image.
+	bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" env QD_DEPS=build \
+		QD_EXTRA_PKGS="$VM_PKGS slurmctld slurmd slurm-client
+			libpam-slurm-adopt munge redis-server libcriterion-dev
+			openssh-server openssh-client openssl python3" \
+		sh tests/cluster/install-deps.sh >&2
+	bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" sh -c '
+		for u in alice bob charlie; do
+			id -u "$u" >/dev/null 2>&1 || useradd -m -s /bin/bash "$u"
+		done' >&2
+fi
 
 key=$(cat "$CHROOT/var/lib/dpkg/status" "$0" | sha256sum | cut -c1-16)
 if [ "$(cat "$OUT/key" 2>/dev/null)" = "$key" ] && [ -s "$OUT/root.ext4" ]; then
@@ -45,9 +85,9 @@ COMPRESS=gzip
 EOF
 printf '%s\n' virtio_blk virtio_pci ext4 crc32c_generic \
 	>"$OUT/initramfs-conf/modules"
-bash "$REPO/tests/chroot/chroot.sh" run trixie mkinitramfs \
-	-d /qosdeny/build/vm/image/initramfs-conf \
-	-o /qosdeny/build/vm/image/initrd.img "$kver" >&2
+rel=${OUT#"$REPO"/}
+bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" mkinitramfs \
+	-d "/qosdeny/$rel/initramfs-conf" -o "/qosdeny/$rel/initrd.img" "$kver" >&2
 
 # PID 1 of the VM: mounts the checkout (read-only) and the results
 # directory, then runs the checkout's boot.sh. Anything failing before that

@@ -1,8 +1,10 @@
 #!/bin/bash
-# Slurm 24.11 inside the pure cgroup v2 VM: one node, vm, running slurmctld
-# and slurmd as root, cgroup/v2 with proctrack/cgroup as on a Debian 13 GPU
-# node, two GPUs (/dev/nvidia0-1, boot.sh), spank_qosdeny.so reporting to
-# the VM's Redis. Accounting is off: jobs name their account (-A).
+# Slurm (Debian's 24.11 or 26.05) inside the pure cgroup v2 VM: one node,
+# vm, running slurmctld and slurmd as root, cgroup/v2 with proctrack/cgroup
+# as on a Debian 13 GPU node, two GPUs (/dev/nvidia0-1, boot.sh),
+# spank_qosdeny.so reporting to the VM's Redis. Accounting is off: jobs
+# name their account (-A). QD_VM_JOBID_PATHS=yes adds CgroupJobIdPaths=yes
+# to cgroup.conf (26.05: the job's cgroup named job_N, not by its SLUID).
 #
 #   slurm.sh start TASKPLUGIN CONSTRAIN   task/none or task/cgroup; the
 #                                         cgroup.conf ConstrainDevices=
@@ -48,6 +50,8 @@ wait_until() { # SECONDS COMMAND...
 write_conf() {
 	write_node_conf "$ETC" "$D" vmv2 vm 10.99.0.1 2 2 "$1" "$2"
 	echo "required $PLUGIN redis=127.0.0.1:6379" >"$ETC/plugstack.conf"
+	[ "${QD_VM_JOBID_PATHS:-}" = yes ] &&
+		echo "CgroupJobIdPaths=yes" >>"$ETC/cgroup.conf"
 	for u in alice bob; do
 		mkdir -p "$D/users/$u"
 		chown "$u:" "$D/users/$u"

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# GPU binding on Slurm's cgroup/v2 (pure cgroup v2 VM, Slurm 24.11,
-# proctrack/cgroup), beside task/none and task/cgroup with
+# GPU binding on Slurm's cgroup/v2 (pure cgroup v2 VM, Slurm 24.11 or
+# 26.05, proctrack/cgroup), beside task/none and task/cgroup with
 # ConstrainDevices=no and =yes: a step's allocated GPUs open (ENXIO, no
 # driver), the node's other GPU is refused (EPERM); per step (the tasks of
 # one step share its GPUs; --gpus-per-task beside ConstrainDevices stays per
 # task); the program attached in place: every task stays in the cgroup
-# Slurm made for it (.../job_N/step_S/user/task_*), and no qosdeny_* cgroup
-# is made anywhere. Then nothing is left once the jobs end.
+# Slurm made for it (.../vm_slurmstepd.scope/JOB/step_S/user/task_*, JOB
+# job_N or on 26.05 the job's SLUID), and no qosdeny_* cgroup is made
+# anywhere. Then nothing is left once the jobs end.
 source "$(dirname "$0")/vm-lib.sh"
 ALICE=$QD_CLUSTER_DIR/users/alice
 
@@ -20,11 +21,12 @@ echo "cg=$(cut -d: -f3 /proc/self/cgroup)"'
 }
 
 # in_slurms_cgroups WHAT OUTPUT: every task reported a cgroup of Slurm's
-# (job_N/step_S/user/task_*), none of qosdeny's.
+# (JOB/step_S/user/task_* under the slurmstepd scope), none of qosdeny's.
 in_slurms_cgroups() {
 	local cgs bad
 	cgs=$(printf '%s\n' "$2" | sed -n 's/^cg=//p')
-	bad=$(printf '%s\n' "$cgs" | grep -Ev '/job_[0-9]+/step_[^/]+/user/task_[^/]+$')
+	bad=$(printf '%s\n' "$cgs" |
+		grep -Ev "slurmstepd\.scope/$(job_dir_re)/step_[^/]+/user/task_[^/]+\$")
 	check "$1: tasks report their cgroup" test -n "$cgs"
 	assert_eq "$1: every task in Slurm's task cgroup" "" "$bad"
 }

@@ -10,10 +10,25 @@ CG=/sys/fs/cgroup
 VMDIR=/qosdeny/tests/vm
 
 # vm_slurm TASKPLUGIN CONSTRAIN: Slurm (re)started with that TaskPlugin
-# and cgroup.conf ConstrainDevices=yes|no (slurm.sh).
+# and cgroup.conf ConstrainDevices=yes|no (slurm.sh). The first call of a
+# test also records which cgroups the slurmstepd scope holds before its
+# first job (leftovers).
 vm_slurm() {
 	check "Slurm up with $1, ConstrainDevices=$2" \
-		bash "$VMDIR/slurm.sh" start "$1" "$2"
+		bash "$VMDIR/slurm.sh" start "$1" "$2" || return 1
+	if [ -z "${SCOPE_BEFORE+set}" ]; then
+		SCOPE_BEFORE=$(scope_dirs)
+		echo "# slurmstepd scope before the first job: $(printf '%s\n' "$SCOPE_BEFORE" |
+			sed "s|^$CG/||" | paste -sd ' ')"
+	fi
+}
+
+assert_match() { # DESCRIPTION ERE TEXT
+	if [[ $3 =~ $2 ]]; then
+		pass "$1"
+	else
+		fail "$1: /$2/ does not match: $3"
+	fi
 }
 
 node_state() { scontrol show node vm | sed -n 's/.* State=\([^ ]*\).*/\1/p'; }
@@ -23,10 +38,38 @@ node_drained() { [ "$(node_state)" == IDLE+DRAIN ]; }
 job_gone() { [ -z "$(squeue -h -j "$1" 2>/dev/null)" ]; }
 job_has_state() { [ "$(squeue -h -j "$1" -o %T 2>/dev/null)" == "$2" ]; }
 
-# leftovers [JOB]: the cgroups of qosdeny, and Slurm's of JOB (every job
-# when none is given), still under /sys/fs/cgroup.
+# scope_dirs: every cgroup under the one slurmd keeps its slurmstepds in
+# (IgnoreSystemd=yes: system.slice/vm_slurmstepd.scope, made by slurmd).
+# Each job's cgroups are in a directory of its own there: job_N on 24.11
+# (and on 26.05 with CgroupJobIdPaths=yes), else the job's SLUID
+# (s4CDM8EPVE3X00/step_0/user/task_0). Not the scope's system/, where the
+# first slurmstepd puts itself and which stays (26.05 makes it then, not
+# with slurmd's own slurmd/).
+scope_dirs() {
+	find "$CG" -type d -path '*slurmstepd.scope/*' 2>/dev/null |
+		grep -v 'slurmstepd\.scope/system$' | sort
+}
+
+# job_dir_re [JOB]: the name Slurm gives a job's cgroup, as an ERE.
+job_dir_re() {
+	if [ "${QD_VM_SLURM:-24.11}" = 24.11 ] || [ "${QD_VM_JOBID_PATHS:-}" = yes ]; then
+		echo "job_${1:-[0-9]+}"
+	else
+		echo 's[0-9A-Z]+'
+	fi
+}
+
+# leftovers [JOB]: the cgroups of qosdeny anywhere under /sys/fs/cgroup,
+# and any under the slurmstepd scope that was not there before the test's
+# first job (vm_slurm), each only where its parent is not listed. Whatever
+# the job: on 26.05 the job's directory bears no number to find it by,
+# and each test checks with no other job running.
 leftovers() {
-	find "$CG" -type d \( -name 'qosdeny_*' -o -name "job_${1:-*}" \) 2>/dev/null
+	{
+		find "$CG" -type d -name 'qosdeny_*' 2>/dev/null
+		comm -13 <(printf '%s\n' "${SCOPE_BEFORE:-}") <(scope_dirs)
+	} | sort -u | awk 'NF { d[$0] = 1; l[++n] = $0 }
+		END { for (i = 1; i <= n; i++) { p = l[i]; sub("/[^/]*$", "", p); if (!(p in d)) print l[i] } }'
 }
 
 # job_pids JOB: the pids of the job's processes, found by their environment
@@ -46,7 +89,7 @@ log_since() { tail -n +$((MARK + 1)) "$SLURMD_LOG"; }
 # ended_cleanly WHAT JOB [requeued]: the job (its run, for a requeued job
 # then pending) ended as it would without qosdeny: its processes gone, the
 # node idle again and never draining, no `Kill task failed`, no cgroup of
-# the job's or of qosdeny's left. Then puts back whatever a failure left,
+# the job's or of qosdeny's left (leftovers). Then puts back whatever a failure left,
 # so the next case starts clean.
 ended_cleanly() {
 	local what=$1 job=$2 left
