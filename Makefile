@@ -354,12 +354,16 @@ check-vm:
 	@mkdir -p $(QD_RESULTS)
 	bash tests/vm/run.sh
 
-# The real-GPU check (tests/gpu-node/README.md): the Debian 13 runtime with
-# Slurm 24.11 and this checkout's package, rebuilt where missing or older
-# than the sources, then the checks on this host (root, pure cgroup v2,
-# with or without NVIDIA's driver). On a GPU node without network: copy the
-# runtime and the checkout there and run tests/gpu-node/run.sh.
-GPU_NODE_RUNTIME := build/gpu-node/runtime.tar.xz
+# The real-GPU check (tests/gpu-node/README.md): the runtime of one Slurm
+# version (24.11, Debian 13 with this checkout's package; SLURM=26.05,
+# Debian testing with the node-side plugins), rebuilt where missing or
+# older than the sources, then the checks on this host (root, pure cgroup
+# v2, with or without NVIDIA's driver). On a GPU node without network:
+# copy that runtime and the checkout there and run tests/gpu-node/run.sh.
+# Two runtimes do not fit one copy to a node: one version a run.
+GPU_NODE_SLURM := $(if $(filter command line,$(origin SLURM)),$(filter 26.05,$(SLURM)))
+GPU_NODE_SLURM := $(or $(GPU_NODE_SLURM),24.11)
+GPU_NODE_RUNTIME := build/gpu-node/runtime-$(GPU_NODE_SLURM).tar.xz
 check-gpu-node: $(GPU_NODE_RUNTIME)
 	@mkdir -p $(QD_RESULTS)
 	bash tests/gpu-node/run.sh $(GPU_NODE_RUNTIME)
@@ -367,7 +371,7 @@ check-gpu-node: $(GPU_NODE_RUNTIME)
 $(GPU_NODE_RUNTIME): $(wildcard shared/*/*.[ch] job_submit/* site_factor/* \
 		spank/* pam/* tools/* debian/* docs/man/* conf.example/*) \
 		tests/gpu-node/runtime.sh tests/gpu-node/cuda_probe.c Makefile
-	bash tests/gpu-node/runtime.sh
+	bash tests/gpu-node/runtime.sh $(GPU_NODE_SLURM)
 
 # Slurm built and installed from SLURM_SRC (26.05: Debian ships no source
 # for it), in the chroot make-in.sh runs this in.

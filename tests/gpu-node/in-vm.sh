@@ -1,13 +1,15 @@
 #!/bin/bash
 # run.sh inside the pure cgroup v2 VM, as `bash tests/vm/run.sh
 # tests/gpu-node/in-vm.sh` runs it (tests/gpu-node/README.md): the runtime
-# this checkout built, the VM's fake GPUs (tests/vm/boot.sh), no CUDA.
+# this checkout built for the VM's Slurm version (QD_VM_SLURM, 24.11 or
+# 26.05; the runtime brings its own Slurm of that version), the VM's fake
+# GPUs (tests/vm/boot.sh), no CUDA.
 # Fewer launch rounds, as each srun takes 1-2 s under qemu's TCG. Then
 # what run.sh must leave on a node: nothing.
 source /qosdeny/tests/integration/lib.sh
 
 QD_GPU_ROUNDS=${QD_GPU_ROUNDS:-2} QD_GPU_JOBS=${QD_GPU_JOBS:-5} \
-	bash /qosdeny/tests/gpu-node/run.sh
+	bash /qosdeny/tests/gpu-node/run.sh "${QD_VM_SLURM:-24.11}"
 
 # chrooted: the processes whose root is not the VM's (its own munged and
 # Redis, boot.sh's, are).

@@ -1,16 +1,19 @@
 #!/bin/bash
 # The real-GPU check (tests/gpu-node/README.md), on any Linux host with a
-# pure cgroup v2 hierarchy, as root, without network: unpacks the Debian 13
-# runtime (runtime.sh) into a temporary directory, copies the host's NVIDIA
-# userspace into it (nvidia-smi, libcuda, libnvidia-ml), and runs checks.sh
-# in a chroot there with the host's /dev, /proc and /sys (cgroup2 included)
-# and this checkout at /qosdeny.
+# pure cgroup v2 hierarchy, as root, without network: unpacks one Slurm
+# version's runtime (runtime.sh) into a temporary directory, copies the
+# host's NVIDIA userspace into it (nvidia-smi, libcuda, libnvidia-ml), and
+# runs checks.sh in a chroot there with the host's /dev, /proc and /sys
+# (cgroup2 included) and this checkout at /qosdeny.
 #
-#   run.sh [RUNTIME.tar.xz]   default build/gpu-node/runtime.tar.xz
+#   run.sh [VERSION | RUNTIME.tar.xz]
+#                  VERSION 24.11 (default) or 26.05: its runtime,
+#                  build/gpu-node/runtime-VERSION.tar.xz
 #
 # Environment:
-#   QD_RESULTS     where the "gpu-node checks passed failed" line goes
-#                  (default build/gpu-node/results), and "launch" beside it
+#   QD_RESULTS     where the "gpu-node-VERSION checks passed failed" line
+#                  goes (default build/gpu-node/results), and "launch"
+#                  beside it
 #   QD_GPU_TMP     where the runtime is unpacked (default /var/tmp)
 #   QD_GPU_ROUNDS, QD_GPU_JOBS   the launch cost's rounds and jobs per round
 #
@@ -22,14 +25,27 @@
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-TARBALL=${1:-$REPO/build/gpu-node/runtime.tar.xz}
+case ${1:-24.11} in
+*.tar.xz)
+	TARBALL=$1
+	# runtime-26.05.tar.xz: that version; another name says it once
+	# unpacked.
+	VER=$(basename "$TARBALL" .tar.xz)
+	VER=${VER#runtime-}
+	[[ $VER =~ ^[0-9]+\.[0-9]+$ ]] || VER=""
+	;;
+*)
+	VER=${1:-24.11}
+	TARBALL=$REPO/build/gpu-node/runtime-$VER.tar.xz
+	;;
+esac
 RESULTS=${QD_RESULTS:-$REPO/build/gpu-node/results}
 LIBDIR=usr/lib/x86_64-linux-gnu
 msg() { echo "gpu-node: $*" >&2; }
 fail_run() {
 	msg "$*"
 	mkdir -p "$RESULTS"
-	echo "gpu-node run 0 1" >>"$RESULTS/counts"
+	echo "gpu-node${VER:+-$VER} run 0 1" >>"$RESULTS/counts"
 	exit 1
 }
 
@@ -37,7 +53,7 @@ fail_run() {
 # Slurm's cgroup/v2 needs the unified hierarchy alone at /sys/fs/cgroup.
 [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] ||
 	fail_run "/sys/fs/cgroup is not cgroup2 alone (a hybrid or v1 host); run it on a pure cgroup v2 node, or in the VM (README.md)"
-[ -r "$TARBALL" ] || fail_run "no runtime at $TARBALL (make check-gpu-node builds it)"
+[ -r "$TARBALL" ] || fail_run "no runtime at $TARBALL (make check-gpu-node SLURM=${VER:-24.11} builds it)"
 # Its slurmd would share the node's cgroups with a Slurm already there.
 ! pgrep -x 'slurmd|slurmctld' >/dev/null ||
 	fail_run "a Slurm runs on this host already; run it on a node without one"
@@ -65,6 +81,10 @@ trap cleanup EXIT
 start=$(date +%s)
 tar -C "$ROOT" -xJf "$TARBALL" || fail_run "cannot unpack $TARBALL"
 msg "runtime unpacked in $(($(date +%s) - start)) s into $ROOT"
+# The version its Slurm is, where the tarball's name did not say.
+[ -n "$VER" ] || VER=$(chroot "$ROOT" slurmd -V 2>/dev/null |
+	sed -n 's/^slurm[^ ]* \([0-9]*\.[0-9]*\).*/\1/p')
+VER=${VER:-unknown}
 
 # host_lib SONAME: the host's library of that name (ldconfig's cache, then
 # the usual directories of Debian, Ubuntu and RHEL).
@@ -129,11 +149,11 @@ unshare --mount --propagation private bash -c '
 	mount -t tmpfs tmpfs "$root/tmp"
 	chroot "$root" /usr/bin/env -i \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		HOME=/root LANG=C.UTF-8 QD_RESULTS=/out QD_SUITE=gpu-node \
+		HOME=/root LANG=C.UTF-8 QD_RESULTS=/out QD_SUITE="gpu-node-$4" \
 		QD_GPU_NO_CUDA="$3" QD_GPU_ROUNDS="${QD_GPU_ROUNDS:-}" \
 		QD_GPU_JOBS="${QD_GPU_JOBS:-}" \
 		bash /qosdeny/tests/gpu-node/checks.sh
-' bash "$ROOT" "$REPO" "$no_cuda"
+' bash "$ROOT" "$REPO" "$no_cuda" "$VER"
 rc=$?
 for f in counts launch; do
 	[ -s "$ROOT/out/$f" ] && cat "$ROOT/out/$f" >>"$RESULTS/$f"

@@ -1,41 +1,107 @@
 #!/bin/bash
-# Builds the Debian 13 runtime that tests/gpu-node/run.sh carries to a GPU
-# node: build/gpu-node/runtime.tar.xz, at most 64 MiB. Slurm 24.11
-# (slurmctld, slurmd, client), munge, sshd, libpam-slurm-adopt, Redis and
-# the qosdeny package `make deb` builds from this checkout, with the CUDA
-# probe (cuda_probe.c) at /usr/local/bin/qd-cuda-probe.
+# Builds the Debian runtime that tests/gpu-node/run.sh carries to a GPU
+# node, one per Slurm version, each at most 64 MiB: Slurm (slurmctld,
+# slurmd, client), munge, sshd, libpam-slurm-adopt, Redis and this
+# checkout's node-side qosdeny, with the CUDA probe (cuda_probe.c) at
+# /usr/local/bin/qd-cuda-probe.
 #
-#   runtime.sh        on a Debian host with network access, as root
+#   runtime.sh [VERSION]   on a Debian host with network access, as root
 #
-# Two Debian 13 roots of its own under build/gpu-node, both made by
+#   24.11 (default)  Debian 13 (trixie), build/gpu-node/runtime-24.11.tar.xz:
+#                    the qosdeny package `make deb` builds, installed with
+#                    apt
+#   26.05            Debian testing (forky), build/gpu-node/runtime-26.05.tar.xz:
+#                    spank_qosdeny.so, pam_qosdeny.so and the qosdeny tool
+#                    built against Debian's libslurm-dev 26.05 and put at
+#                    the package's paths. No package: make deb needs
+#                    Slurm's source package, which Debian's mirror does not
+#                    serve for testing, and so do job_submit_qosdeny.so and
+#                    site_factor_qosdeny.so (Slurm's internal headers),
+#                    which a node's checks never load.
+#
+# Two Debian roots per version under build/gpu-node, both made by
 # tests/chroot/chroot.sh (QD_CHROOT_BASE) and kept for the next build:
-# builder/trixie builds the package (make deb installs debhelper and lintian
-# into it, which the suite's build/chroot/trixie must not get) and the
-# probe; trixie is the runtime, packages installed with apt and the
-# package replaced at each build. The tarball leaves out what a node never
-# reads (documentation, man pages, locales, apt's lists and caches).
+# builder/RELEASE builds qosdeny (make deb installs debhelper and lintian
+# into it, which the suite's own chroots must not get) and the probe;
+# RELEASE is the runtime, packages installed with apt and qosdeny replaced
+# at each build. The tarball leaves out what a node never reads
+# (documentation, man pages, locales, apt's lists and caches).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
+VER=${1:-24.11}
 OUT=$REPO/build/gpu-node
-ROOT=$OUT/trixie
 LIMIT_MIB=64
-msg() { echo "gpu-node runtime: $*" >&2; }
-
-mkdir -p "$OUT"
-msg "the qosdeny package for Slurm 24.11 (log: $OUT/deb.log)"
-QD_CHROOT_BASE=$OUT/builder bash "$REPO/tests/chroot/make-in.sh" 24.11 \
-	B=build/gpu-node/deb deb >"$OUT/deb.log" 2>&1 || {
-	tail -n 20 "$OUT/deb.log" >&2
-	exit 1
+LIBDIR=usr/lib/x86_64-linux-gnu
+msg() { echo "gpu-node runtime $VER: $*" >&2; }
+case $VER in
+24.11) REL=trixie ;;
+26.05) REL=forky ;;
+*)
+	echo "gpu-node runtime: unknown Slurm version '$VER' (24.11 or 26.05)" >&2
+	exit 2
+	;;
+esac
+ROOT=$OUT/$REL
+TARBALL=$OUT/runtime-$VER.tar.xz
+builder() { QD_CHROOT_BASE=$OUT/builder bash "$REPO/tests/chroot/chroot.sh" "$@"; }
+runtime() { QD_CHROOT_BASE=$OUT bash "$REPO/tests/chroot/chroot.sh" "$@"; }
+# logged LOG CMD...: CMD's output to LOG, its end shown where it fails.
+logged() {
+	local log=$1
+	shift
+	"$@" >"$log" 2>&1 || {
+		tail -n 20 "$log" >&2
+		msg "failed (log: $log)"
+		exit 1
+	}
 }
-deb=$(cd "$REPO" && ls build/gpu-node/deb/deb-pkg/qosdeny_*.deb)
-QD_CHROOT_BASE=$OUT/builder bash "$REPO/tests/chroot/chroot.sh" run trixie \
-	cc -O2 -Wall -Wextra -Werror -o build/gpu-node/qd-cuda-probe \
-	tests/gpu-node/cuda_probe.c
+start=$(date +%s)
+mkdir -p "$OUT"
 
-msg "the runtime root $ROOT (log: $OUT/root.log)"
-QD_CHROOT_BASE=$OUT bash "$REPO/tests/chroot/chroot.sh" create trixie
+# The node's packages from Debian; the runtime libraries qosdeny's own
+# binaries need, where no package of ours brings them, are added below.
+PKGS="slurmctld slurmd slurm-client munge openssh-server libpam-slurm-adopt
+	redis-server procps"
+extra=""
+B=build/gpu-node/$REL-build
+if [ "$VER" = 24.11 ]; then
+	msg "the qosdeny package (log: $OUT/deb.log)"
+	logged "$OUT/deb.log" env QD_CHROOT_BASE="$OUT/builder" \
+		bash "$REPO/tests/chroot/make-in.sh" 24.11 B=build/gpu-node/deb deb
+	deb=$(cd "$REPO" && ls build/gpu-node/deb/deb-pkg/qosdeny_*.deb)
+	extra="./$deb"
+else
+	# The pieces a node runs, built as make builds them (make install
+	# would also build the controller's plugins, which need Slurm's source).
+	msg "spank_qosdeny.so, pam_qosdeny.so, qosdeny (log: $OUT/$REL-build.log)"
+	builder create "$REL"
+	# Afresh, as make deb builds from a copy: nothing of an earlier
+	# tree's build in the runtime.
+	rm -rf "${REPO:?}/$B"
+	logged "$OUT/$REL-build.log" builder run "$REL" sh -c '
+		set -e
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		apt-get install -y -qq --no-install-recommends build-essential \
+			libslurm-dev libhiredis-dev libssl-dev libpam0g-dev
+		make B="$1" "$1/spank_qosdeny.so" "$1/pam_qosdeny.so"
+		# The tool is not what these checks run: the node goes on
+		# without it where it does not build.
+		make B="$1" "$1/qosdeny" || echo "gpu-node runtime: no qosdeny tool"' \
+		sh "$B"
+	# The packages of the shared libraries they load, the builder's own.
+	extra=$(builder run "$REL" sh -c '
+		for f in "$@"; do [ ! -e "$f" ] || ldd "$f"; done |
+			awk "/=> \\// { print \$3 }" | sort -u | xargs -r realpath |
+			xargs -r dpkg -S 2>/dev/null | cut -d: -f1 | sort -u' \
+		sh "$B/spank_qosdeny.so" "$B/pam_qosdeny.so" "$B/qosdeny" | tr '\n' ' ')
+fi
+logged "$OUT/probe.log" builder run "$REL" cc -O2 -Wall -Wextra -Werror \
+	-o "build/gpu-node/qd-cuda-probe-$VER" tests/gpu-node/cuda_probe.c
+
+msg "the runtime root $ROOT (log: $OUT/$REL-root.log)"
+runtime create "$REL"
 # Daemons are not started by the packages' scripts (policy-rc.d, Debian's
 # invoke-rc.d(8)): run.sh starts them. alice runs the jobs.
 cat >"$ROOT/usr/sbin/policy-rc.d" <<'EOF'
@@ -43,20 +109,36 @@ cat >"$ROOT/usr/sbin/policy-rc.d" <<'EOF'
 exit 101
 EOF
 chmod 755 "$ROOT/usr/sbin/policy-rc.d"
-QD_CHROOT_BASE=$OUT bash "$REPO/tests/chroot/chroot.sh" run trixie sh -c '
+# shellcheck disable=SC2086 # word lists
+logged "$OUT/$REL-root.log" runtime run "$REL" sh -c '
 	set -e
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends slurmctld slurmd \
-		slurm-client munge openssh-server libpam-slurm-adopt redis-server \
-		procps "./$1"
+	apt-get install -y -qq --no-install-recommends "$@"
 	id -u alice >/dev/null 2>&1 || useradd -m -s /bin/bash alice
 	# The package installed is the one just built, even at the same version.
-	dpkg -i "./$1" >/dev/null' sh "$deb" >"$OUT/root.log" 2>&1 || {
-	tail -n 20 "$OUT/root.log" >&2
-	exit 1
-}
-install -m 755 "$OUT/qd-cuda-probe" "$ROOT/usr/local/bin/qd-cuda-probe"
+	for p in "$@"; do
+		case $p in ./*.deb) dpkg -i "$p" >/dev/null ;; esac
+	done' sh $PKGS $extra
+if [ "$VER" = 26.05 ]; then
+	# Where Debian's package of it would put each (debian/rules).
+	install -D -m 0755 "$REPO/$B/spank_qosdeny.so" \
+		"$ROOT/$LIBDIR/slurm-wlm/spank_qosdeny.so"
+	install -D -m 0644 "$REPO/$B/pam_qosdeny.so" \
+		"$ROOT/$LIBDIR/security/pam_qosdeny.so"
+	rm -f "$ROOT/usr/bin/qosdeny"
+	[ ! -e "$REPO/$B/qosdeny" ] ||
+		install -D -m 0755 "$REPO/$B/qosdeny" "$ROOT/usr/bin/qosdeny"
+	# Every library they need is in the root.
+	missing=$(chroot "$ROOT" sh -c 'ldd "$@" | grep "not found"' sh \
+		/$LIBDIR/slurm-wlm/spank_qosdeny.so /$LIBDIR/security/pam_qosdeny.so \
+		$([ ! -e "$ROOT/usr/bin/qosdeny" ] || echo /usr/bin/qosdeny)) || true
+	[ -z "$missing" ] || {
+		msg "libraries missing in the runtime: $missing"
+		exit 1
+	}
+fi
+install -m 755 "$OUT/qd-cuda-probe-$VER" "$ROOT/usr/local/bin/qd-cuda-probe"
 
 msg "packing (xz -9)"
 tar -C "$ROOT" --one-file-system --numeric-owner -cf - \
@@ -64,12 +146,13 @@ tar -C "$ROOT" --one-file-system --numeric-owner -cf - \
 	--exclude=./usr/share/info --exclude=./usr/share/locale \
 	--exclude=./usr/share/i18n --exclude=./usr/share/lintian \
 	--exclude='./var/lib/apt/lists/*' --exclude='./var/cache/*' \
-	--exclude=./.qd-ready . |
-	xz -9 -T1 >"$OUT/runtime.tar.xz.new"
-size=$(stat -c %s "$OUT/runtime.tar.xz.new")
+	--exclude=./.qd-ready --exclude=./qosdeny . |
+	xz -9 -T1 >"$TARBALL.new"
+size=$(stat -c %s "$TARBALL.new")
 if [ "$size" -gt $((LIMIT_MIB * 1024 * 1024)) ]; then
 	msg "$((size / 1024 / 1024)) MiB, over $LIMIT_MIB MiB"
+	rm -f "$TARBALL.new"
 	exit 1
 fi
-mv "$OUT/runtime.tar.xz.new" "$OUT/runtime.tar.xz"
-msg "$OUT/runtime.tar.xz: $((size / 1024)) KiB"
+mv "$TARBALL.new" "$TARBALL"
+msg "$TARBALL: $((size / 1024)) KiB, built in $(($(date +%s) - start)) s"
