@@ -154,7 +154,7 @@ TEST_DEPS  := criterion/criterion.h=libcriterion-dev
 SELF_DEPS_GOALS := deps check check-here demo bench bench-plugin deb \
                    distclean uninstall pam-uninstall \
                    deb-test build-test clean format format-check fuzz \
-                   fuzz-smoke fuzz-build slurm-from-source check-gpu-node
+                   fuzz-smoke fuzz-build slurm-from-source check-gpu-node check-vm-26.05
 GOALS := $(or $(MAKECMDGOALS),all)
 ifneq ($(filter-out $(SELF_DEPS_GOALS),$(GOALS)),)
 NEEDED  := $(BUILD_DEPS) \
@@ -171,7 +171,7 @@ include site_factor/site_factor.mk
 include pam/pam.mk
 include tests/fuzz/fuzz.mk
 
-.PHONY: all build-test check check-here check-vm check-gpu-node slurm-from-source deb deb-test bench-plugin unit unit-asan integration integration-asan demo bench \
+.PHONY: all build-test check check-here check-vm check-vm-26.05 check-gpu-node slurm-from-source deb deb-test bench-plugin unit unit-asan integration integration-asan demo bench \
         install uninstall deps format format-check clean distclean
 all: $(CORE_LIB) $(JS_SO) $(SF_SO) $(SPANK_SO) $(PAM_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
 
@@ -353,6 +353,16 @@ check-vm:
 	bash tests/chroot/make-in.sh 24.11 deps all
 	@mkdir -p $(QD_RESULTS)
 	bash tests/vm/run.sh
+
+# The pure cgroup v2 node on Debian testing's Slurm 26.05 (tests/vm/README.md).
+check-vm-26.05:
+	bash tests/vm/image.sh 26.05 >/dev/null
+	bash tests/chroot/chroot.sh run forky-deb make B=build/forky-deb \
+		build/forky-deb/spank_qosdeny.so build/forky-deb/pam_qosdeny.so
+	@mkdir -p $(QD_RESULTS)
+	QD_VM_SLURM=26.05 bash tests/vm/run.sh t_lifecycle.sh t_suspend_restart.sh \
+		t_usage.sh t_v2_binding.sh t_v2_adopt.sh \
+		t_v2_binding.sh@jobidpaths t_v2_adopt.sh@jobidpaths
 
 # The real-GPU check (tests/gpu-node/README.md): the runtime of one Slurm
 # version (24.11, Debian 13 with this checkout's package; SLURM=26.05,
