@@ -130,8 +130,11 @@ ASAN_RT         ?= $(realpath $(shell $(CC) -print-file-name=libasan.so))
 ASAN_CTLD_B     := $(B)/asan-ctld
 ASAN_CTLD_FLAGS := -fsanitize=address,undefined \
                    -fsanitize-undefined-trap-on-error -fno-omit-frame-pointer
-ASAN_CTLD_OBJ   := $(CORE_SRC:%.c=$(ASAN_CTLD_B)/%.o) \
-                   $(JS_SRC:%.c=$(ASAN_CTLD_B)/%.o)
+# The core goes in as an archive, as in the plain plugins: an object the
+# plugin never calls (the Redis client's) is left out, not left with
+# symbols that BIND_NOW (-z now) must resolve at dlopen.
+ASAN_CTLD_CORE_LIB := $(ASAN_CTLD_B)/libqosdeny_core.a
+ASAN_CTLD_OBJ   := $(JS_SRC:%.c=$(ASAN_CTLD_B)/%.o)
 ASAN_CTLD_DIR   := $(ASAN_CTLD_B)/plugins
 
 BENCH_SRC := tests/bench/bench_decision.c
@@ -257,11 +260,15 @@ $(ASAN_CTLD_B)/job_submit/%.o: job_submit/%.c \
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(CORE_CFLAGS) $(SLURM_CFLAGS) \
 		$(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) $(ASAN_CTLD_FLAGS) -c -o $@ $<
 
-$(ASAN_CTLD_DIR)/job_submit_qosdeny.so: $(ASAN_CTLD_OBJ) \
+$(ASAN_CTLD_CORE_LIB): $(CORE_SRC:%.c=$(ASAN_CTLD_B)/%.o)
+	@rm -f $@
+	$(Q_AR)ar rcs $@ $^
+
+$(ASAN_CTLD_DIR)/job_submit_qosdeny.so: $(ASAN_CTLD_OBJ) $(ASAN_CTLD_CORE_LIB) \
 		job_submit/job_submit_qosdeny.map
 	@mkdir -p $(@D)
 	$(Q_LD)$(CC) $(ASAN_CTLD_FLAGS) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ \
-		$(ASAN_CTLD_OBJ) \
+		$(ASAN_CTLD_OBJ) $(ASAN_CTLD_CORE_LIB) \
 		-Wl,--version-script=job_submit/job_submit_qosdeny.map
 
 $(ASAN_CTLD_DIR)/spank_qosdeny.so: $(SPANK_SO)

@@ -23,8 +23,7 @@ $(SF_SO): $(SF_OBJ) $(CORE_LIB) $(SF_MAP)
 
 # The same under ASan and UBSan for make integration-asan, beside the
 # instrumented job_submit plugin.
-ASAN_SF_OBJ := $(SF_SRC:%.c=$(ASAN_CTLD_B)/%.o) \
-               $(CORE_SRC:%.c=$(ASAN_CTLD_B)/%.o)
+ASAN_SF_OBJ := $(SF_SRC:%.c=$(ASAN_CTLD_B)/%.o)
 
 $(ASAN_CTLD_B)/site_factor/%.o: site_factor/%.c \
 		$(B)/slurm-config/config.h
@@ -32,8 +31,9 @@ $(ASAN_CTLD_B)/site_factor/%.o: site_factor/%.c \
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(SF_CFLAGS) $(CPPFLAGS) \
 		$(QD_CFLAGS) $(CFLAGS) $(ASAN_CTLD_FLAGS) -c -o $@ $<
 
-$(ASAN_CTLD_DIR)/site_factor_qosdeny.so: $(ASAN_SF_OBJ) $(SF_MAP)
+$(ASAN_CTLD_DIR)/site_factor_qosdeny.so: $(ASAN_SF_OBJ) $(ASAN_CTLD_CORE_LIB) \
+		$(SF_MAP)
 	@mkdir -p $(@D)
 	$(Q_LD)$(CC) $(ASAN_CTLD_FLAGS) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ \
-		$(ASAN_SF_OBJ) $(HIREDIS_LIBS) -lm \
+		$(ASAN_SF_OBJ) $(ASAN_CTLD_CORE_LIB) $(HIREDIS_LIBS) -lm \
 		-pthread -Wl,--version-script=$(SF_MAP)
