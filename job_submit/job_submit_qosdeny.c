@@ -6,7 +6,9 @@
  * or write (update) locks held, from many RPC threads at once. The policy is
  * shared between them under one mutex: a decision is a few microseconds of
  * arithmetic on assoc_mgr's counters, so serialising them costs nothing next
- * to the RPC around it, and the policy can be swapped safely on reload.
+ * to the RPC around it. qosdeny.conf is never read here: a thread of the
+ * plugin re-reads it when it changes and swaps the new policy in under the
+ * same mutex (policy_watch.h).
  */
 #include <libgen.h>
 #include <pthread.h>
@@ -19,6 +21,7 @@
 #include "decide.h"
 #include "policy_keep.h"
 #include "policy_keeper.h"
+#include "policy_watch.h"
 #include "slurm_fields.h"
 #include "usage_qos_env.h"
 
@@ -31,30 +34,6 @@ static struct qd_policy_file policy_file;
 
 /* Components of a het job are validated in a row by one RPC thread. */
 static __thread struct qd_het_sum het_sum;
-
-/*
- * The file is re-read when its stat() changes, as job_submit/lua does with
- * its script: at the latest at the next submission after an edit, with no
- * restart or reconfigure. Caller holds policy_lock.
- */
-static const struct qd_policy *current_policy(void)
-{
-	char err[QD_ERR_MAX];
-
-	switch (qd_policy_file_refresh(&policy_file, err, sizeof(err))) {
-	case QD_REFRESH_RELOADED:
-		info("qosdeny: policy reloaded from %s (%zu QOS records)",
-		     policy_file.path, policy_file.current->n_rules);
-		qd_keeper_offer(policy_file.path, policy_file.text);
-		break;
-	case QD_REFRESH_FAILED:
-		error("qosdeny: %s; the previous policy stays in force", err);
-		break;
-	case QD_REFRESH_SAME:
-		break;
-	}
-	return policy_file.current;
-}
 
 static bool has_tres(const char *list, const char *tres)
 {
@@ -138,11 +117,13 @@ extern int init(void)
 		     policy_file.current->enforce ? "yes" : "no");
 		qd_keeper_offer(policy_file.path, policy_file.text);
 	}
+	qd_watch_start(&policy_file, &policy_lock);
 	return SLURM_SUCCESS;
 }
 
 extern int fini(void)
 {
+	qd_watch_stop();
 	qd_keeper_stop();
 	qd_policy_file_release(&policy_file);
 	return SLURM_SUCCESS;
@@ -218,7 +199,7 @@ static int decide_and_report(const struct qd_tres *req,
 	dbd_down = qd_dbd_unreachable();
 	dbd_changed = dbd_down != dbd_was_down;
 	dbd_was_down = dbd_down;
-	pol = current_policy();
+	pol = policy_file.current;
 	assoc_mgr_lock(&locks);
 	n = qd_job_qos(job, &who, &assoc, qos, room);
 	label_names(label, qos, n);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "slurm_compat.h" /* first: Slurm's calls by their exported names */
@@ -35,6 +36,11 @@ static pthread_cond_t ctl_cond = PTHREAD_COND_INITIALIZER;
 static struct qd_factor_params params;
 static bool stopping, wake, started;
 static pthread_t thread;
+/* When qd_sf_stop began (CLOCK_MONOTONIC ms), 0 before: the thread's Redis
+ * handle starts no call after it (qd_redis_config's stop_ms), so a stop
+ * waits for the call in progress alone, within timeout_ms, and every 24.05+
+ * scontrol reconfigure with it. */
+static int64_t stop_ms;
 
 /* The thread's own, after qd_sf_start. */
 static char conf_path[PATH_MAX];
@@ -86,6 +92,7 @@ static struct qd_redis *redis_for(const struct qd_site *site, char *err,
 
 	qd_site_redis_config(site, NULL, &cfg);
 	cfg.warn = warn;
+	cfg.stop_ms = &stop_ms;
 	snprintf(conf, sizeof(conf), "%s|%s|%d|%s|%d|%s|%s|%s", site->redis,
 		 site->password_file, site->timeout_ms, site->redis_user,
 		 site->redis_replicas, site->tls_ca, site->tls_cert,
@@ -299,7 +306,9 @@ static void *run(void *arg)
 
 		pthread_mutex_unlock(&ctl_lock);
 		rv = refresh(weight, err, sizeof(err));
-		report(rv, err);
+		/* A refresh the stop cut short is no outage. */
+		if (!__atomic_load_n(&stop_ms, __ATOMIC_ACQUIRE))
+			report(rv, err);
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += interval;
 		pthread_mutex_lock(&ctl_lock);
@@ -381,6 +390,7 @@ int qd_sf_start(const char *slurm_conf, const char *cluster_name,
 	params = *p;
 	table_weight = p->weight;
 	stopping = wake = false;
+	__atomic_store_n(&stop_ms, 0, __ATOMIC_RELEASE);
 	outage = warned_no_gpu_tres = false;
 	if (pthread_create(&thread, NULL, run, NULL)) {
 		snprintf(err, errlen, "cannot start its thread");
@@ -404,8 +414,14 @@ void qd_sf_reconfigure(const struct qd_factor_params *p)
 
 void qd_sf_stop(void)
 {
+	struct timespec now;
+
 	if (!started)
 		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	__atomic_store_n(&stop_ms,
+			 (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000,
+			 __ATOMIC_RELEASE);
 	pthread_mutex_lock(&ctl_lock);
 	stopping = true;
 	pthread_cond_signal(&ctl_cond);

@@ -30,8 +30,9 @@ int qd_sf_start(const char *slurm_conf, const char *cluster_name,
 /* New parameters (22.05's reconfigure) and a refresh now. */
 void qd_sf_reconfigure(const struct qd_factor_params *p);
 
-/* Stops the thread (a refresh in flight ends within Redis's timeout) and
- * frees the table. */
+/* Stops the thread and frees the table. A refresh in flight ends with its
+ * Redis call in progress, within timeout_ms: it starts no other, however
+ * many it had left (README "GPU fair share in job priority"). */
 void qd_sf_stop(void);
 
 /*

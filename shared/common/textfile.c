@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "errmsg.h"
@@ -37,12 +38,26 @@ static char *read_all(int fd, size_t *len)
 	return NULL;
 }
 
+/*
+ * O_NONBLOCK: a FIFO or a device in a configuration file's place would
+ * otherwise block its reader, slurmctld's or slurmstepd's thread, for as
+ * long as nothing writes to it.
+ */
 char *qd_read_file(const char *path, size_t *len, char *err, size_t errlen)
 {
 	size_t n;
 	char *text = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
 
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		if (S_ISDIR(st.st_mode))
+			qd_errf(err, errlen, "%s: %s", path, strerror(EISDIR));
+		else
+			qd_errf(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return NULL;
+	}
 	if (fd >= 0)
 		text = read_all(fd, &n);
 	if (!text)

@@ -9,7 +9,8 @@
 
 /* The file's contents, NUL-terminated (malloc'd); *len, when len is not
  * NULL, excludes the NUL. NULL with err "<path>: <strerror>" when it cannot
- * be read. */
+ * be read (a directory: "Is a directory"), or "<path>: not a regular file"
+ * for a FIFO or a device, never read, so that it cannot block its reader. */
 char *qd_read_file(const char *path, size_t *len, char *err, size_t errlen);
 
 #endif

@@ -129,6 +129,16 @@ enum qd_refresh {
 enum qd_refresh qd_policy_file_refresh(struct qd_policy_file *f, char *err,
 				       size_t errlen);
 
+/*
+ * The same, but a new policy is left to the caller to put in force
+ * (qd_policy_file_set): *p and *text are set on QD_REFRESH_RELOADED alone.
+ * For a reader off the lock that guards f->current (job_submit/qosdeny's
+ * watcher thread): only the signature fields of f are written here.
+ */
+enum qd_refresh qd_policy_file_changed(struct qd_policy_file *f,
+				       struct qd_policy **p, char **text,
+				       char *err, size_t errlen);
+
 /* Puts p, parsed from text (both taken over, text may be NULL), in force. */
 void qd_policy_file_set(struct qd_policy_file *f, struct qd_policy *p,
 			char *text);

@@ -55,12 +55,11 @@ static void remember(struct qd_policy_file *f, const struct stat *st)
  * refresh of the site factor, which runs without a file), until it changes
  * again. A missing file has the all-zero signature.
  */
-enum qd_refresh qd_policy_file_refresh(struct qd_policy_file *f, char *err,
-				       size_t errlen)
+enum qd_refresh qd_policy_file_changed(struct qd_policy_file *f,
+				       struct qd_policy **p, char **text,
+				       char *err, size_t errlen)
 {
-	struct qd_policy *p;
 	struct stat st;
-	char *text;
 	int stat_errno = stat(f->path, &st) ? errno : 0;
 
 	if (stat_errno)
@@ -73,14 +72,26 @@ enum qd_refresh qd_policy_file_refresh(struct qd_policy_file *f, char *err,
 		snprintf(err, errlen, "%s: %s", f->path, strerror(stat_errno));
 		return QD_REFRESH_FAILED;
 	}
-	text = qd_policy_read(f->path, err, errlen);
-	p = text ? qd_policy_parse(f->path, text, err, errlen) : NULL;
-	if (!p) {
-		free(text);
+	*text = qd_policy_read(f->path, err, errlen);
+	*p = *text ? qd_policy_parse(f->path, *text, err, errlen) : NULL;
+	if (!*p) {
+		free(*text);
+		*text = NULL;
 		return QD_REFRESH_FAILED;
 	}
-	qd_policy_file_set(f, p, text);
 	return QD_REFRESH_RELOADED;
+}
+
+enum qd_refresh qd_policy_file_refresh(struct qd_policy_file *f, char *err,
+				       size_t errlen)
+{
+	struct qd_policy *p;
+	char *text;
+	enum qd_refresh rv = qd_policy_file_changed(f, &p, &text, err, errlen);
+
+	if (rv == QD_REFRESH_RELOADED)
+		qd_policy_file_set(f, p, text);
+	return rv;
 }
 
 void qd_policy_file_set(struct qd_policy_file *f, struct qd_policy *p,

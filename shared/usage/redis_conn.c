@@ -36,8 +36,12 @@ int64_t qd_redis_now_ms(void)
 int64_t qd_redis_deadline(const struct qd_redis *r)
 {
 	int64_t d = qd_redis_now_ms() + r->timeout_ms;
+	int64_t stop =
+	    r->stop_ms ? __atomic_load_n(r->stop_ms, __ATOMIC_ACQUIRE) : 0;
 
-	return r->until_ms && r->until_ms < d ? r->until_ms : d;
+	if (r->until_ms && r->until_ms < d)
+		d = r->until_ms;
+	return stop && stop < d ? stop : d;
 }
 
 void qd_redis_budget(struct qd_redis *r)
@@ -400,6 +404,7 @@ struct qd_redis *qd_redis_new(const struct qd_redis_config *cfg, char *err,
 	    cfg->timeout_ms > 0 ? cfg->timeout_ms : QD_REDIS_DEFAULT_TIMEOUT_MS;
 	r->warn = cfg->warn;
 	r->warn_arg = cfg->warn_arg;
+	r->stop_ms = cfg->stop_ms;
 	snprintf(r->label, sizeof(r->label), "redis %.300s", addr);
 	if (qd_redis_addr_parse(addr, &r->addr, why, sizeof(why))) {
 		snprintf(err, errlen, "redis address '%s': %s", addr, why);

@@ -32,7 +32,9 @@ struct qd_redis {
 	char *password;		/* NULL: no AUTH */
 	int timeout_ms;
 	int64_t until_ms; /* 0, or when every call must end (qd_redis_budget) */
-	int replicas;	  /* WAIT for this many after each record; 0: none */
+	/* qd_redis_config's stop_ms: NULL, or read atomically */
+	const int64_t *stop_ms;
+	int replicas; /* WAIT for this many after each record; 0: none */
 	qd_redis_warn_fn warn;
 	void *warn_arg;
 	/* The scripts' SHA1 once loaded, kept across reconnects: the text,
@@ -63,7 +65,8 @@ redisReply *qd_redis_eval(struct qd_redis *r, const char *script, char *sha,
 /* Milliseconds on the monotonic clock. */
 int64_t qd_redis_now_ms(void);
 
-/* A call's deadline: timeout_ms from now, or the budget's end if sooner. */
+/* A call's deadline: timeout_ms from now, or the budget's end or the
+ * owner's stop if sooner. */
 int64_t qd_redis_deadline(const struct qd_redis *r);
 
 /*

@@ -70,6 +70,12 @@ struct qd_redis_config {
 	const char *tls_key;
 	qd_redis_warn_fn warn; /* NULL: warnings are dropped */
 	void *warn_arg;
+	/* NULL, or the caller's stop time (CLOCK_MONOTONIC, in ms), read at
+	 * each call: 0 until its owner stops; then every call begun after it
+	 * fails at once, so that a stop waits for the call in progress alone
+	 * (the site factor's thread, README "GPU fair share in job
+	 * priority"). */
+	const int64_t *stop_ms;
 };
 
 struct qd_redis;

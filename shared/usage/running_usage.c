@@ -91,8 +91,7 @@ long qd_redis_publish_running(struct qd_redis *r, const char *cluster,
 		argv[argc++] = entry;
 	}
 	reply = qd_redis_eval(r, qd_running_script, r->sha_running,
-			      qd_redis_now_ms() + r->timeout_ms, argc, argv,
-			      err, errlen);
+			      qd_redis_deadline(r), argc, argv, err, errlen);
 	if (!reply)
 		goto fail;
 	if (reply->type == REDIS_REPLY_ERROR)
@@ -166,8 +165,8 @@ int qd_redis_read_running(struct qd_redis *r, const char *cluster,
 				     "invalid cluster name '%s'", cluster);
 	if (qd_redis_time(r, &now, err, errlen))
 		return -1;
-	reply = qd_redis_command(r, qd_redis_now_ms() + r->timeout_ms,
-				 "HGETALL", 2, argv, NULL, err, errlen);
+	reply = qd_redis_command(r, qd_redis_deadline(r), "HGETALL", 2, argv,
+				 NULL, err, errlen);
 	if (!reply)
 		return -1;
 	if (reply->type == REDIS_REPLY_ERROR) {

@@ -8,6 +8,11 @@
  * fails between the two. Error replies (NOSCRIPT, ...) pass. Each drop is
  * told on stderr: "redis_drop_proxy: dropped the reply to EVALSHA: :1".
  * Runs until killed; one process per connection.
+ *
+ * redis_drop_proxy -d MS PORT_FILE HOST PORT: a slow Redis instead, for the
+ * site factor's stop test: every reply passes, MS ms late, and each
+ * command's name is told on stderr as it arrives
+ * ("redis_drop_proxy: EVALSHA").
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,7 +24,10 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
+
+static long delay_ms = -1; /* -d: >= 0, every reply that late */
 
 struct reader {
 	int fd;
@@ -115,16 +123,21 @@ static int send_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* Whether a command (an array of bulk strings) runs a script. */
-static bool is_script(const struct msg *m, char *name, size_t len)
+/* A command's (an array of bulk strings) name, "" if none. */
+static void command_name(const struct msg *m, char *name, size_t len)
 {
 	const char *first = strstr(m->p, "\r\n$");
 	const char *word = first ? strstr(first + 3, "\r\n") : NULL;
 
-	if (!word)
-		return false;
-	word += 2;
-	snprintf(name, len, "%.*s", (int)strcspn(word, "\r"), word);
+	name[0] = '\0';
+	if (word)
+		snprintf(name, len, "%.*s", (int)strcspn(word + 2, "\r"),
+			 word + 2);
+}
+
+/* Whether a command runs a script. */
+static bool is_script(const char *name)
+{
 	return !strcasecmp(name, "EVALSHA") || !strcasecmp(name, "EVAL");
 }
 
@@ -144,10 +157,17 @@ static void session(int client, const struct sockaddr_in *up)
 		cmd.len = reply.len = 0;
 		if (take_value(&from_client, &cmd))
 			exit(0);
+		command_name(&cmd, name, sizeof(name));
+		if (delay_ms >= 0)
+			fprintf(stderr, "redis_drop_proxy: %s\n", name);
 		if (send_all(redis, cmd.p, cmd.len) ||
 		    take_value(&from_redis, &reply))
 			die("Redis");
-		if (is_script(&cmd, name, sizeof(name)) && reply.p[0] != '-') {
+		if (delay_ms >= 0)
+			nanosleep(&(struct timespec){delay_ms / 1000,
+						     delay_ms % 1000 * 1000000},
+				  NULL);
+		else if (is_script(name) && reply.p[0] != '-') {
 			fprintf(stderr,
 				"redis_drop_proxy: dropped the reply to %s: "
 				"%.*s\n",
@@ -167,9 +187,14 @@ int main(int argc, char **argv)
 	int lfd, one = 1;
 	FILE *f;
 
-	if (argc != 4) {
-		fprintf(stderr,
-			"usage: redis_drop_proxy PORT_FILE HOST PORT\n");
+	if (argc == 6 && !strcmp(argv[1], "-d")) {
+		delay_ms = atol(argv[2]);
+		argv += 2;
+		argc -= 2;
+	}
+	if (argc != 4 || delay_ms < -1) {
+		fprintf(stderr, "usage: redis_drop_proxy [-d MS] PORT_FILE "
+				"HOST PORT\n");
 		return 2;
 	}
 	me.sin_addr.s_addr = htonl(INADDR_LOOPBACK);

@@ -116,11 +116,27 @@ queue_empty() { [ -z "$(squeue -h -o %i)" ]; }
 
 # write_policy TEXT: replaces qosdeny.conf next to slurm.conf. The size or
 # mtime change is what slurmctld notices at the next submission.
+# write_policy TEXT: qosdeny.conf replaced whole; where slurmctld runs
+# job_submit/qosdeny, returns once its watcher thread took the file in (a
+# reload or an error line, docs/how-it-decides.md "Reload"), or after 2 s.
 write_policy() {
-	local dir
+	local dir n pid
 	dir=$(dirname "$SLURM_CONF")
+	pid=$(cat "$QD_CLUSTER_DIR/run/slurmctld.pid" 2>/dev/null)
+	n=$(policy_lines)
 	printf '%s\n' "$1" >"$dir/qosdeny.conf.new"
 	mv "$dir/qosdeny.conf.new" "$dir/qosdeny.conf"
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null &&
+		grep -qi '^JobSubmitPlugins=.*qosdeny' "$SLURM_CONF"; then
+		wait_for "slurmctld to take qosdeny.conf in" 2 \
+			eval '[ "$(policy_lines)" -gt "$n" ]' 2>/dev/null
+	fi
+	return 0
+}
+# policy_lines: slurmctld's log lines on a re-read of qosdeny.conf.
+policy_lines() {
+	grep -cE "qosdeny: policy reloaded from|qosdeny: .*; the previous policy stays in force" \
+		"$QD_CLUSTER_DIR/log/slurmctld.log" 2>/dev/null
 }
 
 ctld_log() { cat "$QD_CLUSTER_DIR/log/slurmctld.log"; }

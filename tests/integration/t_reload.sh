@@ -11,10 +11,19 @@ CONF=$QD_SLURM_ETC/qosdeny.conf
 kept_has() { grep -qF -- "$1" "$KEPT" 2>/dev/null; }
 log_since() { ctld_log | tail -n +$(($1 + 1)); }
 
-# An override: research's per-job cap lowered from the database's 8 to 1.
-write_policy "${EXAMPLE_POLICY/QOS=research      Flags=DenyOnMaxPerJob/QOS=research Flags=DenyOnMaxPerJob MaxTRESPerJob=gres/gpu=1}"
+# An override: research's per-job cap lowered from the database's 8 to 1,
+# written as an administrator would, and in force within a second.
+printf '%s\n' "${EXAMPLE_POLICY/QOS=research      Flags=DenyOnMaxPerJob/QOS=research Flags=DenyOnMaxPerJob MaxTRESPerJob=gres/gpu=1}" >"$CONF.new"
+mv "$CONF.new" "$CONF"
+t0=$(date +%s%3N)
+denied_now() {
+	as alice sbatch --test-only -q research --gres=gpu:2 --wrap true
+	[ "$RC" -ne 0 ]
+}
+check "the edit is in force within a second" wait_for "the edit" 1 denied_now
+echo "# in force after $(($(date +%s%3N) - t0)) ms"
 as alice sbatch -q research --gres=gpu:2 --wrap true
-assert_eq "the edited cap applies at the next submission" 1 "$RC"
+assert_eq "the edited cap applies" 1 "$RC"
 assert_contains "the message shows the file's limit" \
 	'qosdeny: DenyOnMaxPerJob: QOS research: gres/gpu requested 2, MaxTRESPerJob limit 1' "$OUT"
 assert_contains "slurmctld logs the reload" "qosdeny: policy reloaded from" \
@@ -44,6 +53,21 @@ fi
 as alice sbatch -q research --gres=gpu:2 --wrap true
 assert_eq "after it the last good policy is enforced" 1 "$RC"
 assert_contains "with its override" "MaxTRESPerJob limit 1" "$OUT"
+
+# A FIFO in the file's place (as a careless `mkfifo` or a config
+# management tool might leave): refused, never opened for reading, so
+# nothing waits for a writer; submissions go on, on the last good policy.
+rm -f "$CONF"
+mkfifo -m 0644 "$CONF"
+n=$(ctld_log | wc -l)
+fifo_refused() { log_since "$n" | grep -q "qosdeny: $CONF: not a regular file; the previous policy stays in force"; }
+check "a FIFO as qosdeny.conf is refused with its reason" wait_for "the error line" 5 fifo_refused
+QD_CLIENT_TIMEOUT=20 as alice sbatch -q research --gres=gpu:2 --wrap true
+assert_eq "submissions are answered meanwhile, on the last good policy" 1 "$RC"
+assert_contains "with its override" "MaxTRESPerJob limit 1" "$OUT"
+# Old code blocked opening it, slurmctld's locks held: a writer frees it.
+timeout 1 bash -c "printf '%s\n' \"\$1\" >'$CONF'" _ "$EXAMPLE_POLICY" 2>/dev/null
+rm -f "$CONF"
 
 write_policy "${EXAMPLE_POLICY/Enforce=yes/Enforce=no}"
 as bob sbatch --parsable --hold -q interactive --gpus=5 --wrap true

@@ -452,6 +452,18 @@ Test(policy_file, load_errors_name_the_path)
 	cr_assert_str_eq(err, want);
 }
 
+/* A FIFO with no writer: refused at once, never opened to wait for one
+ * (Criterion's timeout fails a test that blocks). */
+Test(policy_file, a_fifo_is_refused_without_blocking, .timeout = 10)
+{
+	char err[QD_ERR_MAX], want[256];
+
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_assert_null(qd_policy_load(path, err, sizeof(err)));
+	snprintf(want, sizeof(want), "%s: not a regular file", path);
+	cr_assert_str_eq(err, want);
+}
+
 Test(policy_file, load_rejects_nul_bytes)
 {
 	char err[QD_ERR_MAX], want[256];
@@ -527,6 +539,27 @@ Test(policy_file, changed_mtime_reloads)
 	cr_assert_null(qd_policy_rule(pf.current, "a"));
 	cr_assert_not_null(qd_policy_rule(pf.current, "b"));
 	cr_assert_eq(refresh(err), QD_REFRESH_SAME);
+	qd_policy_file_release(&pf);
+}
+
+/* qd_policy_file_changed: the new policy and its text go to the caller
+ * (job_submit/qosdeny's watcher swaps them in under its lock); the policy
+ * in force is not touched, the signature is. */
+Test(policy_file, changed_leaves_the_swap_to_the_caller)
+{
+	char err[QD_ERR_MAX], *text = NULL;
+	struct qd_policy *p = first_load("QOS=a Flags=DenyOnGrp\n"), *got;
+
+	write_file("QOS=b Flags=DenyOnGrp\n", 1001);
+	cr_assert_eq(qd_policy_file_changed(&pf, &got, &text, err, sizeof(err)),
+		     QD_REFRESH_RELOADED, "%s", err);
+	cr_assert_eq(pf.current, p);
+	cr_assert_not_null(qd_policy_rule(got, "b"));
+	cr_assert_str_eq(text, "QOS=b Flags=DenyOnGrp\n");
+	cr_assert_eq(qd_policy_file_changed(&pf, &got, &text, err, sizeof(err)),
+		     QD_REFRESH_SAME);
+	qd_policy_file_set(&pf, got, text);
+	cr_assert_not_null(qd_policy_rule(pf.current, "b"));
 	qd_policy_file_release(&pf);
 }
 

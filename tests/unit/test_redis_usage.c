@@ -782,6 +782,39 @@ Test(redis, budget_bounds_the_calls_together)
 	redisFree(sleeper);
 }
 
+/* stop_ms: 0 changes nothing; once set, the call in progress ends by it
+ * (Redis sleeping, within timeout_ms), and a call begun after it fails at
+ * once, without waiting for Redis (the site factor's stop). */
+Test(redis, stop_ends_the_calls)
+{
+	static const char *const debug[] = {"--enable-debug-command", "yes",
+					    NULL};
+	time_t now = time(NULL);
+	struct qd_usage_record a = rec(1, 1, now - 10, now),
+			       b = rec(2, 1, now - 10, now);
+	struct qd_redis_config cfg = {.timeout_ms = 2000};
+	redisContext *sleeper;
+	int64_t stop = 0, t0;
+
+	start_fresh(&srv, debug);
+	cfg.addr = srv.addr;
+	cfg.stop_ms = &stop;
+	rd = qd_redis_new(&cfg, err, sizeof(err));
+	cr_assert_not_null(rd, "%s", err);
+	cr_expect_eq(apply(&a), 1);
+	sleeper = sleep_server("1");
+	t0 = ms();
+	stop = t0 + 200;
+	cr_expect_eq(qd_redis_apply(rd, &b, WEEK, err, sizeof(err)), -1);
+	cr_expect(ms() - t0 <= 200 + 100, "took %lld ms",
+		  (long long)(ms() - t0));
+	cr_expect(strstr(err, "timed out"), "%s", err);
+	redisFree(sleeper);
+	t0 = ms();
+	cr_expect_eq(qd_redis_apply(rd, &b, WEEK, err, sizeof(err)), -1);
+	cr_expect(ms() - t0 <= 50, "took %lld ms", (long long)(ms() - t0));
+}
+
 /* Redis restarted: the handle connects again by itself. */
 Test(redis, reconnects_after_restart)
 {
