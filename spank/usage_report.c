@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "spool.h"
 #include "spool_orphan.h"
@@ -107,8 +108,8 @@ static void replay(const struct qd_reporter *rp, struct sender *s)
 {
 	struct qd_spool_stats st;
 
-	qd_spool_replay(rp->spool, send_record, s, report_problem, (void *)rp,
-			&st);
+	qd_spool_replay(rp->spool, time(NULL), send_record, s, report_problem,
+			(void *)rp, &st);
 	qd_redis_free(s->redis);
 	s->redis = NULL;
 	s->ready = false;

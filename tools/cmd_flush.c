@@ -9,6 +9,7 @@
 #include <glob.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "redis_usage.h"
 #include "site_redis.h"
@@ -87,19 +88,26 @@ static void add(struct qd_spool_stats *sum, const struct qd_spool_stats *st)
 	sum->open += st->open;
 	sum->left += st->left;
 	sum->bad += st->bad;
+	sum->aside += st->aside;
 }
 
-/* "left" is what stays in the spool: records of jobs still running here
- * and records that could not be sent or read. */
+/* "left" is what stays in the spool: records of jobs still running here,
+ * records that could not be sent or read, and those set aside as too old
+ * to send (spool.h QD_SPOOL_REPLAY_MAX_S). */
 static void print_summary(const struct qd_spool_stats *sum)
 {
-	size_t left = sum->open + sum->left + sum->bad;
+	size_t left = sum->open + sum->left + sum->bad + sum->aside;
 
 	printf("qosdeny: flush: %zu sent, %zu already counted, %zu left",
 	       sum->sent, sum->already, left);
 	if (left)
-		printf(" (%zu of running jobs, %zu not sent, %zu undecodable)",
+		printf(" (%zu of running jobs, %zu not sent, %zu undecodable",
 		       sum->open, sum->left, sum->bad);
+	if (sum->aside)
+		printf(", %zu too old to send: qosdeny doctor --node",
+		       sum->aside);
+	if (left)
+		putchar(')');
 	putchar('\n');
 }
 
@@ -147,11 +155,12 @@ static int flush(const char *spool)
 					       orphan_note, &f);
 			qd_spool_list_free(&l);
 		}
-		qd_spool_replay(dir, send_record, &f, report, &f, &st);
+		qd_spool_replay(dir, time(NULL), send_record, &f, report, &f,
+				&st);
 		add(&sum, &st);
 	}
 	print_summary(&sum);
-	rv = f.failed ? 1 : 0;
+	rv = f.failed || sum.aside ? 1 : 0;
 	goto done;
 fail:
 	fprintf(stderr, "qosdeny: flush: %s\n", err);

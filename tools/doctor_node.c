@@ -122,6 +122,37 @@ static const char *raw_parent(const char *dir, char *buf, size_t len)
 	return buf;
 }
 
+/* Records the replay set aside as too old to send (spool.h
+ * QD_SPOOL_REPLAY_MAX_S): named, so that someone decides. */
+static void aside(struct qd_doctor *d, const char *dir)
+{
+	char err[1024], names[256] = "";
+	struct qd_spool_list l;
+	size_t len = 0;
+
+	if (qd_spool_list_aside(dir, &l, err, sizeof(err)) || !l.n) {
+		qd_spool_list_free(&l);
+		return;
+	}
+	for (size_t i = 0; i < l.n && i < 3; i++) {
+		int w = snprintf(names + len, sizeof(names) - len, "%s%s",
+				 i ? ", " : "", l.names[i]);
+
+		if (w < 0 || (size_t)w >= sizeof(names) - len)
+			break;
+		len += w;
+	}
+	qd_doctor_linef(d, QD_DOC_WARN, "spool",
+			"qosdeny never sends these, since each may have been "
+			"counted already: check the job's usage (sacct, "
+			"qosdeny share), then delete the file",
+			"%s: %zu record%s ended more than %d days ago, set "
+			"aside unsent: %s%s",
+			dir, l.n, l.n == 1 ? "" : "s", QD_SPOOL_ID_DAYS - 1,
+			names, l.n > 3 ? ", ..." : "");
+	qd_spool_list_free(&l);
+}
+
 static void spool(struct qd_doctor *d, const struct qd_site *s,
 		  const struct qd_spank_opts *o, const char *node)
 {
@@ -178,6 +209,7 @@ static void spool(struct qd_doctor *d, const struct qd_site *s,
 		qd_spool_list_free(&l);
 		return;
 	}
+	aside(d, dir);
 	age(oldest ? time(NULL) - (time_t)oldest : 0, old, sizeof(old));
 	/* A record stays here while its job runs: only old ones are news. */
 	qd_doctor_linef(

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "spool.h"
 #include "usage_record.h"
 
 #define QD_REDIS_DEFAULT_ADDR	    "127.0.0.1:6379"
@@ -47,11 +48,10 @@ bool qd_redis_tls_built(void);
 
 /*
  * How long a record's id is remembered: a record sent again within this
- * time counts once. It must be longer than any record stays in a spool
- * after Redis applied it (when the reply was lost, until the next prolog,
- * epilog or `qosdeny flush` on that node reaches Redis): 90 days.
+ * time counts once. A spool never sends one that ended longer ago than a
+ * day less (spool.h QD_SPOOL_REPLAY_MAX_S): it sets it aside instead.
  */
-#define QD_RECORD_ID_TTL_S (90 * 86400)
+#define QD_RECORD_ID_TTL_S (QD_SPOOL_ID_DAYS * 86400)
 
 /* A warning that is no error: the call still succeeds (one line). */
 typedef void (*qd_redis_warn_fn)(const char *msg, void *arg);

@@ -20,6 +20,7 @@
 
 #define SUFFIX	     ".rec"
 #define BAD_SUFFIX   ".bad"
+#define ASIDE_SUFFIX ".expired"
 #define TMP_PREFIX   ".tmp."
 #define TMP_STALE_S  3600
 #define NAME_LEN_MAX 256
@@ -53,12 +54,17 @@ static int record_name(const struct qd_usage_record *r, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-static bool is_record_name(const char *name)
+static bool has_suffix(const char *name, const char *suffix)
 {
-	size_t len = strlen(name), slen = strlen(SUFFIX);
+	size_t len = strlen(name), slen = strlen(suffix);
 
 	return name[0] != '.' && len > slen && !strchr(name, '/') &&
-	       !strcmp(name + len - slen, SUFFIX);
+	       !strcmp(name + len - slen, suffix);
+}
+
+static bool is_record_name(const char *name)
+{
+	return has_suffix(name, SUFFIX);
 }
 
 bool qd_spool_name_is_jobs(const char *name, const struct qd_usage_record *job)
@@ -375,8 +381,10 @@ void qd_spool_list_free(struct qd_spool_list *l)
 }
 
 /* Lists dfd's record files; removes stale temp files on the way. */
-static int list_at(int dfd, const char *dir, struct qd_spool_list *l, char *err,
-		   size_t errlen)
+/* The names in dir that end in suffix (SUFFIX: the records), sorted;
+ * stale temp files are removed on the way. */
+static int list_at(int dfd, const char *dir, const char *suffix,
+		   struct qd_spool_list *l, char *err, size_t errlen)
 {
 	size_t cap = 0;
 	struct dirent *de;
@@ -403,7 +411,7 @@ static int list_at(int dfd, const char *dir, struct qd_spool_list *l, char *err,
 				unlinkat(dfd, de->d_name, 0);
 			continue;
 		}
-		if (!is_record_name(de->d_name))
+		if (!has_suffix(de->d_name, suffix))
 			continue;
 		if (l->n == cap) {
 			size_t ncap = cap ? 2 * cap : 16;
@@ -436,8 +444,8 @@ fail:
 	return rv;
 }
 
-int qd_spool_list(const char *dir, struct qd_spool_list *l, char *err,
-		  size_t errlen)
+static int list_in(const char *dir, const char *suffix, struct qd_spool_list *l,
+		   char *err, size_t errlen)
 {
 	struct stat st;
 	int dfd, rv;
@@ -449,9 +457,47 @@ int qd_spool_list(const char *dir, struct qd_spool_list *l, char *err,
 	dfd = open_dir(dir, false, err, errlen);
 	if (dfd < 0)
 		return -1;
-	rv = list_at(dfd, dir, l, err, errlen);
+	rv = list_at(dfd, dir, suffix, l, err, errlen);
 	close(dfd);
 	return rv;
+}
+
+int qd_spool_list(const char *dir, struct qd_spool_list *l, char *err,
+		  size_t errlen)
+{
+	return list_in(dir, SUFFIX, l, err, errlen);
+}
+
+int qd_spool_list_aside(const char *dir, struct qd_spool_list *l, char *err,
+			size_t errlen)
+{
+	return list_in(dir, SUFFIX ASIDE_SUFFIX, l, err, errlen);
+}
+
+/*
+ * A closed record older than Redis keeps its id (QD_SPOOL_REPLAY_MAX_S): it
+ * may have been counted already, and sent now it would count again. Moved
+ * aside, said once, and left to an administrator (README "Troubleshooting").
+ */
+static void set_aside(int dfd, const char *dir, const char *name,
+		      const struct qd_usage_record *r, int64_t now,
+		      qd_spool_report_fn report, void *arg)
+{
+	char aside[NAME_LEN_MAX + sizeof(ASIDE_SUFFIX)], err[QD_SPOOL_ERR_MAX];
+
+	snprintf(aside, sizeof(aside), "%s" ASIDE_SUFFIX, name);
+	if (renameat(dfd, name, dfd, aside) || fsync(dfd)) {
+		fail(err, sizeof(err), dir, "rename %s to %s: %s", name, aside,
+		     strerror(errno));
+		report(err, arg);
+		return;
+	}
+	fail(err, sizeof(err), dir,
+	     "%s: ended %" PRId64 " days ago, longer than Redis keeps a "
+	     "record's id (%d days): it may have been counted already, so it "
+	     "is not sent but set aside as %s",
+	     name, (now - r->end) / 86400, QD_SPOOL_ID_DAYS, aside);
+	report(err, arg);
 }
 
 /* Moves an undecodable file aside, where an administrator can look at it,
@@ -469,11 +515,11 @@ static void quarantine(int dfd, const char *dir, const char *name,
 	}
 }
 
-int qd_spool_replay(const char *dir, qd_spool_send_fn send, void *send_arg,
-		    qd_spool_report_fn report, void *report_arg,
+int qd_spool_replay(const char *dir, int64_t now, qd_spool_send_fn send,
+		    void *send_arg, qd_spool_report_fn report, void *report_arg,
 		    struct qd_spool_stats *st)
 {
-	struct qd_spool_list l = {0};
+	struct qd_spool_list l = {0}, aside = {0};
 	char err[QD_SPOOL_ERR_MAX], send_err[QD_SPOOL_ERR_MAX];
 	bool stopped = false;
 	int dfd = -1, rv = -1;
@@ -483,7 +529,7 @@ int qd_spool_replay(const char *dir, qd_spool_send_fn send, void *send_arg,
 	if (stat(dir, &sb) && errno == ENOENT)
 		return 0;
 	dfd = open_dir(dir, false, err, sizeof(err));
-	if (dfd < 0 || list_at(dfd, dir, &l, err, sizeof(err))) {
+	if (dfd < 0 || list_at(dfd, dir, SUFFIX, &l, err, sizeof(err))) {
 		report(err, report_arg);
 		goto fail;
 	}
@@ -510,6 +556,11 @@ int qd_spool_replay(const char *dir, qd_spool_send_fn send, void *send_arg,
 			st->open++;
 			continue;
 		}
+		if (now - r.end > QD_SPOOL_REPLAY_MAX_S) {
+			set_aside(dfd, dir, l.names[i], &r, now, report,
+				  report_arg);
+			continue;
+		}
 		if (stopped) {
 			st->left++;
 			continue;
@@ -532,8 +583,11 @@ int qd_spool_replay(const char *dir, qd_spool_send_fn send, void *send_arg,
 		if (remove_at(dfd, dir, l.names[i], err, sizeof(err)))
 			report(err, report_arg);
 	}
-	rv = st->left || st->bad ? -1 : 0;
+	if (!list_at(dfd, dir, SUFFIX ASIDE_SUFFIX, &aside, err, sizeof(err)))
+		st->aside = aside.n;
+	rv = st->left || st->bad || st->aside ? -1 : 0;
 fail:
+	qd_spool_list_free(&aside);
 	qd_spool_list_free(&l);
 	if (dfd >= 0)
 		close(dfd);

@@ -29,6 +29,16 @@
 #define QD_SPOOL_ERR_MAX 512
 
 /*
+ * Redis keeps each record's id for QD_SPOOL_ID_DAYS after it counted it
+ * (redis_usage.h QD_RECORD_ID_TTL_S), and no longer: a closed record that
+ * ended more than QD_SPOOL_REPLAY_MAX_S ago (a day inside that, for clock
+ * skew) may have been counted already and forgotten, so it is never sent
+ * again; the replay sets it aside as NAME.expired (qd_spool_replay).
+ */
+#define QD_SPOOL_ID_DAYS      90
+#define QD_SPOOL_REPLAY_MAX_S ((int64_t)(QD_SPOOL_ID_DAYS - 1) * 86400)
+
+/*
  * Writes a record durably, creating the directory (mode 0700, not its
  * parents) when missing. Returns 0, or -1 with err naming the directory, the
  * step that failed and the cause, e.g. "spool /x: write
@@ -85,6 +95,11 @@ struct qd_spool_list {
 int qd_spool_list(const char *dir, struct qd_spool_list *l, char *err,
 		  size_t errlen);
 
+/* The same for the records set aside as too old to send
+ * ("NAME.rec.expired", QD_SPOOL_REPLAY_MAX_S). */
+int qd_spool_list_aside(const char *dir, struct qd_spool_list *l, char *err,
+			size_t errlen);
+
 void qd_spool_list_free(struct qd_spool_list *l);
 
 /* Whether a file name from qd_spool_list is one of job's records (same
@@ -102,6 +117,7 @@ struct qd_spool_stats {
 	size_t open;	/* jobs still running here: kept */
 	size_t left;	/* not sent (Redis failed), or unreadable: kept */
 	size_t bad;	/* did not decode: renamed to NAME.bad, kept */
+	size_t aside;	/* too old to send: NAME.expired, now or before */
 };
 
 /*
@@ -121,11 +137,13 @@ typedef void (*qd_spool_report_fn)(const char *msg, void *arg);
  * Records that do not decode are renamed to NAME.bad and reported; temp
  * files older than an hour (a writer died between write and rename) are
  * removed; a record another replay sent and removed after this one listed
- * it (two job starts or ends on the node at once) is passed over. Returns 0
- * when every closed record was sent, -1 otherwise (the failures were reported).
+ * it (two job starts or ends on the node at once) is passed over. A closed
+ * record that ended more than QD_SPOOL_REPLAY_MAX_S ago is renamed to
+ * NAME.expired and reported, not sent. Returns 0 when every closed record
+ * was sent, -1 otherwise (the failures were reported).
  */
-int qd_spool_replay(const char *dir, qd_spool_send_fn send, void *send_arg,
-		    qd_spool_report_fn report, void *report_arg,
+int qd_spool_replay(const char *dir, int64_t now, qd_spool_send_fn send,
+		    void *send_arg, qd_spool_report_fn report, void *report_arg,
 		    struct qd_spool_stats *st);
 
 #endif

@@ -503,16 +503,17 @@ Test(sentinel, wait_keeps_a_record_spooled_until_the_replica_holds_it)
 	cr_assert_eq(qd_spool_write(spool_dir, &x, perr, sizeof(perr)), 0, "%s",
 		     perr);
 	kill(replica.pid, SIGSTOP);
-	cr_assert_eq(
-	    qd_spool_replay(spool_dir, send_rec, rd, no_report, NULL, &st), -1);
+	cr_assert_eq(qd_spool_replay(spool_dir, time(NULL), send_rec, rd,
+				     no_report, NULL, &st),
+		     -1);
 	cr_expect_eq(st.left, 1);
 	cr_expect_eq(st.sent, 0);
 	cr_expect(strstr(err, "WAIT: 0 of the 1 replicas"), "%s", err);
 	cr_expect(holds(&primary, 7), "applied, but not yet safe");
 	kill(replica.pid, SIGCONT);
-	cr_assert_eq(
-	    qd_spool_replay(spool_dir, send_rec, rd, no_report, NULL, &st), 0,
-	    "%s", err);
+	cr_assert_eq(qd_spool_replay(spool_dir, time(NULL), send_rec, rd,
+				     no_report, NULL, &st),
+		     0, "%s", err);
 	cr_expect_eq(st.already, 1);
 	cr_expect_eq(st.left, 0);
 	cr_expect(holds(&replica, 7));

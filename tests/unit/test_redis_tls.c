@@ -4,6 +4,8 @@
  * sentinel on TLS ports, with a private CA that openssl makes in the test;
  * elsewhere (hiredis 0.14, Debian 12): refused, saying why.
  */
+#include <time.h>
+
 #include <criterion/criterion.h>
 
 #include "redis_usage.h"
@@ -175,7 +177,8 @@ Test(tls, a_certificate_that_does_not_verify_is_refused_records_stay)
 	cr_assert_not_null(mkdtemp(spool_dir));
 	cr_assert_eq(qd_spool_write(spool_dir, &r, perr, sizeof(perr)), 0, "%s",
 		     perr);
-	cr_expect_eq(qd_spool_replay(spool_dir, send_rec, rd, note, NULL, &st),
+	cr_expect_eq(qd_spool_replay(spool_dir, time(NULL), send_rec, rd, note,
+				     NULL, &st),
 		     -1);
 	cr_expect_eq(st.left, 1);
 	cr_expect(strstr(err, "certificate does not verify against "

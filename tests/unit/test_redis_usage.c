@@ -861,13 +861,15 @@ Test(redis, spool_replay)
 	cr_assert_eq(qd_spool_write(dir, &c, err, sizeof(err)), 0);
 	cr_expect_eq(apply(&a), 1);
 	stop(&srv);
-	cr_expect_eq(qd_spool_replay(dir, send_redis, rd, ignore, NULL, &st),
-		     -1);
+	cr_expect_eq(
+	    qd_spool_replay(dir, time(NULL), send_redis, rd, ignore, NULL, &st),
+	    -1);
 	cr_expect_eq(st.left, 3);
 	cr_assert_eq(start(&srv, NULL), 0);
 	cr_expect_eq(apply(&a), 1, "a fresh server");
-	cr_expect_eq(qd_spool_replay(dir, send_redis, rd, ignore, NULL, &st),
-		     0);
+	cr_expect_eq(
+	    qd_spool_replay(dir, time(NULL), send_redis, rd, ignore, NULL, &st),
+	    0);
 	cr_expect_eq(st.sent, 2);
 	cr_expect_eq(st.already, 1);
 	cr_expect_eq(st.left, 0);
