@@ -743,16 +743,36 @@ do_status() {
 	return $rc
 }
 
+# reconfigure_ctld: scontrol reconfigure. From 24.05 it starts a new
+# slurmctld, which writes the pidfile once it is up, while the old one
+# still answers: wait for that, so that the pidfile names the slurmctld
+# that runs when this returns (a later stop, or a test, reads it).
+reconfigure_ctld() {
+	local old v
+	old=$(pidfile_pid "$RUN/slurmctld.pid")
+	scontrol reconfigure >/dev/null 2>&1 || return 1
+	v=$(scontrol --version | awk '{ print $2 }')
+	[ "$(printf '%s\n' 24.05 "$v" | sort -V | head -n 1)" = 24.05 ] || return 0
+	wait_for "the new slurmctld's pidfile" ctld_pid_moved "$old"
+}
+ctld_pid_moved() {
+	local p
+	p=$(pidfile_pid "$RUN/slurmctld.pid")
+	[ -n "$p" ] && [ "$p" != "$1" ] && alive "$p"
+}
+
 do_restart_ctld() {
 	need_root
 	load_ports
 	slurm_env
-	stop_daemon slurmctld 15
+	# Every slurmctld of this cluster, should a reconfigure have left one
+	# the pidfile does not name yet.
+	kill_pids 15 $(daemon_pid slurmctld) $(ours_running slurmctld)
 	start_ctld || exit 1
 	# Nodes re-register by themselves only at slurmctld's first ping
 	# (about 5 s); a reconfigure makes them re-read slurm.conf and
 	# register at once.
-	scontrol reconfigure >/dev/null 2>&1
+	reconfigure_ctld
 	wait_for "nodes registered" nodes_up || {
 		show_log "$LOG/slurmctld.log"
 		exit 1
@@ -799,7 +819,7 @@ do_restart_slurmd() { # [NODE...]
 do_reconfigure() {
 	load_ports
 	slurm_env
-	scontrol reconfigure || { show_log "$LOG/slurmctld.log"; exit 1; }
+	reconfigure_ctld || { show_log "$LOG/slurmctld.log"; exit 1; }
 	WATCH_PIDFILE=$RUN/slurmctld.pid wait_for "slurmctld" ctld_up ||
 		{ show_log "$LOG/slurmctld.log"; exit 1; }
 }
