@@ -115,3 +115,4 @@ use "$QD_REDIS_ADDR"
 rm -f "$EXTRA"
 check "slurmctld back without the site factor" bash -c \
 	"bash '$CLUSTER' write-conf >/dev/null && bash '$CLUSTER' restart-ctld >/dev/null"
+finish
