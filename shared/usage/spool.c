@@ -474,6 +474,23 @@ int qd_spool_list_aside(const char *dir, struct qd_spool_list *l, char *err,
 	return list_in(dir, SUFFIX ASIDE_SUFFIX, l, err, errlen);
 }
 
+/* Renames name to name + suffix, durably, where an administrator can look
+ * at it; reports a failure. Returns 0 or -1. */
+static int move_aside(int dfd, const char *dir, const char *name,
+		      const char *suffix, qd_spool_report_fn report, void *arg)
+{
+	char to[NAME_LEN_MAX + 16], err[QD_SPOOL_ERR_MAX];
+
+	snprintf(to, sizeof(to), "%s%s", name, suffix);
+	if (renameat(dfd, name, dfd, to) || fsync(dfd)) {
+		fail(err, sizeof(err), dir, "rename %s to %s: %s", name, to,
+		     strerror(errno));
+		report(err, arg);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * A closed record older than Redis keeps its id (QD_SPOOL_REPLAY_MAX_S): it
  * may have been counted already, and sent now it would count again. Moved
@@ -483,36 +500,16 @@ static void set_aside(int dfd, const char *dir, const char *name,
 		      const struct qd_usage_record *r, int64_t now,
 		      qd_spool_report_fn report, void *arg)
 {
-	char aside[NAME_LEN_MAX + sizeof(ASIDE_SUFFIX)], err[QD_SPOOL_ERR_MAX];
+	char err[QD_SPOOL_ERR_MAX];
 
-	snprintf(aside, sizeof(aside), "%s" ASIDE_SUFFIX, name);
-	if (renameat(dfd, name, dfd, aside) || fsync(dfd)) {
-		fail(err, sizeof(err), dir, "rename %s to %s: %s", name, aside,
-		     strerror(errno));
-		report(err, arg);
+	if (move_aside(dfd, dir, name, ASIDE_SUFFIX, report, arg))
 		return;
-	}
 	fail(err, sizeof(err), dir,
 	     "%s: ended %" PRId64 " days ago, longer than Redis keeps a "
 	     "record's id (%d days): it may have been counted already, so it "
-	     "is not sent but set aside as %s",
-	     name, (now - r->end) / 86400, QD_SPOOL_ID_DAYS, aside);
+	     "is not sent but set aside as %s" ASIDE_SUFFIX,
+	     name, (now - r->end) / 86400, QD_SPOOL_ID_DAYS, name);
 	report(err, arg);
-}
-
-/* Moves an undecodable file aside, where an administrator can look at it,
- * so it is neither lost nor retried forever. */
-static void quarantine(int dfd, const char *dir, const char *name,
-		       qd_spool_report_fn report, void *arg)
-{
-	char bad[NAME_LEN_MAX + sizeof(BAD_SUFFIX)], err[QD_SPOOL_ERR_MAX];
-
-	snprintf(bad, sizeof(bad), "%s" BAD_SUFFIX, name);
-	if (renameat(dfd, name, dfd, bad) || fsync(dfd)) {
-		fail(err, sizeof(err), dir, "rename %s to %s: %s", name, bad,
-		     strerror(errno));
-		report(err, arg);
-	}
 }
 
 int qd_spool_replay(const char *dir, int64_t now, qd_spool_send_fn send,
@@ -543,9 +540,11 @@ int qd_spool_replay(const char *dir, int64_t now, qd_spool_send_fn send,
 			continue;
 		if (k) {
 			report(err, report_arg);
+			/* Undecodable: kept where an administrator can look
+			 * at it, neither lost nor retried forever. */
 			if (k == READ_UNDECODABLE) {
-				quarantine(dfd, dir, l.names[i], report,
-					   report_arg);
+				move_aside(dfd, dir, l.names[i], BAD_SUFFIX,
+					   report, report_arg);
 				st->bad++;
 			} else {
 				st->left++;

@@ -712,18 +712,20 @@ Test(redis, command_timeout)
 	close(lfd);
 }
 
+/* redis-server's options for the tests that make it sleep (DEBUG SLEEP). */
+static const char *const debug_command[] = {"--enable-debug-command", "yes",
+					    NULL};
+
 /* A server that is slow to answer the script: the reply it sends too late
  * is not taken for the next command's, since the connection is dropped. */
 Test(redis, slow_server_then_recovers)
 {
-	static const char *const debug[] = {"--enable-debug-command", "yes",
-					    NULL};
 	time_t now = time(NULL);
 	struct qd_usage_record a = rec(1, 1, now - 10, now),
 			       b = rec(2, 1, now - 10, now);
 	redisContext *c;
 
-	start_fresh(&srv, debug);
+	start_fresh(&srv, debug_command);
 	rd = handle(srv.addr, NULL, 300);
 	cr_expect_eq(apply(&a), 1);
 	c = admin(&srv);
@@ -756,8 +758,6 @@ static redisContext *sleep_server(const char *secs)
  * together: the second ends when the budget does. */
 Test(redis, budget_bounds_the_calls_together)
 {
-	static const char *const debug[] = {"--enable-debug-command", "yes",
-					    NULL};
 	time_t now = time(NULL);
 	struct qd_usage_record a = rec(1, 1, now - 10, now),
 			       b = rec(2, 1, now - 10, now),
@@ -765,7 +765,7 @@ Test(redis, budget_bounds_the_calls_together)
 	redisContext *sleeper;
 	int64_t t0;
 
-	start_fresh(&srv, debug);
+	start_fresh(&srv, debug_command);
 	rd = handle(srv.addr, NULL, 700);
 	cr_expect_eq(apply(&a), 1);
 	t0 = ms();
@@ -787,8 +787,6 @@ Test(redis, budget_bounds_the_calls_together)
  * once, without waiting for Redis (the site factor's stop). */
 Test(redis, stop_ends_the_calls)
 {
-	static const char *const debug[] = {"--enable-debug-command", "yes",
-					    NULL};
 	time_t now = time(NULL);
 	struct qd_usage_record a = rec(1, 1, now - 10, now),
 			       b = rec(2, 1, now - 10, now);
@@ -796,7 +794,7 @@ Test(redis, stop_ends_the_calls)
 	redisContext *sleeper;
 	int64_t stop = 0, t0;
 
-	start_fresh(&srv, debug);
+	start_fresh(&srv, debug_command);
 	cfg.addr = srv.addr;
 	cfg.stop_ms = &stop;
 	rd = qd_redis_new(&cfg, err, sizeof(err));
