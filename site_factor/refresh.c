@@ -34,13 +34,18 @@ static uint32_t table_weight; /* before the first table */
 static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ctl_cond = PTHREAD_COND_INITIALIZER;
 static struct qd_factor_params params;
-static bool stopping, wake, started;
+static bool wake, started;
 static pthread_t thread;
-/* When qd_sf_stop began (CLOCK_MONOTONIC ms), 0 before: the thread's Redis
- * handle starts no call after it (qd_redis_config's stop_ms), so a stop
- * waits for the call in progress alone, within timeout_ms, and every 24.05+
- * scontrol reconfigure with it. */
+/* When qd_sf_stop began (CLOCK_MONOTONIC ms), 0 until then: the thread's
+ * stop flag, and for its Redis handle the time after which no call starts
+ * (qd_redis_config's stop_ms), so a stop waits for the call in progress
+ * alone, within timeout_ms, and every 24.05+ scontrol reconfigure with it. */
 static int64_t stop_ms;
+
+static bool stopping(void)
+{
+	return __atomic_load_n(&stop_ms, __ATOMIC_ACQUIRE) != 0;
+}
 
 /* The thread's own, after qd_sf_start. */
 static char conf_path[PATH_MAX];
@@ -298,7 +303,7 @@ static void *run(void *arg)
 {
 	(void)arg;
 	pthread_mutex_lock(&ctl_lock);
-	while (!stopping) {
+	while (!stopping()) {
 		uint32_t weight = params.weight, interval = params.interval_s;
 		char err[ERR_MAX];
 		struct timespec until;
@@ -307,12 +312,12 @@ static void *run(void *arg)
 		pthread_mutex_unlock(&ctl_lock);
 		rv = refresh(weight, err, sizeof(err));
 		/* A refresh the stop cut short is no outage. */
-		if (!__atomic_load_n(&stop_ms, __ATOMIC_ACQUIRE))
+		if (!stopping())
 			report(rv, err);
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += interval;
 		pthread_mutex_lock(&ctl_lock);
-		while (!stopping && !wake &&
+		while (!stopping() && !wake &&
 		       pthread_cond_timedwait(&ctl_cond, &ctl_lock, &until) ==
 			   0)
 			;
@@ -389,7 +394,7 @@ int qd_sf_start(const char *slurm_conf, const char *cluster_name,
 
 	params = *p;
 	table_weight = p->weight;
-	stopping = wake = false;
+	wake = false;
 	__atomic_store_n(&stop_ms, 0, __ATOMIC_RELEASE);
 	outage = warned_no_gpu_tres = false;
 	if (pthread_create(&thread, NULL, run, NULL)) {
@@ -431,7 +436,6 @@ void qd_sf_stop(void)
 	t0 = monotonic_ms();
 	__atomic_store_n(&stop_ms, t0, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&ctl_lock);
-	stopping = true;
 	pthread_cond_signal(&ctl_cond);
 	pthread_mutex_unlock(&ctl_lock);
 	pthread_join(thread, NULL);

@@ -411,6 +411,8 @@ static int list_at(int dfd, const char *dir, const char *suffix,
 				unlinkat(dfd, de->d_name, 0);
 			continue;
 		}
+		if (has_suffix(de->d_name, SUFFIX ASIDE_SUFFIX))
+			l->n_aside++;
 		if (!has_suffix(de->d_name, suffix))
 			continue;
 		if (l->n == cap) {
@@ -496,27 +498,28 @@ static int move_aside(int dfd, const char *dir, const char *name,
  * may have been counted already, and sent now it would count again. Moved
  * aside, said once, and left to an administrator (README "Troubleshooting").
  */
-static void set_aside(int dfd, const char *dir, const char *name,
-		      const struct qd_usage_record *r, int64_t now,
-		      qd_spool_report_fn report, void *arg)
+static int set_aside(int dfd, const char *dir, const char *name,
+		     const struct qd_usage_record *r, int64_t now,
+		     qd_spool_report_fn report, void *arg)
 {
 	char err[QD_SPOOL_ERR_MAX];
 
 	if (move_aside(dfd, dir, name, ASIDE_SUFFIX, report, arg))
-		return;
+		return -1;
 	fail(err, sizeof(err), dir,
 	     "%s: ended %" PRId64 " days ago, longer than Redis keeps a "
 	     "record's id (%d days): it may have been counted already, so it "
 	     "is not sent but set aside as %s" ASIDE_SUFFIX,
 	     name, (now - r->end) / 86400, QD_SPOOL_ID_DAYS, name);
 	report(err, arg);
+	return 0;
 }
 
 int qd_spool_replay(const char *dir, int64_t now, qd_spool_send_fn send,
 		    void *send_arg, qd_spool_report_fn report, void *report_arg,
 		    struct qd_spool_stats *st)
 {
-	struct qd_spool_list l = {0}, aside = {0};
+	struct qd_spool_list l = {0};
 	char err[QD_SPOOL_ERR_MAX], send_err[QD_SPOOL_ERR_MAX];
 	bool stopped = false;
 	int dfd = -1, rv = -1;
@@ -556,8 +559,11 @@ int qd_spool_replay(const char *dir, int64_t now, qd_spool_send_fn send,
 			continue;
 		}
 		if (now - r.end > QD_SPOOL_REPLAY_MAX_S) {
-			set_aside(dfd, dir, l.names[i], &r, now, report,
-				  report_arg);
+			if (set_aside(dfd, dir, l.names[i], &r, now, report,
+				      report_arg))
+				st->left++; /* reported; still not sent */
+			else
+				st->aside++;
 			continue;
 		}
 		if (stopped) {
@@ -582,11 +588,9 @@ int qd_spool_replay(const char *dir, int64_t now, qd_spool_send_fn send,
 		if (remove_at(dfd, dir, l.names[i], err, sizeof(err)))
 			report(err, report_arg);
 	}
-	if (!list_at(dfd, dir, SUFFIX ASIDE_SUFFIX, &aside, err, sizeof(err)))
-		st->aside = aside.n;
+	st->aside += l.n_aside;
 	rv = st->left || st->bad || st->aside ? -1 : 0;
 fail:
-	qd_spool_list_free(&aside);
 	qd_spool_list_free(&l);
 	if (dfd >= 0)
 		close(dfd);

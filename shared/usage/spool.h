@@ -88,6 +88,7 @@ int qd_spool_read(const char *dir, const char *name, struct qd_usage_record *r,
 struct qd_spool_list {
 	char **names; /* "*.rec" file names, sorted */
 	size_t n;
+	size_t n_aside; /* "*.rec.expired" files seen beside them */
 };
 
 /* The record files in dir; a missing directory is an empty list. Returns 0,
