@@ -26,6 +26,7 @@
 export QD_CLUSTER_DIR=/var/lib/qd
 export SLURM_CONF=$QD_CLUSTER_DIR/etc/slurm.conf
 source /qosdeny/tests/integration/lib.sh
+source /qosdeny/tests/vm/signalled.sh
 NODESH=/qosdeny/tests/gpu-node/node.sh
 SLURMD_LOG=$QD_CLUSTER_DIR/log/slurmd.log
 ALICE=$QD_CLUSTER_DIR/users/alice
@@ -224,31 +225,30 @@ NGPUS=$(expected_devs "" | wc -w)
 SHAPES=("no GPU|")
 [ "$NGPUS" -lt 2 ] || SHAPES+=("1 of $NGPUS GPUs|--gres=gpu:1")
 
+# sleeping_job WHAT GRES: a batch job whose srun step sleeps, running, its
+# id in J; a job that does not start is a failure of WHAT.
+sleeping_job() {
+	log_mark
+	J=$(sbatch_running $2 --wrap 'srun --quiet sleep 300') && return 0
+	fail "$1: the job did not start"
+	return 1
+}
+
 # time_limit WHAT GRES: the job's end moved to now (as --time would at its
 # limit, without waiting a minute); slurmctld ends it at its next time
 # limit check, within 30 s.
 time_limit() {
-	local j
-	log_mark
-	j=$(sbatch_running $2 --wrap 'srun --quiet sleep 300') || {
-		fail "$1: the job did not start"
-		return
-	}
-	scontrol update jobid="$j" EndTime=now+1
-	ended_cleanly "$1" "$j"
-	check "$1: job $j ended by it" job_state_is "$j" TIMEOUT
+	sleeping_job "$1" "$2" || return
+	scontrol update jobid="$J" EndTime=now+1
+	ended_cleanly "$1" "$J"
+	check "$1: job $J ended by it" job_state_is "$J" TIMEOUT
 }
 
 cancelled() {
-	local j
-	log_mark
-	j=$(sbatch_running $2 --wrap 'srun --quiet sleep 300') || {
-		fail "$1: the job did not start"
-		return
-	}
-	check "$1: scancel" scancel "$j"
-	ended_cleanly "$1" "$j"
-	check "$1: job $j cancelled" job_state_is "$j" CANCELLED
+	sleeping_job "$1" "$2" || return
+	check "$1: scancel" scancel "$J"
+	ended_cleanly "$1" "$J"
+	check "$1: job $J cancelled" job_state_is "$J" CANCELLED
 }
 
 # srun_interrupted WHAT GRES: alice's srun (a job of its own), stopped by
@@ -289,33 +289,6 @@ srun_interrupted() {
 	ended_cleanly "$1" "$j"
 }
 
-# signalled WHAT GRES: `scancel -s USR1` reaches the task of a job's srun
-# step (without --batch or --full it signals the job's steps, not the batch
-# shell). Slurm signals the processes it finds in the step's cgroups: a
-# task moved out of them never gets it.
-signalled() {
-	local j f=$ALICE/usr1.out
-	log_mark
-	rm -f "$f"
-	# shellcheck disable=SC2016
-	j=$(sbatch_running $2 -o "$f" -e "$f.err" --wrap 'srun --quiet bash -c '\''trap "echo GOT-USR1; exit 0" USR1; echo READY; sleep 300 & wait'\''') || {
-		fail "$1: the job did not start"
-		return
-	}
-	# The trap is set once the task says so; a USR1 before would kill it.
-	check "$1: the srun step's task runs" wait_for "job $j's READY" 60 grep -q READY "$f"
-	check "$1: scancel -s USR1" scancel -s USR1 "$j"
-	# Where it did not, the job is cancelled, not left to run 300 s.
-	if wait_for "GOT-USR1 in $f" 30 grep -q GOT-USR1 "$f"; then
-		pass "$1: the task got USR1"
-	else
-		fail "$1: the task got USR1"
-		scancel "$j"
-	fi
-	ended_cleanly "$1" "$j"
-	check "$1: the job completed (its task exited 0 on USR1)" \
-		job_state_is "$j" COMPLETED
-}
 
 # launch_cost: interleaved rounds of JOBS `srun -n1 true` each, without and
 # with the plugin, beside task/none; milliseconds per job, medians.
@@ -384,7 +357,8 @@ for setting in "task/none no" "task/cgroup no" "task/cgroup yes"; do
 		time_limit "$what, time limit" "$gres"
 		cancelled "$what, scancel" "$gres"
 		srun_interrupted "$what, srun interrupted" "$gres"
-		signalled "$what, scancel -s USR1" "$gres"
+		# shellcheck disable=SC2086 # none, or one --gres word
+		signalled "$what, scancel -s USR1" $gres
 	done
 done
 

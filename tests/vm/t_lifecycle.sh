@@ -7,6 +7,7 @@
 # TaskPlugin: task/none, and task/cgroup with ConstrainDevices=no and =yes.
 # The binding itself is checked in each.
 source "$(dirname "$0")/vm-lib.sh"
+source "$(dirname "$0")/signalled.sh"
 ALICE=$QD_CLUSTER_DIR/users/alice
 
 # srun_interrupted: alice's srun holding a GPU, stopped by two SIGINTs
@@ -43,34 +44,6 @@ srun_interrupted() {
 	ended_cleanly "$1" "$job"
 }
 
-# signalled WHAT: `scancel -s USR1` reaches the task of a job's srun step
-# (without --batch or --full it signals the job's steps, not the batch
-# shell). The job holds no GPU, so qosdeny denies it both: the task is
-# bound all the same. Slurm signals the processes it finds in the step's
-# task cgroups: a task moved out of them never gets it.
-signalled() {
-	local j f=$ALICE/usr1-$RANDOM.out
-	log_mark
-	# shellcheck disable=SC2016
-	j=$(sbatch_running -o "$f" --wrap 'srun bash -c '\''trap "echo GOT-USR1; exit 0" USR1; echo READY; sleep 300 & wait'\''') || {
-		fail "$1: the job did not start"
-		return
-	}
-	# The trap is set once the task says so; a USR1 before would kill it.
-	check "$1: the srun step's task runs" wait_for "job $j's READY" 60 grep -q READY "$f"
-	check "$1: scancel -s USR1" scancel -s USR1 "$j"
-	# Where it did not, the job is cancelled, not left to run 300 s.
-	if wait_for "GOT-USR1 in $f" 30 grep -q GOT-USR1 "$f"; then
-		pass "$1: the task got USR1"
-	else
-		fail "$1: the task got USR1"
-		scancel "$j"
-	fi
-	[ -s "$f" ] && sed 's/^/# output: /' "$f"
-	ended_cleanly "$1" "$j"
-	check "$1: the job completed (its task exited 0 on USR1)" \
-		job_state_is "$j" COMPLETED
-}
 has_step_of() { squeue -h -s -u "$1" -o %i | grep -qv '\.extern$'; }
 gone_pid() { ! kill -0 "$1" 2>/dev/null; }
 
