@@ -13,7 +13,8 @@ SPANK_CFLAGS   := -Ispank $(CORE_CFLAGS)
 SPANK_LIB_SRC  := spank/paths.c spank/cgroup.c spank/cgroup_v1.c \
                   spank/cgroup_v2.c spank/gpu_devices.c spank/options.c \
                   spank/usage_job.c spank/usage_site.c spank/usage_report.c \
-                  spank/job_qos.c spank/adopt.c spank/step_cgroup.c
+                  spank/job_qos.c spank/adopt.c spank/step_cgroup.c \
+                  spank/slurm_cmd.c spank/job_end_ask.c
 SPANK_LIBS     := $(CORE_LIB) $(HIREDIS_LIBS) -lm
 SPANK_LIB_OBJ  := $(SPANK_LIB_SRC:%.c=$(B)/%.o)
 SPANK_LIB      := $(B)/libqosdeny_spank.a

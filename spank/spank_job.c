@@ -69,7 +69,7 @@ static const char *job_env(const char *name, void *arg)
 	return je->qos;
 }
 
-static void to_slurm_log(enum qd_log_level level, const char *msg, void *arg)
+void qd_spank_log(enum qd_log_level level, const char *msg, void *arg)
 {
 	(void)arg;
 	if (level == QD_LOG_ERROR)
@@ -123,7 +123,6 @@ int qd_job_script(int ac, char **av, bool epilog)
 	struct qd_usage_record job;
 	struct qd_reporter *rp = NULL;
 	struct job_env je = {.epilog = epilog};
-	uint32_t restarts;
 	/* Before anything that may wait (the QoS lookup in qd_job_record()
 	 * asks slurmctld): the job's end on this node is when its epilog
 	 * began. */
@@ -135,8 +134,7 @@ int qd_job_script(int ac, char **av, bool epilog)
 		return 0;
 	}
 	adopt_gpus(&opts, epilog);
-	if (qd_job_record(job_env, &je, opts.cluster, &job, &restarts, err,
-			  sizeof(err))) {
+	if (qd_job_record(job_env, &je, opts.cluster, &job, err, sizeof(err))) {
 		/* Quiet for jobs without GPUs here: nothing to count. */
 		if (job.gpus ||
 		    (getenv("SLURM_JOB_GPUS") && *getenv("SLURM_JOB_GPUS")))
@@ -149,7 +147,7 @@ int qd_job_script(int ac, char **av, bool epilog)
 	}
 	/* struct qd_site is large: not on the stack of a hook. */
 	rp = malloc(sizeof(*rp));
-	if (!rp || qd_reporter_init(rp, &opts, job.node, to_slurm_log, NULL,
+	if (!rp || qd_reporter_init(rp, &opts, job.node, qd_spank_log, NULL,
 				    err, sizeof(err))) {
 		slurm_error("qosdeny: job %u %s: GPU usage not reported: %s",
 			    job.job_id, hook, rp ? err : "out of memory");
@@ -158,7 +156,7 @@ int qd_job_script(int ac, char **av, bool epilog)
 	if (epilog)
 		qd_report_epilog(rp, &job, now);
 	else
-		qd_report_prolog(rp, &job, restarts, now);
+		qd_report_prolog(rp, &job, now);
 out:
 	free(rp);
 	return 0;

@@ -10,6 +10,7 @@
 #include <slurm/spank.h>
 
 #include "options.h"
+#include "usage_report.h"
 
 /*
  * Slurm's step ids for the special steps (slurm.h of 22.05; stable since
@@ -24,8 +25,13 @@ int qd_remote_task_post_fork(spank_t sp, const struct qd_spank_opts *o);
 int qd_remote_task_exit(spank_t sp);
 void qd_remote_exit(void);
 
-/* slurmd: leftovers of steps whose slurmstepd died. */
+/* slurmd: leftovers of steps whose slurmstepd died, usage records of jobs
+ * that ended without their epilog, and slurmd's heartbeat. */
 void qd_slurmd_init(const struct qd_spank_opts *o);
+void qd_slurmd_exit(void);
+
+/* qd_report_log_fn into Slurm's log: error, info or verbose. */
+void qd_spank_log(enum qd_log_level level, const char *msg, void *arg);
 
 /* Job script context (job prolog and epilog): GPU usage reporting. Always
  * returns 0: reporting never fails the job. */

@@ -68,6 +68,16 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 	return qd_remote_task_exit(sp);
 }
 
+/* In slurmd, as it shuts down. */
+int slurm_spank_slurmd_exit(spank_t sp, int ac, char **av)
+{
+	(void)sp;
+	(void)ac;
+	(void)av;
+	qd_slurmd_exit();
+	return ESPANK_SUCCESS;
+}
+
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	(void)sp;

@@ -9,13 +9,41 @@
  * It is also where what holds for every job of the node is said, once:
  * the job prolog and epilog run per job, and a line there would repeat
  * twice per job.
+ *
+ * And where the usage records of jobs that ended here without their
+ * epilog are closed at their end (spool_orphan.h): slurmd calls this
+ * before it takes any job, and a job's prolog or epilog never asks
+ * slurmctld about another job. A thread keeps slurmd's heartbeat in the
+ * spool meanwhile (spool_alive.h), the bound for the next start.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "job_end_ask.h"
 #include "site.h"
 #include "spank_priv.h"
+#include "spool_alive.h"
+
+/* The longest slurmd's start waits on slurmctld and slurmdbd for the
+ * ends of orphaned records; what is not asked in time stays open. */
+#define SWEEP_BUDGET_MS 5000
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	bool running;
+	bool stop;
+	char spool[PATH_MAX];
+} beat = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static void sweep_cgroups(const struct qd_spank_opts *o)
 {
@@ -61,8 +89,110 @@ static void say_accounting(void)
 	free(site);
 }
 
+/* The node this slurmd serves, as slurmd takes it: its -N argument, else
+ * the short host name. */
+static void slurmd_node(char *node, size_t len)
+{
+	char args[4096];
+	ssize_t n = 0;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, args, sizeof(args) - 1);
+		close(fd);
+	}
+	args[n > 0 ? n : 0] = '\0';
+	for (char *a = args; n > 0 && a < args + n; a += strlen(a) + 1) {
+		if (!strncmp(a, "-N", 2) && a[2]) {
+			snprintf(node, len, "%s", a + 2);
+			return;
+		}
+		if (!strcmp(a, "-N") && a + 3 < args + n) {
+			snprintf(node, len, "%s", a + 3);
+			return;
+		}
+	}
+	if (gethostname(node, len))
+		snprintf(node, len, "localhost");
+	node[len - 1] = '\0';
+	node[strcspn(node, ".")] = '\0';
+}
+
+static void *beat_loop(void *arg)
+{
+	char err[QD_SPOOL_ERR_MAX];
+	bool said = false;
+
+	(void)arg;
+	pthread_mutex_lock(&beat.lock);
+	while (!beat.stop) {
+		struct timespec at;
+
+		int k;
+
+		/* Not under the lock: a stop never waits on the disk. */
+		pthread_mutex_unlock(&beat.lock);
+		k = qd_spool_beat(beat.spool, err, sizeof(err));
+		/* Said once, not every beat. */
+		if (k && !said)
+			slurm_error("qosdeny: heartbeat: %s", err);
+		said |= k != 0;
+		pthread_mutex_lock(&beat.lock);
+		clock_gettime(CLOCK_REALTIME, &at);
+		at.tv_sec += QD_ALIVE_INTERVAL_S;
+		while (!beat.stop &&
+		       pthread_cond_timedwait(&beat.wake, &beat.lock, &at) !=
+			   ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&beat.lock);
+	return NULL;
+}
+
+static void sweep_usage(const struct qd_spank_opts *o)
+{
+	char node[256], err[QD_REPORT_ERR_MAX];
+	struct qd_job_end_asker asker;
+	/* struct qd_reporter is large: not on slurmd's stack. */
+	struct qd_reporter *rp = malloc(sizeof(*rp));
+	int64_t last_alive;
+
+	slurmd_node(node, sizeof(node));
+	if (!rp || qd_reporter_init(rp, o, node, qd_spank_log, NULL, err,
+				    sizeof(err))) {
+		slurm_error("qosdeny: usage records of jobs ended without "
+			    "their epilog not looked for: %s",
+			    rp ? err : "out of memory");
+		free(rp);
+		return;
+	}
+	/* The slurmd before this one beat last then; this one from now. */
+	last_alive = qd_spool_last_beat(rp->spool);
+	snprintf(beat.spool, sizeof(beat.spool), "%s", rp->spool);
+	beat.stop = false;
+	beat.running = !pthread_create(&beat.thread, NULL, beat_loop, NULL);
+	if (!beat.running)
+		slurm_error("qosdeny: heartbeat: no thread");
+	qd_job_end_asker(&asker, SWEEP_BUDGET_MS);
+	qd_report_sweep(rp, last_alive, qd_job_end_ask, &asker);
+	free(rp);
+}
+
 void qd_slurmd_init(const struct qd_spank_opts *o)
 {
 	sweep_cgroups(o);
 	say_accounting();
+	sweep_usage(o);
+}
+
+void qd_slurmd_exit(void)
+{
+	if (!beat.running)
+		return;
+	pthread_mutex_lock(&beat.lock);
+	beat.stop = true;
+	pthread_cond_signal(&beat.wake);
+	pthread_mutex_unlock(&beat.lock);
+	pthread_join(beat.thread, NULL);
+	beat.running = false;
 }

@@ -36,7 +36,8 @@
 #include "usage_report.h"
 
 /* A decimal without sign, in [0, max]. */
-static int parse_u32(const char *s, uint32_t max, uint32_t *out)
+static int parse_ull(const char *s, unsigned long long max,
+		     unsigned long long *out)
 {
 	unsigned long long v;
 	char *end;
@@ -46,6 +47,16 @@ static int parse_u32(const char *s, uint32_t max, uint32_t *out)
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_u32(const char *s, uint32_t max, uint32_t *out)
+{
+	unsigned long long v;
+
+	if (parse_ull(s, max, &v))
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
@@ -137,13 +148,13 @@ static int optional_from(qd_env_fn env, void *arg, const char *var, char *dst,
 }
 
 int qd_job_record(qd_env_fn env, void *env_arg, const char *cluster,
-		  struct qd_usage_record *r, uint32_t *restarts, char *err,
-		  size_t errlen)
+		  struct qd_usage_record *r, char *err, size_t errlen)
 {
+	unsigned long long t;
 	const char *v;
 
 	memset(r, 0, sizeof(*r));
-	*restarts = 0;
+	r->restart = QD_RESTART_UNKNOWN;
 	/* First, so that a caller can tell a GPU job from the others even
 	 * when something else is missing. */
 	v = env("SLURM_JOB_GPUS", env_arg);
@@ -184,10 +195,17 @@ int qd_job_record(qd_env_fn env, void *env_arg, const char *cluster,
 	label_from(env, env_arg, "SLURM_JOB_QOS", r->qos);
 	if (!r->qos[0])
 		first_label_from(env, env_arg, QD_QOS_ENV, r->qos);
+	/* The run: slurmd gives the restart count wherever the job's
+	 * credential is at hand (every prolog), the start time from 24.11. */
 	v = env("SLURM_JOB_RESTART_COUNT", env_arg);
-	if (v && parse_u32(v, UINT32_MAX, restarts))
+	if (v && parse_u32(v, QD_RESTART_UNKNOWN - 1, &r->restart))
 		return qd_errf(err, errlen,
 			       "SLURM_JOB_RESTART_COUNT '%.32s' is not a count",
 			       v);
+	v = env("SLURM_JOB_START_TIME", env_arg);
+	if (v && (parse_ull(v, INT64_MAX, &t) || !t))
+		return qd_errf(err, errlen,
+			       "SLURM_JOB_START_TIME '%.32s' is not a time", v);
+	r->job_start = v ? (int64_t)t : 0;
 	return 0;
 }

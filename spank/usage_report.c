@@ -5,8 +5,9 @@
  * record replaces it before it is sent, and a record leaves the spool only
  * once Redis has confirmed it. A crash or a kill at any point leaves a
  * record that is sent again and counted once (Redis keeps every record's
- * id), or the open record, which the next boot closes
- * (docs/gpu-and-usage.md "Usage reporting").
+ * id), or the open record, which slurmd's next start or `qosdeny flush`
+ * closes at the job's end (spool_orphan.h, docs/gpu-and-usage.md "Usage
+ * reporting").
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -125,40 +126,54 @@ static void replay(const struct qd_reporter *rp, struct sender *s)
 		    rp->spool, st.left);
 }
 
-/* What looking through the spool for one job's records found. */
-struct found {
-	struct qd_usage_record open; /* the newest open one */
-	bool have_open;
-	bool have_closed;
-};
-
 static void orphan_note(bool failed, const char *msg, void *arg)
 {
 	say(arg, failed ? QD_LOG_ERROR : QD_LOG_INFO, "qosdeny: %s", msg);
 }
 
-/*
- * Closes the records of jobs the node's reboot ended (job's own too unless
- * keep_job), then notes job's own records, when job is set; one listing of
- * the spool serves both.
- */
+void qd_report_sweep(const struct qd_reporter *rp, int64_t last_alive,
+		     qd_run_lookup_fn lookup, void *lookup_arg)
+{
+	struct qd_orphan_bounds b = {
+	    .now = time(NULL),
+	    .boot_time = rp->boot_time,
+	    .last_alive = last_alive,
+	};
+	char err[QD_SPOOL_ERR_MAX];
+	struct sender s = {.rp = rp};
+	struct qd_spool_list l;
+
+	/* A spool that cannot be listed: the replay reports it. */
+	if (!qd_spool_list(rp->spool, &l, err, sizeof(err))) {
+		qd_spool_close_orphans(rp->spool, &l, &b, lookup, lookup_arg,
+				       orphan_note, (void *)rp);
+		qd_spool_list_free(&l);
+	}
+	replay(rp, &s);
+}
+
+/* What looking through the spool for one run's records found. */
+struct found {
+	struct qd_usage_record open; /* the run's newest open one */
+	bool have_open;
+	bool have_closed;
+	size_t other_runs; /* open records of the job's other runs here */
+};
+
+/* Notes job's records in the spool: one listing, the names first, so that
+ * a backlog of other jobs' records is not read. */
 static void scan(const struct qd_reporter *rp,
-		 const struct qd_usage_record *job, bool keep_job,
-		 struct found *f)
+		 const struct qd_usage_record *job, struct found *f)
 {
 	char err[QD_SPOOL_ERR_MAX];
 	struct qd_spool_list l;
 
 	memset(f, 0, sizeof(*f));
 	if (qd_spool_list(rp->spool, &l, err, sizeof(err))) {
-		/* Without a job, the replay that follows reports it. */
-		if (job)
-			say(rp, QD_LOG_ERROR, "qosdeny: %s", err);
+		say(rp, QD_LOG_ERROR, "qosdeny: %s", err);
 		return;
 	}
-	qd_spool_close_orphans(rp->spool, &l, rp->boot_time,
-			       keep_job ? job : NULL, orphan_note, (void *)rp);
-	for (size_t i = 0; job && i < l.n; i++) {
+	for (size_t i = 0; i < l.n; i++) {
 		struct qd_usage_record r;
 
 		/* Unreadable ones are reported and quarantined by the
@@ -166,7 +181,9 @@ static void scan(const struct qd_reporter *rp,
 		if (!qd_spool_name_is_jobs(l.names[i], job) ||
 		    qd_spool_read(rp->spool, l.names[i], &r, err, sizeof(err)))
 			continue;
-		if (!qd_usage_record_is_open(&r)) {
+		if (!qd_usage_record_same_run(&r, job)) {
+			f->other_runs += qd_usage_record_is_open(&r);
+		} else if (!qd_usage_record_is_open(&r)) {
 			f->have_closed = true;
 		} else if (!f->have_open || r.start > f->open.start) {
 			f->open = r;
@@ -176,32 +193,23 @@ static void scan(const struct qd_reporter *rp,
 	qd_spool_list_free(&l);
 }
 
-/* The open record of a requeued job's earlier run here, whose epilog never
- * ran: closed at its start, since how long it lasted is unknown. */
-static void close_earlier_run(const struct qd_reporter *rp,
-			      struct qd_usage_record *r, uint32_t restarts)
+/* A requeued job's earlier run here whose epilog never ran: its record is
+ * its own, closed at that run's end by slurmd's next start or `qosdeny
+ * flush` (spool_orphan.h), never by this run. */
+static void say_other_runs(const struct qd_reporter *rp,
+			   const struct qd_usage_record *job, size_t n)
 {
-	char err[QD_SPOOL_ERR_MAX], text[QD_RECORD_MAX];
-
-	if (qd_usage_record_close(r, r->start) ||
-	    qd_spool_write(rp->spool, r, err, sizeof(err))) {
-		say(rp, QD_LOG_ERROR,
-		    "qosdeny: job %" PRIu32 ": cannot close the usage record "
-		    "of its earlier run: %s",
-		    r->job_id, qd_usage_record_text(r, text, sizeof(text)));
-		return;
-	}
-	say(rp, QD_LOG_ERROR,
-	    "qosdeny: job %" PRIu32 " was requeued (restart %" PRIu32
-	    ") without the epilog of its earlier run on %s: that run's GPU "
-	    "time here is unknown and counted as 0: %s",
-	    r->job_id, restarts, r->node,
-	    qd_usage_record_text(r, text, sizeof(text)));
+	if (n)
+		say(rp, QD_LOG_INFO,
+		    "qosdeny: job %" PRIu32 ": %zu usage record(s) of its "
+		    "earlier run(s) on %s still open; each is closed at that "
+		    "run's end by slurmd's next start or `qosdeny flush`",
+		    job->job_id, n, job->node);
 }
 
 enum qd_report_result qd_report_prolog(const struct qd_reporter *rp,
 				       const struct qd_usage_record *job,
-				       uint32_t restarts, int64_t now)
+				       int64_t now)
 {
 	enum qd_report_result rv = QD_REPORT_NONE;
 	char err[QD_SPOOL_ERR_MAX], text[QD_RECORD_MAX];
@@ -209,10 +217,11 @@ enum qd_report_result qd_report_prolog(const struct qd_reporter *rp,
 	struct sender s = {.rp = rp};
 	struct found f;
 
-	scan(rp, job->gpus ? job : NULL, false, &f);
 	if (!job->gpus)
 		goto replay;
-	if (f.have_open && !restarts) {
+	scan(rp, job, &f);
+	say_other_runs(rp, job, f.other_runs);
+	if (f.have_open) {
 		say(rp, QD_LOG_INFO,
 		    "qosdeny: job %" PRIu32
 		    ": the prolog ran again on %s; keeping the usage record "
@@ -221,8 +230,6 @@ enum qd_report_result qd_report_prolog(const struct qd_reporter *rp,
 		rv = QD_REPORT_DONE;
 		goto replay;
 	}
-	if (f.have_open)
-		close_earlier_run(rp, &f.open, restarts);
 	r.start = now;
 	r.end = 0;
 	r.gpu_seconds = 0;
@@ -265,21 +272,17 @@ static enum qd_report_result send_unspooled(const struct qd_reporter *rp,
 			return QD_REPORT_SPOOLED;
 		}
 		/*
-		 * An open record left behind would be closed at the next boot
-		 * and count the job until then: lost is the smaller error,
-		 * and the log holds the record for an administrator.
+		 * The open record stays: slurmd's next start or `qosdeny
+		 * flush` closes it at the job's end as slurmctld or slurmdbd
+		 * knows it (spool_orphan.h). The log holds the closed record
+		 * too, for an administrator.
 		 */
-		if (qd_spool_remove(rp->spool, r, last, sizeof(last)))
-			say(rp, QD_LOG_ERROR,
-			    "qosdeny: job %" PRIu32 ": its open usage record "
-			    "stays, and the next boot here will count the job "
-			    "until then: %s",
-			    r->job_id, last);
 		say(rp, QD_LOG_ERROR,
 		    "qosdeny: job %" PRIu32
-		    ": GPU usage on %s LOST: not spooled (%s) and not sent "
-		    "(%s); record: %s",
-		    r->job_id, r->node, why, err,
+		    ": usage on %s not spooled (%s) and not sent (%s): its "
+		    "open record stays in spool %s, closed at the job's end "
+		    "by slurmd's next start or `qosdeny flush`; record: %s",
+		    r->job_id, r->node, why, err, rp->spool,
 		    qd_usage_record_text(r, text, sizeof(text)));
 		return QD_REPORT_FAILED;
 	}
@@ -303,21 +306,21 @@ enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 	struct sender s = {.rp = rp};
 	struct found f;
 
-	/* A job whose epilog does run after a reboot held its GPUs until
-	 * now, as slurmctld accounts it, not until the boot. */
-	scan(rp, job, true, &f);
+	scan(rp, job, &f);
 	if (!f.have_open) {
 		rv = job->gpus && !f.have_closed ? QD_REPORT_FAILED
 						 : QD_REPORT_NONE;
+		say_other_runs(rp, job, f.other_runs);
 		if (rv == QD_REPORT_FAILED)
 			say(rp, QD_LOG_ERROR,
 			    "qosdeny: job %" PRIu32 ": no usage record of "
 			    "its %" PRIu32 " GPU(s) on %s was opened, so "
 			    "none is counted here: its prolog did not run on "
 			    "this node (with PrologFlags=Alloc it runs at "
-			    "allocation on every node), or its spool file "
-			    "was lost",
-			    job->job_id, job->gpus, job->node);
+			    "allocation on every node), slurmd's start closed "
+			    "it already (\"ended on %s without its epilog\" "
+			    "above), or its spool file was lost",
+			    job->job_id, job->gpus, job->node, job->node);
 		replay(rp, &s);
 		return rv;
 	}
@@ -337,7 +340,8 @@ enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 	 * an epilog killed once Redis took it leaves a record that the next
 	 * replay finds counted; its name is made durable (a directory fsync)
 	 * only if it has to wait. A crash before that brings back the open
-	 * record, which the boot closes and Redis finds counted by its id
+	 * record, which slurmd's next start closes and Redis finds counted
+	 * by its id
 	 * (docs/gpu-and-usage.md "Usage reporting").
 	 */
 	if (qd_spool_stage(rp->spool, &r, why, sizeof(why))) {

@@ -22,6 +22,7 @@
 #include "options.h"
 #include "redis_usage.h"
 #include "site.h"
+#include "spool_orphan.h"
 #include "usage_record.h"
 
 #define QD_REPORT_ERR_MAX 1024
@@ -70,15 +71,14 @@ int qd_expand_node_path(const char *path, const char *node, const char *host,
  * SLURM_JOB_GPUS (this node's GPU indices), cluster from the option, else
  * SLURM_CLUSTER_NAME; qos from the SPANK entry job_submit/qosdeny sets
  * (QD_QOS_ENV; "" when unset or not a name), a label whose trust
- * usage_job.c explains.
- * start and end stay 0. *restarts is
- * SLURM_JOB_RESTART_COUNT, how many times the job was requeued (0 when
- * unset). Returns 0, or -1 with err naming the variable; r->gpus is set
- * even then, unless SLURM_JOB_GPUS itself is the problem.
+ * usage_job.c explains; the run: restart from SLURM_JOB_RESTART_COUNT
+ * (QD_RESTART_UNKNOWN when unset), job_start from SLURM_JOB_START_TIME
+ * (24.11 on; 0 when unset). start and end stay 0. Returns 0, or -1 with
+ * err naming the variable; r->gpus is set even then, unless SLURM_JOB_GPUS
+ * itself is the problem.
  */
 int qd_job_record(qd_env_fn env, void *env_arg, const char *cluster,
-		  struct qd_usage_record *r, uint32_t *restarts, char *err,
-		  size_t errlen);
+		  struct qd_usage_record *r, char *err, size_t errlen);
 
 /* The number of GPUs in SLURM_JOB_GPUS ("0,2,3"; ranges "0-3" too; NULL or
  * "" is none). Returns 0, or -1 when malformed. */
@@ -92,26 +92,21 @@ enum qd_report_result {
 };
 
 /*
- * Open records from before the node's boot are of jobs that the reboot
- * ended here and whose epilog never ran (slurmctld sends a down node no
- * job end): both hooks first close each at boot_time, the latest the job
- * can have run here, so it is counted rather than kept open forever.
- *
  * Job prolog: writes the job's open record, starting now, then replays the
- * spool. job and restarts come from qd_job_record. When this boot already
- * has an open record of the job: a job never requeued (restarts 0) is in
- * the same run, and slurmd ran the prolog again (it lost its state), so
- * that record is kept; a requeued job's is its earlier run's, whose epilog
- * never ran here (slurmd died before the job's launch, and slurmctld
- * requeued it): that run's time here is unknown and closed as 0 seconds,
- * loudly, rather than charging the time the job then pended.
+ * spool. job comes from qd_job_record. An open record of the same run
+ * (qd_usage_record_same_run) is kept: slurmd ran the prolog again (it lost
+ * its state). One of the job's earlier runs here, whose epilog never ran
+ * (slurmd died before the job's launch and slurmctld requeued it), is that
+ * run's own: left for qd_report_sweep or `qosdeny flush` to close at that
+ * run's end, and said.
  */
 enum qd_report_result qd_report_prolog(const struct qd_reporter *rp,
 				       const struct qd_usage_record *job,
-				       uint32_t restarts, int64_t now);
+				       int64_t now);
 
 /*
- * Job epilog: closes the job's open record at now (GPU-seconds = its GPUs
+ * Job epilog: closes the open record of the job's run (the newest, when
+ * the run is not known) at now (GPU-seconds = its GPUs
  * times the seconds since its start) with job's QoS (the epilog's comes
  * from slurmctld's job record; a prolog started by a step launch has the
  * client's), writes it to the spool, then replays the spool, which sends
@@ -120,5 +115,14 @@ enum qd_report_result qd_report_prolog(const struct qd_reporter *rp,
 enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 				       const struct qd_usage_record *job,
 				       int64_t now);
+
+/*
+ * slurmd's start: closes the records of jobs that ended here without
+ * their epilog (spool_orphan.h), asking lookup about each open record,
+ * with this boot's start and last_alive (the heartbeat the slurmd before
+ * this one left, spool_alive.h) as the bounds, then replays the spool.
+ */
+void qd_report_sweep(const struct qd_reporter *rp, int64_t last_alive,
+		     qd_run_lookup_fn lookup, void *lookup_arg);
 
 #endif

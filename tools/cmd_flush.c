@@ -3,19 +3,26 @@
  * Redis now (qosdeny(1)). Without --spool, the spool of every slurmd
  * on this host: the spool= option, else qosdeny under SlurmdSpoolDir, with
  * Slurm's %n and %h (one directory per slurmd when several share a host)
- * matching every such directory present. Open records of jobs the node's
- * reboot ended are closed at the boot time first, and sent with the rest.
+ * matching every such directory present. Open records of jobs that ended
+ * without their epilog are closed at their end first (spool_orphan.h),
+ * and sent with the rest.
  */
 #include <glob.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "job_end_ask.h"
 #include "redis_usage.h"
 #include "site_redis.h"
 #include "spool.h"
+#include "spool_alive.h"
 #include "spool_orphan.h"
 #include "tool.h"
+
+/* The longest flush waits on slurmctld and slurmdbd for the ends of
+ * orphaned records, all spools together. */
+#define ASK_BUDGET_MS 20000
 
 struct flush_ctx {
 	struct qd_redis *r;
@@ -120,8 +127,9 @@ static int flush(const char *spool)
 	struct qd_policy *policy = NULL;
 	struct flush_ctx f = {0};
 	struct qd_site site;
+	struct qd_job_end_asker asker;
+	struct qd_orphan_bounds b = {0};
 	glob_t g = {0};
-	int64_t boot_time;
 	int rv = 1;
 
 	if (qd_site_load(&site, err, sizeof(err)) ||
@@ -143,16 +151,22 @@ static int flush(const char *spool)
 	if (!f.r)
 		goto fail;
 	f.half_life_s = qd_site_half_life(policy);
-	boot_time = qd_boot_time();
+	b.boot_time = qd_boot_time();
+	qd_job_end_asker(&asker, ASK_BUDGET_MS);
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		struct qd_spool_stats st;
 		const char *dir = spool ? spool : g.gl_pathv[i];
 		struct qd_spool_list l;
 
 		/* A spool that cannot be listed: the replay reports it. */
+		b.now = time(NULL);
+		/* A slurmd that still beats bounds nothing yet. */
+		b.last_alive = qd_spool_last_beat(dir);
+		if (b.now - b.last_alive <= 2 * QD_ALIVE_INTERVAL_S)
+			b.last_alive = 0;
 		if (!qd_spool_list(dir, &l, err, sizeof(err))) {
-			qd_spool_close_orphans(dir, &l, boot_time, NULL,
-					       orphan_note, &f);
+			qd_spool_close_orphans(dir, &l, &b, qd_job_end_ask,
+					       &asker, orphan_note, &f);
 			qd_spool_list_free(&l);
 		}
 		qd_spool_replay(dir, time(NULL), send_record, &f, report, &f,

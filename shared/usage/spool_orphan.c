@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "spool_alive.h"
 #include "spool_orphan.h"
 
 static void note_f(qd_orphan_note_fn note, void *arg, bool failed,
@@ -10,7 +11,7 @@ static void note_f(qd_orphan_note_fn note, void *arg, bool failed,
 static void note_f(qd_orphan_note_fn note, void *arg, bool failed,
 		   const char *fmt, ...)
 {
-	char msg[QD_SPOOL_ERR_MAX + QD_RECORD_MAX + 128];
+	char msg[QD_SPOOL_ERR_MAX + QD_RECORD_MAX + QD_RUN_SOURCE_MAX + 128];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -19,17 +20,51 @@ static void note_f(qd_orphan_note_fn note, void *arg, bool failed,
 	note(failed, msg, arg);
 }
 
-/* Returns 0 when r was closed and written back. */
+void qd_orphan_bound(const struct qd_usage_record *r,
+		     const struct qd_orphan_bounds *b, struct qd_run_end *e)
+{
+	int64_t end = 0;
+	const char *why = NULL;
+
+	/* Unknown: only a reboot since its start surely ended the run. */
+	if (e->state == QD_RUN_UNKNOWN &&
+	    !(b->boot_time && r->start < b->boot_time))
+		return;
+	if (b->boot_time && r->start < b->boot_time) {
+		end = b->boot_time;
+		why = "this node's boot";
+	}
+	/* The slurmd that ran the job beat until it died: a tighter bound
+	 * than the boot, which comes however long the node stayed down. */
+	if (b->last_alive && b->last_alive >= r->start &&
+	    (!end || b->last_alive + QD_ALIVE_INTERVAL_S < end)) {
+		end = b->last_alive + QD_ALIVE_INTERVAL_S;
+		why = "slurmd's last heartbeat here";
+	}
+	if (!why)
+		return;
+	e->state = QD_RUN_ENDED;
+	e->end = end;
+	snprintf(e->source, sizeof(e->source), "%s", why);
+}
+
+/* Returns 0 when r was closed at e's end and written back. */
 static int close_one(const char *dir, struct qd_usage_record *r,
-		     int64_t boot_time, qd_orphan_note_fn note, void *arg)
+		     const struct qd_run_end *e, int64_t now,
+		     qd_orphan_note_fn note, void *arg)
 {
 	char err[QD_SPOOL_ERR_MAX], text[QD_RECORD_MAX];
+	/* Clock skew between hosts: never before the start nor after now. */
+	int64_t end = e->end > now ? now : e->end;
 
-	if (qd_usage_record_close(r, boot_time)) {
+	if (end < r->start)
+		end = r->start;
+	if (qd_usage_record_close(r, end)) {
 		note_f(note, arg, true,
 		       "job %" PRIu32 ": cannot close its usage record at "
-		       "this node's boot: %s",
-		       r->job_id, qd_usage_record_text(r, text, sizeof(text)));
+		       "%" PRId64 " (%s): %s",
+		       r->job_id, end, e->source,
+		       qd_usage_record_text(r, text, sizeof(text)));
 		return -1;
 	}
 	if (qd_spool_write(dir, r, err, sizeof(err))) {
@@ -37,32 +72,34 @@ static int close_one(const char *dir, struct qd_usage_record *r,
 		return -1;
 	}
 	note_f(note, arg, false,
-	       "job %" PRIu32 " was cut off by this node's reboot: its usage "
-	       "record is closed at the boot time: %s",
-	       r->job_id, qd_usage_record_text(r, text, sizeof(text)));
+	       "job %" PRIu32 " ended on %s without its epilog: its usage "
+	       "record is closed at %" PRId64 ", the end %s gives, charging "
+	       "%" PRId64 " s, %" PRIu64 " GPU-seconds: %s",
+	       r->job_id, r->node, r->end, e->source, r->end - r->start,
+	       r->gpu_seconds, qd_usage_record_text(r, text, sizeof(text)));
 	return 0;
 }
 
 size_t qd_spool_close_orphans(const char *dir, const struct qd_spool_list *l,
-			      int64_t boot_time,
-			      const struct qd_usage_record *keep,
+			      const struct qd_orphan_bounds *b,
+			      qd_run_lookup_fn lookup, void *lookup_arg,
 			      qd_orphan_note_fn note, void *arg)
 {
 	char err[QD_SPOOL_ERR_MAX];
 	size_t closed = 0;
 
-	if (!boot_time)
-		return 0;
 	for (size_t i = 0; i < l->n; i++) {
+		struct qd_run_end e = {.state = QD_RUN_UNKNOWN};
 		struct qd_usage_record r;
 
-		/* By name first: a backlog of records is not read. */
-		if ((keep && qd_spool_name_is_jobs(l->names[i], keep)) ||
-		    qd_spool_name_start(l->names[i]) >= boot_time ||
-		    qd_spool_read(dir, l->names[i], &r, err, sizeof(err)) ||
-		    !qd_usage_record_is_open(&r) || r.start >= boot_time)
+		if (qd_spool_read(dir, l->names[i], &r, err, sizeof(err)) ||
+		    !qd_usage_record_is_open(&r))
 			continue;
-		if (!close_one(dir, &r, boot_time, note, arg))
+		lookup(&r, &e, lookup_arg);
+		if (e.state == QD_RUN_GONE || e.state == QD_RUN_UNKNOWN)
+			qd_orphan_bound(&r, b, &e);
+		if (e.state == QD_RUN_ENDED &&
+		    !close_one(dir, &r, &e, b->now, note, arg))
 			closed++;
 	}
 	return closed;

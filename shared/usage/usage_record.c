@@ -12,26 +12,36 @@
 
 #include "usage_record.h"
 
-#define MAGIC "qosdeny-usage/1"
+#define MAGIC	 "qosdeny-usage/2"
+#define MAGIC_V1 "qosdeny-usage/1"
 
-enum ftype { F_NAME, F_NAME_OPT, F_U32, F_I64, F_U64 };
+/* F_COUNT_OPT: a count, or empty for QD_RESTART_UNKNOWN. */
+enum ftype { F_NAME, F_NAME_OPT, F_U32, F_COUNT_OPT, F_I64, F_U64 };
 
 static const struct field {
 	const char *key;
 	enum ftype type;
 	size_t off;
+	bool v2; /* not in version 1 */
 } fields[] = {
-    {"cluster", F_NAME, offsetof(struct qd_usage_record, cluster)},
-    {"job", F_U32, offsetof(struct qd_usage_record, job_id)},
-    {"node", F_NAME, offsetof(struct qd_usage_record, node)},
-    {"user", F_NAME, offsetof(struct qd_usage_record, user)},
-    {"account", F_NAME_OPT, offsetof(struct qd_usage_record, account)},
-    {"qos", F_NAME_OPT, offsetof(struct qd_usage_record, qos)},
-    {"partition", F_NAME_OPT, offsetof(struct qd_usage_record, partition)},
-    {"start", F_I64, offsetof(struct qd_usage_record, start)},
-    {"end", F_I64, offsetof(struct qd_usage_record, end)},
-    {"gpus", F_U32, offsetof(struct qd_usage_record, gpus)},
-    {"gpu_seconds", F_U64, offsetof(struct qd_usage_record, gpu_seconds)},
+    {"cluster", F_NAME, offsetof(struct qd_usage_record, cluster), false},
+    {"job", F_U32, offsetof(struct qd_usage_record, job_id), false},
+    {"node", F_NAME, offsetof(struct qd_usage_record, node), false},
+    {"user", F_NAME, offsetof(struct qd_usage_record, user), false},
+    {"account", F_NAME_OPT, offsetof(struct qd_usage_record, account), false},
+    {"qos", F_NAME_OPT, offsetof(struct qd_usage_record, qos), false},
+    {"partition", F_NAME_OPT, offsetof(struct qd_usage_record, partition),
+     false},
+    /* The run the record belongs to. Before the times, so that
+     * gpu_seconds stays last: a record cut short anywhere fails its
+     * check. */
+    {"restart", F_COUNT_OPT, offsetof(struct qd_usage_record, restart), true},
+    {"job_start", F_I64, offsetof(struct qd_usage_record, job_start), true},
+    {"start", F_I64, offsetof(struct qd_usage_record, start), false},
+    {"end", F_I64, offsetof(struct qd_usage_record, end), false},
+    {"gpus", F_U32, offsetof(struct qd_usage_record, gpus), false},
+    {"gpu_seconds", F_U64, offsetof(struct qd_usage_record, gpu_seconds),
+     false},
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -166,6 +176,12 @@ int qd_usage_record_encode(const struct qd_usage_record *r, char *buf,
 			w = snprintf(buf + n, len - n, " %s=%" PRIu32, key,
 				     *(const uint32_t *)p);
 			break;
+		case F_COUNT_OPT:
+			w = *(const uint32_t *)p == QD_RESTART_UNKNOWN
+				? snprintf(buf + n, len - n, " %s=", key)
+				: snprintf(buf + n, len - n, " %s=%" PRIu32,
+					   key, *(const uint32_t *)p);
+			break;
 		case F_I64:
 			w = snprintf(buf + n, len - n, " %s=%" PRId64, key,
 				     *(const int64_t *)p);
@@ -226,6 +242,11 @@ static int decode_value(const struct field *f, const char *s, size_t len,
 			break;
 		*(uint32_t *)p = v;
 		return 0;
+	case F_COUNT_OPT:
+		if (len && parse_number(s, len, QD_RESTART_UNKNOWN - 1, &v))
+			break;
+		*(uint32_t *)p = len ? (uint32_t)v : QD_RESTART_UNKNOWN;
+		return 0;
 	case F_I64:
 		if (parse_number(s, len, INT64_MAX, &v))
 			break;
@@ -245,16 +266,28 @@ static int decode(const char *line, size_t len, struct qd_usage_record *r,
 		  char *err, size_t errlen)
 {
 	const char *p = line, *end = line + len;
+	bool v1 = false;
 	char text[48];
 
-	if (len < strlen(MAGIC) + 1 || memcmp(p, MAGIC " ", strlen(MAGIC) + 1))
-		return fail(err, errlen, "not a version 1 record '%s'",
+	/* Version 1 (before the run's identity) is what an earlier release
+	 * spooled: it still closes and sends after an upgrade, keeping its
+	 * id (qd_usage_record_id), and its run is unknown. */
+	if (len > strlen(MAGIC_V1) &&
+	    !memcmp(p, MAGIC_V1 " ", strlen(MAGIC_V1) + 1)) {
+		v1 = true;
+		r->restart = QD_RESTART_UNKNOWN;
+	} else if (len <= strlen(MAGIC) ||
+		   memcmp(p, MAGIC " ", strlen(MAGIC) + 1)) {
+		return fail(err, errlen, "not a version 1 or 2 record '%s'",
 			    sanitise(text, sizeof(text), line, len));
+	}
 	p += strlen(MAGIC) + 1;
 	for (size_t i = 0; i < NFIELDS; i++) {
 		size_t klen = strlen(fields[i].key);
 		const char *v, *stop;
 
+		if (v1 && fields[i].v2)
+			continue;
 		if ((size_t)(end - p) <= klen ||
 		    memcmp(p, fields[i].key, klen) || p[klen] != '=')
 			return fail(
@@ -307,6 +340,16 @@ fail:
 	if (rv)
 		memset(r, 0, sizeof(*r));
 	return rv;
+}
+
+bool qd_usage_record_same_run(const struct qd_usage_record *a,
+			      const struct qd_usage_record *b)
+{
+	return a->job_id == b->job_id && !strcmp(a->cluster, b->cluster) &&
+	       !strcmp(a->node, b->node) &&
+	       (a->restart == QD_RESTART_UNKNOWN ||
+		b->restart == QD_RESTART_UNKNOWN || a->restart == b->restart) &&
+	       (!a->job_start || !b->job_start || a->job_start == b->job_start);
 }
 
 int qd_usage_record_id(const struct qd_usage_record *r, char *buf, size_t len)

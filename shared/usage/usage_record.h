@@ -4,8 +4,15 @@
  *
  * Text encoding, one line, fields in this order, single blanks between:
  *
- *   qosdeny-usage/1 cluster=C job=J node=N user=U account=A qos=Q
- *       partition=P start=S end=E gpus=G gpu_seconds=GS\n
+ *   qosdeny-usage/2 cluster=C job=J node=N user=U account=A qos=Q
+ *       partition=P restart=R job_start=T start=S end=E gpus=G
+ *       gpu_seconds=GS\n
+ *
+ * restart and job_start say which run of the job the record belongs to
+ * (a requeued job keeps its id): R is SLURM_JOB_RESTART_COUNT, empty when
+ * unknown; T is SLURM_JOB_START_TIME, which slurmd gives from 24.11 on, 0
+ * when unknown. Version 1 records (an earlier release's, without those two
+ * fields) still decode, with both unknown.
  *
  * Names are 1 to 63 characters of [A-Za-z0-9._@+$-] (account, qos and
  * partition may be empty: a job without an account, where Slurm has no
@@ -43,7 +50,20 @@ struct qd_usage_record {
 	int64_t end;		     /* Unix time it ended; 0 while open */
 	uint32_t gpus;		     /* GPUs allocated on this node */
 	uint64_t gpu_seconds;	     /* gpus * (end - start); 0 while open */
+	uint32_t restart;	     /* the run: SLURM_JOB_RESTART_COUNT, or
+					QD_RESTART_UNKNOWN */
+	int64_t job_start; /* the run's start by slurmctld; 0: unknown */
 };
+
+#define QD_RESTART_UNKNOWN UINT32_MAX
+
+/*
+ * Whether a and b can be the same run of the same job on the same node:
+ * same cluster, job id and node, and no known restart count or job start
+ * time that differs (one that is unknown on either side matches).
+ */
+bool qd_usage_record_same_run(const struct qd_usage_record *a,
+			      const struct qd_usage_record *b);
 
 /*
  * Closes an open record at end: sets end and gpu_seconds. An end before the

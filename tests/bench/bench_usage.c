@@ -337,7 +337,7 @@ static void run_hooks(const struct hook_case *hc, int64_t *us, int64_t *init_us)
 		enum qd_report_result rv;
 
 		reporter(rp, hc, &lg);
-		if (qd_report_prolog(rp, &job, 0, now - 60) != QD_REPORT_DONE)
+		if (qd_report_prolog(rp, &job, now - 60) != QD_REPORT_DONE)
 			die("%s: prolog: %s", hc->redis, lg.last_error);
 		t0 = now_us();
 		reporter(rp, hc, &lg);

@@ -3,7 +3,8 @@
 # closed records in their nodes' spools, `qosdeny flush` sends them once
 # Redis is back, usage grows by exactly what the jobs used, and a record
 # sent again (its reply lost) by a flush or the next epilog counts once;
-# a record a reboot left open is closed at the boot time by `qosdeny flush`.
+# a record a reboot left open, of a job slurmctld no longer has, is closed
+# at the boot time by `qosdeny flush`.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"
 source "$(dirname "$0")/usage-lib.sh"
@@ -121,9 +122,11 @@ s=$(($(field "$rec_k" end) - $(field "$rec_k" start)))
 check "it lasted ${s}s, 4 s within 2 s" test "$s" -ge 2 -a "$s" -le 6
 assert_eq "the spools are empty" "" "$(spool_records)"
 
-# A reboot ended a job here: its prolog's open record, from before this
-# boot, never gets its epilog. flush closes it at the boot time and sends
-# it; GPU-seconds = its GPUs x (boot - start).
+# A reboot ended a job here: its prolog's open record (an earlier
+# release's version 1), from before this boot, never gets its epilog, and
+# neither slurmctld nor slurmdbd has the job. flush closes it at the boot
+# time, the bound left, and sends it; GPU-seconds = its GPUs x (boot -
+# start).
 boot=$(sed -n 's/^btime //p' /proc/stat)
 start=$((boot - 100))
 before=$(stored_usage charlie)
@@ -136,7 +139,7 @@ OUT=$("$QD" flush 2>"$tmp/flush.err")
 assert_eq "flush sends the record the reboot left open" \
 	"qosdeny: flush: 1 sent, 0 already counted, 0 left" "$OUT"
 assert_contains "and says it closed it at the boot time" \
-	"qosdeny: flush: job 999999 was cut off by this node's reboot" \
+	"qosdeny: flush: job 999999 ended on n2 without its epilog: its usage record is closed at $boot, the end this node's boot gives, charging 100 s, 300 GPU-seconds: " \
 	"$(cat "$tmp/flush.err")"
 rec=$(redis_record 999999 n2)
 assert_eq "Redis has it ending at the boot time" "$boot" "$(field "$rec" end)"

@@ -87,7 +87,7 @@ Test(ask, failed)
 		 "exit 1");
 	cr_expect_eq(
 	    qd_job_qos_ask(42, 5000, qos, sizeof(qos), err, sizeof(err)), -1);
-	cr_expect_str_eq(err, "scontrol show job 42 failed (status 256)");
+	cr_expect_str_eq(err, "scontrol show job 42 failed (status 1)");
 }
 
 Test(ask, hung_is_stopped_in_time)

@@ -77,6 +77,28 @@ static void site(const char *cluster_line)
 	plugstack("");
 	snprintf(path, sizeof(path), "%s/spool", srv.dir);
 	mkdir(path, 0755);
+	/* slurmctld, as flush asks it about open records: every job runs,
+	 * but those listed in gone, which it no longer has; no accounting. */
+	snprintf(path, sizeof(path), "%s/bin", srv.dir);
+	mkdir(path, 0755);
+	write_file("bin/scontrol", 0755,
+		   "#!/bin/sh\n"
+		   "end=$(sed -n \"s/^$4 //p\" %s/ended 2>/dev/null)\n"
+		   "if [ \"$end\" ]; then\n"
+		   "  echo \"JobId=$4 JobState=NODE_FAIL Restarts=0 "
+		   "StartTime=1 EndTime=$end\"\n"
+		   "  exit 0\n"
+		   "fi\n"
+		   "if grep -qx \"$4\" %s/gone 2>/dev/null; then\n"
+		   "  echo 'slurm_load_jobs error: Invalid job id specified'\n"
+		   "  exit 1\n"
+		   "fi\n"
+		   "echo \"JobId=$4 JobState=RUNNING Restarts=0 StartTime=1 "
+		   "EndTime=Unknown\"\n",
+		   srv.dir, srv.dir);
+	write_file("bin/sacct", 0755,
+		   "#!/bin/sh\necho 'sacct: error: Slurm accounting storage "
+		   "is disabled' >&2\nexit 1\n");
 }
 
 static void setup(void)
@@ -123,8 +145,9 @@ static int run(const char *fmt, ...)
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
 	snprintf(cmd, sizeof(cmd),
-		 "SLURM_CONF=%s/etc/slurm.conf %s %s >%s/out 2>%s/err", srv.dir,
-		 tool, args, srv.dir, srv.dir);
+		 "PATH=%s/bin:$PATH SLURM_CONF=%s/etc/slurm.conf %s %s >%s/out "
+		 "2>%s/err",
+		 srv.dir, srv.dir, tool, args, srv.dir, srv.dir);
 	st = system(cmd);
 	slurp("out", out, sizeof(out));
 	slurp("err", errout, sizeof(errout));
@@ -281,8 +304,9 @@ Test(tool, redis_option_and_password)
 }
 
 /* Usage from Redis with no share record: rows with the default share. */
-/* An open record from before this boot is a job the reboot ended: flush
- * closes it at the boot time and sends it; a running job's stays. */
+/* An open record from before this boot whose job slurmctld no longer has
+ * (and no accounting): flush closes it at the boot, the bound left, and
+ * sends it; a running job's stays. */
 Test(tool, flush_closes_records_cut_off_by_a_reboot)
 {
 	int64_t boot = qd_boot_time();
@@ -302,17 +326,31 @@ Test(tool, flush_closes_records_cut_off_by_a_reboot)
 	mkdir(dir, 0755);
 	snprintf(dir, sizeof(dir), "%s/spool/n1/qosdeny", srv.dir);
 	cr_assert_eq(qd_spool_write(dir, &cut, err, sizeof(err)), 0, "%s", err);
+	write_file("gone", 0644, "5\n");
 	spool_rec(6, "n1", "bob", "research", 10, true);
 	cr_expect_eq(run("flush"), 0, "%s", errout);
 	cr_expect_str_eq(out, "qosdeny: flush: 1 sent, 0 already counted, 1 "
 			      "left (1 of running jobs, 0 not sent, 0 "
 			      "undecodable)\n");
-	cr_expect(strstr(errout, "qosdeny: flush: job 5 was cut off by this "
-				 "node's reboot"),
+	cr_expect(strstr(errout,
+			 "qosdeny: flush: job 5 ended on n1 without its "
+			 "epilog: its usage record is closed at "),
+		  "%s", errout);
+	cr_expect(strstr(errout, ", the end this node's boot gives, charging "
+				 "100 s, 300 GPU-seconds: "),
 		  "%s", errout);
 	snprintf(want, sizeof(want), " end=%lld gpus=3 gpu_seconds=300\n",
 		 (long long)boot);
 	cr_expect(strstr(errout, want), "%s", errout);
+	/* slurmctld still has job 7, ended NODE_FAIL 20 s after its start:
+	 * that is its end, not the boot. */
+	cut.job_id = 7;
+	cr_assert_eq(qd_spool_write(dir, &cut, err, sizeof(err)), 0, "%s", err);
+	write_file("ended", 0644, "7 %lld\n", (long long)boot - 80);
+	cr_expect_eq(run("flush"), 0, "%s", errout);
+	cr_expect(strstr(errout, ", the end slurmctld (NODE_FAIL) gives, "
+				 "charging 20 s, 60 GPU-seconds: "),
+		  "%s", errout);
 }
 
 Test(tool, usage_without_share_record)

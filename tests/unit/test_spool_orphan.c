@@ -1,6 +1,8 @@
 /*
- * Records of jobs a reboot ended: open records started before the boot are
- * closed at the boot time; everything else in the spool is left as it is.
+ * Records of jobs that ended without their epilog: each open record is
+ * closed at its run's end as slurmctld or slurmdbd (the lookup) gives it,
+ * else at the heartbeat's or the boot's bound, clamped to [start, now];
+ * live runs, closed records and runs nobody can tell stay as they are.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include "usage_fixture.h"
 
 #define BOOT 1700000000
+#define NOW  (BOOT + 86400)
 
 static char base[] = "/tmp/qd-orphan-test.XXXXXX";
 static char dir[sizeof(base) + 16];
@@ -69,63 +72,168 @@ static struct qd_usage_record read_back(const struct qd_usage_record *r)
 	return got;
 }
 
-/* qd_spool_close_orphans on dir's listing. */
-static size_t close_orphans(int64_t boot, const struct qd_usage_record *keep)
+/* What the fake slurmctld/slurmdbd say, per job id: 0 unknown. */
+static struct qd_run_end said[16];
+
+static void lookup(const struct qd_usage_record *r, struct qd_run_end *e,
+		   void *arg)
 {
+	cr_assert_eq(arg, said);
+	cr_assert_lt(r->job_id, 16);
+	*e = said[r->job_id];
+}
+
+static void ended(uint32_t job, int64_t end)
+{
+	said[job] = (struct qd_run_end){.state = QD_RUN_ENDED, .end = end};
+	snprintf(said[job].source, sizeof(said[job].source),
+		 "slurmctld (NODE_FAIL)");
+}
+
+/* qd_spool_close_orphans on dir's listing. */
+static size_t close_orphans(int64_t boot, int64_t last_alive)
+{
+	struct qd_orphan_bounds b = {
+	    .now = NOW, .boot_time = boot, .last_alive = last_alive};
 	struct qd_spool_list l;
 	size_t n;
 
 	cr_assert_eq(qd_spool_list(dir, &l, err, sizeof(err)), 0, "%s", err);
-	n = qd_spool_close_orphans(dir, &l, boot, keep, note, notes);
+	n = qd_spool_close_orphans(dir, &l, &b, lookup, said, note, notes);
 	qd_spool_list_free(&l);
 	return n;
 }
 
-Test(orphan, open_before_boot_closes_at_boot_time)
+static void clear_said(void)
 {
-	struct qd_usage_record cut = spooled(7, BOOT - 100, 0);
-	struct qd_usage_record got;
+	memset(said, 0, sizeof(said));
+	for (size_t i = 0; i < 16; i++)
+		said[i].state = QD_RUN_UNKNOWN;
+}
 
-	cr_expect_eq(close_orphans(BOOT, NULL), 1);
-	got = read_back(&cut);
-	cr_expect_eq(got.end, BOOT);
-	cr_expect_eq(got.gpu_seconds, 2 * 100, "GPUs x (boot - start)");
+/* The node was down from BOOT - 3600 to BOOT; slurmctld ended the job
+ * (NODE_FAIL) 60 s after its start: that is all it is charged. */
+Test(orphan, closed_at_slurmctlds_end_not_at_the_boot)
+{
+	struct qd_usage_record r = spooled(7, BOOT - 4000, 0), got;
+
+	clear_said();
+	ended(7, BOOT - 3940);
+	cr_expect_eq(close_orphans(BOOT, 0), 1);
+	got = read_back(&r);
+	cr_expect_eq(got.end, BOOT - 3940);
+	cr_expect_eq(got.gpu_seconds, 2 * 60);
 	cr_expect_str_eq(got.qos, "normal", "the rest is kept");
 	cr_expect_eq(n_failed, 0);
-	cr_expect(strstr(notes, "job 7 was cut off by this node's reboot: its "
-				"usage record is closed at the boot time: "
-				"qosdeny-usage/1 cluster=qd job=7 node=n1 "),
+	cr_expect(strstr(notes, "job 7 ended on n1 without its epilog: its "
+				"usage record is closed at 1699996060, the end "
+				"slurmctld (NODE_FAIL) gives, charging 60 s, "
+				"120 GPU-seconds: qosdeny-usage/2 cluster=qd "
+				"job=7 node=n1 "),
 		  "%s", notes);
-	cr_expect_eq(close_orphans(BOOT, NULL), 0, "closed once");
+	notes[0] = '\0';
+	cr_expect_eq(close_orphans(BOOT, 0), 0, "closed once");
+	cr_expect_str_eq(notes, "", "and said once");
 }
 
-Test(orphan, everything_else_is_left_alone)
+/* No reboot at all: slurmd died with the job, which slurmctld ended. */
+Test(orphan, closed_without_a_reboot)
 {
-	struct qd_usage_record after = spooled(8, BOOT + 5, 0);
-	struct qd_usage_record closed = spooled(9, BOOT - 50, BOOT - 20);
-	struct qd_usage_record mine = spooled(10, BOOT - 30, 0);
+	struct qd_usage_record r = spooled(7, BOOT + 100, 0);
 
-	cr_expect_eq(close_orphans(BOOT, &mine), 0);
-	cr_expect_eq(read_back(&after).end, 0,
-		     "an open record after the boot is a running job's");
-	cr_expect_eq(read_back(&closed).end, BOOT - 20,
-		     "a closed record keeps its end");
-	cr_expect_eq(read_back(&mine).end, 0,
-		     "the job whose epilog runs keeps its record open");
-	cr_expect_str_eq(notes, "");
+	clear_said();
+	ended(7, BOOT + 106);
+	cr_expect_eq(close_orphans(BOOT, 0), 1);
+	cr_expect_eq(read_back(&r).gpu_seconds, 2 * 6);
 }
 
-Test(orphan, unknown_boot_time_closes_nothing)
+/* Clock skew: an end before the start charges 0, one after now stops
+ * at now. */
+Test(orphan, end_clamped_to_start_and_now)
+{
+	struct qd_usage_record early = spooled(7, BOOT + 100, 0);
+	struct qd_usage_record late = spooled(8, NOW - 10, 0);
+
+	clear_said();
+	ended(7, BOOT + 90);
+	ended(8, NOW + 500);
+	cr_expect_eq(close_orphans(BOOT, 0), 2);
+	cr_expect_eq(read_back(&early).end, BOOT + 100);
+	cr_expect_eq(read_back(&early).gpu_seconds, 0);
+	cr_expect_eq(read_back(&late).end, NOW);
+	cr_expect_eq(read_back(&late).gpu_seconds, 2 * 10);
+}
+
+/* Gone with no end known: the heartbeat of the slurmd that died bounds
+ * it, not the boot that came days later. */
+Test(orphan, gone_closes_at_the_last_heartbeat)
+{
+	struct qd_usage_record r = spooled(7, BOOT - 90000, 0);
+
+	clear_said();
+	said[7].state = QD_RUN_GONE;
+	cr_expect_eq(close_orphans(BOOT, BOOT - 89000), 1);
+	cr_expect_eq(read_back(&r).end, BOOT - 89000 + 30);
+	cr_expect(strstr(notes, "the end slurmd's last heartbeat here gives, "
+				"charging 1030 s"),
+		  "%s", notes);
+}
+
+Test(orphan, gone_without_heartbeat_closes_at_the_boot)
 {
 	struct qd_usage_record r = spooled(7, BOOT - 100, 0);
 
-	cr_expect_eq(close_orphans(0, NULL), 0);
-	cr_expect_eq(read_back(&r).end, 0);
+	clear_said();
+	said[7].state = QD_RUN_GONE;
+	cr_expect_eq(close_orphans(BOOT, 0), 1);
+	cr_expect_eq(read_back(&r).end, BOOT);
+	cr_expect(strstr(notes, "the end this node's boot gives"), "%s", notes);
+}
+
+/* A heartbeat from before the record's start says nothing of it. */
+Test(orphan, heartbeat_before_the_start_is_no_bound)
+{
+	struct qd_usage_record r = spooled(7, BOOT + 100, 0);
+
+	clear_said();
+	said[7].state = QD_RUN_GONE;
+	cr_expect_eq(close_orphans(BOOT, BOOT + 50), 0);
+	cr_expect_eq(read_back(&r).end, 0, "no bound: kept open");
+}
+
+/* slurmctld cannot be asked: only a reboot since the start surely ended
+ * the run; a record of this boot may be a running job's. */
+Test(orphan, unknown_closes_only_what_a_reboot_ended)
+{
+	struct qd_usage_record before = spooled(7, BOOT - 100, 0);
+	struct qd_usage_record after = spooled(8, BOOT + 100, 0);
+
+	clear_said();
+	cr_expect_eq(close_orphans(BOOT, BOOT - 60), 1);
+	cr_expect_eq(read_back(&before).end, BOOT - 30,
+		     "the heartbeat's bound, tighter than the boot");
+	cr_expect_eq(read_back(&after).end, 0);
+}
+
+Test(orphan, live_runs_and_closed_records_are_left_alone)
+{
+	struct qd_usage_record live = spooled(8, BOOT - 100, 0);
+	struct qd_usage_record closed = spooled(9, BOOT - 50, BOOT - 20);
+
+	clear_said();
+	said[8].state = QD_RUN_LIVE;
+	ended(9, BOOT - 40);
+	cr_expect_eq(close_orphans(BOOT, 0), 0);
+	cr_expect_eq(read_back(&live).end, 0);
+	cr_expect_eq(read_back(&closed).end, BOOT - 20,
+		     "a closed record keeps its end");
+	cr_expect_str_eq(notes, "");
 }
 
 Test(orphan, no_spool_is_nothing_to_close)
 {
-	cr_expect_eq(close_orphans(BOOT, NULL), 0);
+	clear_said();
+	cr_expect_eq(close_orphans(BOOT, 0), 0);
 	cr_expect_str_eq(notes, "");
 }
 

@@ -6,9 +6,10 @@
 #include "usage_record.h"
 
 static const char alice_line[] =
-    "qosdeny-usage/1 cluster=qd job=42 node=node-1 user=alice "
-    "account=research qos=interactive partition=gpu start=1700000000 "
-    "end=1700003600 gpus=2 gpu_seconds=7200\n";
+    "qosdeny-usage/2 cluster=qd job=42 node=node-1 user=alice "
+    "account=research qos=interactive partition=gpu restart=1 "
+    "job_start=1699999990 start=1700000000 end=1700003600 gpus=2 "
+    "gpu_seconds=7200\n";
 
 static struct qd_usage_record alice(void)
 {
@@ -22,6 +23,8 @@ static struct qd_usage_record alice(void)
 	    .partition = "gpu",
 	    .start = 1700000000,
 	    .gpus = 2,
+	    .restart = 1,
+	    .job_start = 1699999990,
 	};
 
 	cr_assert_eq(qd_usage_record_close(&r, 1700003600), 0);
@@ -69,8 +72,8 @@ Test(usage_record, open_record)
 	cr_assert(qd_usage_record_is_open(&r));
 	n = qd_usage_record_encode(&r, buf, sizeof(buf), err, sizeof(err));
 	cr_assert_gt(n, 0, "%s", err);
-	cr_expect(strstr(buf, " qos= partition= start=1700000000 end=0 gpus=2 "
-			      "gpu_seconds=0\n"));
+	cr_expect(strstr(buf, " qos= partition= restart=1 job_start=1699999990 "
+			      "start=1700000000 end=0 gpus=2 gpu_seconds=0\n"));
 	cr_assert_eq(qd_usage_record_decode(buf, n, &back, err, sizeof(err)), 0,
 		     "%s", err);
 	cr_expect(qd_usage_record_is_open(&back));
@@ -86,9 +89,10 @@ Test(usage_record, open_record)
 Test(usage_record, empty_account)
 {
 	static const char line[] =
-	    "qosdeny-usage/1 cluster=qd job=42 node=node-1 user=alice "
-	    "account= qos=interactive partition=gpu start=1700000000 "
-	    "end=1700003600 gpus=2 gpu_seconds=7200\n";
+	    "qosdeny-usage/2 cluster=qd job=42 node=node-1 user=alice "
+	    "account= qos=interactive partition=gpu restart=1 "
+	    "job_start=1699999990 start=1700000000 end=1700003600 gpus=2 "
+	    "gpu_seconds=7200\n";
 	struct qd_usage_record r = alice(), back;
 	char buf[QD_RECORD_MAX], err[QD_RECORD_ERR_MAX] = "";
 	int n;
@@ -129,6 +133,50 @@ Test(usage_record, close_overflow)
 	r.start = 1;
 	cr_expect_eq(qd_usage_record_close(&r, INT64_MAX), -1);
 	cr_expect(qd_usage_record_is_open(&r), "left untouched");
+}
+
+/* What an earlier release spooled still closes and sends after an
+ * upgrade, under the same id, its run unknown. */
+Test(usage_record, version_1_still_decodes)
+{
+	static const char v1[] =
+	    "qosdeny-usage/1 cluster=qd job=42 node=node-1 user=alice "
+	    "account=research qos=interactive partition=gpu start=1700000000 "
+	    "end=0 gpus=2 gpu_seconds=0\n";
+	struct qd_usage_record back, now = alice();
+	char buf[QD_RECORD_MAX], err[QD_RECORD_ERR_MAX] = "", id[64];
+
+	cr_assert_eq(decode_str(v1, &back, err), 0, "%s", err);
+	cr_expect_eq(back.restart, QD_RESTART_UNKNOWN);
+	cr_expect_eq(back.job_start, 0);
+	cr_expect(qd_usage_record_same_run(&back, &now), "unknown matches");
+	cr_assert_gt(qd_usage_record_id(&back, id, sizeof(id)), 0);
+	cr_expect_str_eq(id, "qd/42/node-1/1700000000");
+	cr_assert_eq(qd_usage_record_close(&back, 1700000100), 0);
+	cr_assert_gt(
+	    qd_usage_record_encode(&back, buf, sizeof(buf), err, sizeof(err)),
+	    0);
+	cr_expect(strstr(buf, " partition=gpu restart= job_start=0 start="),
+		  "%s", buf);
+	cr_assert_eq(decode_str(buf, &back, err), 0, "%s", err);
+	cr_expect_eq(back.restart, QD_RESTART_UNKNOWN);
+}
+
+Test(usage_record, same_run)
+{
+	struct qd_usage_record a = alice(), b = alice();
+
+	cr_expect(qd_usage_record_same_run(&a, &b));
+	b.restart = 2;
+	cr_expect_not(qd_usage_record_same_run(&a, &b), "another restart");
+	b.restart = QD_RESTART_UNKNOWN;
+	cr_expect(qd_usage_record_same_run(&a, &b));
+	b.job_start = a.job_start + 1;
+	cr_expect_not(qd_usage_record_same_run(&a, &b), "another start");
+	b.job_start = 0;
+	cr_expect(qd_usage_record_same_run(&a, &b));
+	b.job_id = 43;
+	cr_expect_not(qd_usage_record_same_run(&a, &b), "another job");
 }
 
 Test(usage_record, id)
@@ -199,8 +247,17 @@ static const struct {
     {"", "usage record: not ended by a newline (truncated?)"},
     {"qosdeny-usage/1 cluster=qd job=42",
      "usage record: not ended by a newline (truncated?)"},
-    {"qosdeny-usage/2 cluster=qd\n",
-     "usage record: not a version 1 record 'qosdeny-usage/2 cluster=qd'"},
+    {"qosdeny-usage/3 cluster=qd\n",
+     "usage record: not a version 1 or 2 record 'qosdeny-usage/3 "
+     "cluster=qd'"},
+    {"qosdeny-usage/2 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= start=1 end=2 gpus=1 gpu_seconds=1\n",
+     "usage record: expected 'restart=' at byte 73, found 'start=1 end=2 "
+     "gpus=1 gpu_seconds=1'"},
+    {"qosdeny-usage/2 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= restart=4294967295 job_start=0 start=1 end=2 gpus=1 "
+     "gpu_seconds=1\n",
+     "usage record: invalid restart '4294967295'"},
     {"hello\nworld\n", "usage record: more than one line, or a NUL byte"},
     {"qosdeny-usage/1 job=42 cluster=qd\n",
      "usage record: expected 'cluster=' at byte 16, found 'job=42 "

@@ -30,15 +30,12 @@ static const char *lookup(const char *name, void *arg)
 /* As slurmd builds it for job 1234 on n2 (22.05: no QoS). */
 static void prolog_env(void)
 {
-	static const char *const vars[] = {"SLURMD_NODENAME=n2",
-					   "SLURM_CLUSTER_NAME=qdtest",
-					   "SLURM_JOB_ID=1234",
-					   "SLURM_JOB_USER=alice",
-					   "SLURM_JOB_UID=1001",
-					   "SLURM_JOB_ACCOUNT=research",
-					   "SLURM_JOB_PARTITION=gpu",
-					   "SLURM_JOB_GPUS=0,1",
-					   NULL};
+	static const char *const vars[] = {
+	    "SLURMD_NODENAME=n2",	 "SLURM_CLUSTER_NAME=qdtest",
+	    "SLURM_JOB_ID=1234",	 "SLURM_JOB_USER=alice",
+	    "SLURM_JOB_UID=1001",	 "SLURM_JOB_ACCOUNT=research",
+	    "SLURM_JOB_PARTITION=gpu",	 "SLURM_JOB_GPUS=0,1",
+	    "SLURM_JOB_RESTART_COUNT=0", NULL};
 
 	memset(env_vars, 0, sizeof(env_vars));
 	memcpy(env_vars, vars, sizeof(vars));
@@ -62,16 +59,14 @@ static void set_var(const char *name, const char *text)
 }
 
 static char err[QD_REPORT_ERR_MAX];
-static uint32_t restarts;
 
 Test(job_record, from_the_prolog_environment)
 {
 	struct qd_usage_record r;
 
 	prolog_env();
-	cr_assert_eq(
-	    qd_job_record(lookup, NULL, "", &r, &restarts, err, sizeof(err)), 0,
-	    "%s", err);
+	cr_assert_eq(qd_job_record(lookup, NULL, "", &r, err, sizeof(err)), 0,
+		     "%s", err);
 	cr_expect_str_eq(r.cluster, "qdtest");
 	cr_expect_eq(r.job_id, 1234);
 	cr_expect_str_eq(r.node, "n2");
@@ -82,7 +77,8 @@ Test(job_record, from_the_prolog_environment)
 	cr_expect_eq(r.gpus, 2);
 	cr_expect_eq(r.start, 0);
 	cr_expect_eq(r.end, 0);
-	cr_expect_eq(restarts, 0);
+	cr_expect_eq(r.restart, 0);
+	cr_expect_eq(r.job_start, 0, "22.05 gives no SLURM_JOB_START_TIME");
 }
 
 Test(job_record, restart_count)
@@ -91,15 +87,18 @@ Test(job_record, restart_count)
 
 	prolog_env();
 	set_var("SLURM_JOB_RESTART_COUNT", "SLURM_JOB_RESTART_COUNT=2");
-	cr_assert_eq(
-	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
-	    0, "%s", err);
-	cr_expect_eq(restarts, 2);
+	cr_assert_eq(qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_eq(r.restart, 2);
+	set_var("SLURM_JOB_START_TIME", "SLURM_JOB_START_TIME=1700000000");
+	cr_assert_eq(qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_eq(r.job_start, 1700000000, "24.11 on");
+	set_var("SLURM_JOB_START_TIME", NULL);
 	set_var("SLURM_JOB_RESTART_COUNT", NULL);
-	cr_assert_eq(
-	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
-	    0, "%s", err);
-	cr_expect_eq(restarts, 0, "unset is never requeued");
+	cr_assert_eq(qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_eq(r.restart, QD_RESTART_UNKNOWN, "unset: unknown");
 }
 
 /* The QoS job_submit/qosdeny put in the job's SPANK environment. */
@@ -109,9 +108,9 @@ Test(job_record, cluster_option_and_qos_from_job_submit)
 
 	prolog_env();
 	set_var("SPANK_QOSDENY_QOS", "SPANK_QOSDENY_QOS=interactive");
-	cr_assert_eq(qd_job_record(lookup, NULL, "site-a", &r, &restarts, err,
-				   sizeof(err)),
-		     0, "%s", err);
+	cr_assert_eq(
+	    qd_job_record(lookup, NULL, "site-a", &r, err, sizeof(err)), 0,
+	    "%s", err);
 	cr_expect_str_eq(r.cluster, "site-a");
 	cr_expect_str_eq(r.qos, "interactive");
 }
@@ -128,9 +127,9 @@ Test(job_record, an_unusable_qos_is_no_qos)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		prolog_env();
 		set_var("SPANK_QOSDENY_QOS", bad[i]);
-		cr_assert_eq(qd_job_record(lookup, NULL, NULL, &r, &restarts,
-					   err, sizeof(err)),
-			     0, "%s: %s", bad[i], err);
+		cr_assert_eq(
+		    qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)), 0,
+		    "%s: %s", bad[i], err);
 		cr_expect_str_eq(r.qos, "", "%s", bad[i]);
 		cr_expect_eq(r.gpus, 2);
 	}
@@ -144,20 +143,17 @@ Test(job_record, a_list_label_gives_its_first_qos)
 
 	prolog_env();
 	set_var("SPANK_QOSDENY_QOS", "SPANK_QOSDENY_QOS=interactive,research");
-	cr_assert_eq(
-	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
-	    0);
+	cr_assert_eq(qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)),
+		     0);
 	cr_expect_str_eq(r.qos, "interactive");
 	set_var("SLURM_JOB_QOS", "SLURM_JOB_QOS=research");
-	cr_assert_eq(
-	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
-	    0);
+	cr_assert_eq(qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)),
+		     0);
 	cr_expect_str_eq(r.qos, "research", "slurmd's QoS comes first");
 	set_var("SLURM_JOB_QOS", NULL);
 	set_var("SPANK_QOSDENY_QOS", "SPANK_QOSDENY_QOS=a b,c");
-	cr_assert_eq(
-	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
-	    0);
+	cr_assert_eq(qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)),
+		     0);
 	cr_expect_str_eq(r.qos, "", "an unusable first name is no QoS");
 }
 
@@ -167,14 +163,12 @@ Test(job_record, no_gpus_is_zero)
 
 	prolog_env();
 	set_var("SLURM_JOB_GPUS", NULL);
-	cr_assert_eq(
-	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
-	    0);
+	cr_assert_eq(qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)),
+		     0);
 	cr_expect_eq(r.gpus, 0);
 	set_var("SLURM_JOB_PARTITION", NULL);
-	cr_assert_eq(
-	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
-	    0);
+	cr_assert_eq(qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)),
+		     0);
 	cr_expect_str_eq(r.partition, "");
 }
 
@@ -184,9 +178,8 @@ static void expect_error(const char *var, const char *text, const char *want)
 
 	prolog_env();
 	set_var(var, text);
-	cr_expect_eq(
-	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
-	    -1, "%s", var);
+	cr_expect_eq(qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)),
+		     -1, "%s", var);
 	cr_expect_str_eq(err, want);
 }
 
@@ -211,6 +204,8 @@ Test(job_record, errors_name_the_variable)
 		     "SLURM_JOB_GPUS '0,x' is not a list of GPU indices");
 	expect_error("SLURM_JOB_RESTART_COUNT", "SLURM_JOB_RESTART_COUNT=-1",
 		     "SLURM_JOB_RESTART_COUNT '-1' is not a count");
+	expect_error("SLURM_JOB_START_TIME", "SLURM_JOB_START_TIME=soon",
+		     "SLURM_JOB_START_TIME 'soon' is not a time");
 }
 
 /* Without accounting slurmd sets no SLURM_JOB_ACCOUNT (nor an empty one):
@@ -223,9 +218,9 @@ Test(job_record, no_account)
 	for (size_t i = 0; i < 2; i++) {
 		prolog_env();
 		set_var("SLURM_JOB_ACCOUNT", texts[i]);
-		cr_assert_eq(qd_job_record(lookup, NULL, NULL, &r, &restarts,
-					   err, sizeof(err)),
-			     0, "%s", err);
+		cr_assert_eq(
+		    qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)), 0,
+		    "%s", err);
 		cr_expect_str_eq(r.account, "");
 		cr_expect_str_eq(r.user, "alice");
 		cr_expect_eq(r.job_id, 1234);
@@ -240,9 +235,8 @@ Test(job_record, gpus_known_even_on_error)
 
 	prolog_env();
 	set_var("SLURM_JOB_USER", NULL);
-	cr_expect_eq(
-	    qd_job_record(lookup, NULL, NULL, &r, &restarts, err, sizeof(err)),
-	    -1);
+	cr_expect_eq(qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)),
+		     -1);
 	cr_expect_eq(r.gpus, 2);
 }
 

@@ -192,9 +192,10 @@ Test(report_plugin, prolog_then_epilog_reports_the_job)
 {
 	redis_up();
 	cr_expect_eq(hook(prolog_fn, opt, "timeout_ms=1000"), 0);
-	cr_expect(strstr(spooled(), "qosdeny-usage/1 cluster=qdtest job=77 "
-				    "node=n1 user=alice account=research qos= "
-				    "partition=gpu start="),
+	cr_expect(strstr(spooled(),
+			 "qosdeny-usage/2 cluster=qdtest job=77 "
+			 "node=n1 user=alice account=research qos= "
+			 "partition=gpu restart= job_start=0 start="),
 		  "%s", spooled());
 	cr_expect(strstr(spooled(), " end=0 gpus=2 gpu_seconds=0"), "%s",
 		  spooled());
@@ -266,7 +267,7 @@ Test(report_plugin, a_gpu_job_without_account_is_reported_under_its_user)
 	unsetenv("SLURM_JOB_ACCOUNT");
 	cr_expect_eq(hook(prolog_fn, opt, "timeout_ms=1000"), 0);
 	cr_expect(strstr(spooled(), " user=alice account= qos= partition=gpu "
-				    "start="),
+				    "restart= "),
 		  "%s", spooled());
 	cr_expect_eq(hook(epilog_fn, opt, "timeout_ms=1000"), 0);
 	cr_expect_str_eq(spooled(), "");

@@ -1,0 +1,77 @@
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "job_end.h"
+#include "job_end_ask.h"
+#include "slurm_cmd.h"
+
+/* scontrol's and sacct's output for one job: its lines, with room. */
+#define OUT_MAX 65536
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void qd_job_end_asker(struct qd_job_end_asker *a, int budget_ms)
+{
+	a->deadline_ms = now_ms() + budget_ms;
+	a->ctld_silent = false;
+	a->dbd_silent = false;
+}
+
+/* Runs argv within what is left of the budget; -1 when it could not. */
+static int run(struct qd_job_end_asker *a, const char *const argv[], char *out,
+	       int *status)
+{
+	long long left = a->deadline_ms - now_ms();
+	char err[256];
+
+	if (left <= 0)
+		return -1;
+	return qd_slurm_cmd(argv, (int)left, out, OUT_MAX, status, err,
+			    sizeof(err));
+}
+
+void qd_job_end_ask(const struct qd_usage_record *r, struct qd_run_end *e,
+		    void *arg)
+{
+	struct qd_job_end_asker *a = arg;
+	char *out = malloc(OUT_MAX);
+	char id[16];
+	const char *scontrol[] = {"scontrol", "-o", "show", "job", id, NULL};
+	const char *sacct[] = {"sacct", "-n", "-P",
+			       "-X",	"-D", "-j",
+			       id,	"-o", "JobIDRaw,State,Start,End",
+			       NULL};
+	int status = -1;
+
+	snprintf(id, sizeof(id), "%" PRIu32, r->job_id);
+	e->state = QD_RUN_UNKNOWN;
+	if (!out)
+		return;
+	if (!a->ctld_silent) {
+		if (run(a, scontrol, out, &status))
+			a->ctld_silent = true;
+		else
+			qd_job_end_scontrol(out, status, r, e);
+		if (e->state == QD_RUN_UNKNOWN && status)
+			a->ctld_silent = true;
+	}
+	if (e->state == QD_RUN_LIVE || e->state == QD_RUN_ENDED ||
+	    a->dbd_silent)
+		goto done;
+	/* slurmctld forgot the run, or cannot be asked: slurmdbd, where
+	 * accounting is on, keeps every run's end. */
+	if (run(a, sacct, out, &status) || status)
+		a->dbd_silent = true;
+	else
+		qd_job_end_sacct(out, status, r, e);
+done:
+	free(out);
+}

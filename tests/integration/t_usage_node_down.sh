@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# A node that goes down with a job on it charges the job for the time it
+# ran there, not for the time the node was down (README "GPU usage and
+# fair share"): slurmd, the job's slurmstepd and its processes are killed
+# -9, slurmctld ends the job (NODE_FAIL) or requeues it, the node stays
+# down a measured time, and at slurmd's next start its open record is
+# closed at the end slurmctld (or slurmdbd, for a requeued job's earlier
+# run) gives, logged once with its source and seconds. A requeued job's
+# two runs count once each, for the time each ran.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/example-policy.sh"
+source "$(dirname "$0")/usage-lib.sh"
+
+redis_clear
+check "reporting on (plugstack.conf, slurmd restarted)" reporting_on
+
+# unix_field JOB KEY: one of slurmctld's times for the job, Unix seconds.
+unix_field() {
+	SLURM_TIME_FORMAT=%s scontrol -o show job "$1" |
+		sed -n "s/^JobId=$1 .* $2=\([0-9]*\).*/\1/p"
+}
+
+# crash_n1 JOB: kills -9 n1's slurmd and every process of the job's steps
+# there (its slurmstepds and what they started), as a crash of the node
+# would, then sets n1 DOWN: slurmctld ends or requeues the job.
+crash_n1() {
+	local stepds pids
+	stepds=$(ps -eo pid=,args= | awk -v j="[$1." \
+		'index($0, "slurmstepd: " j) { print $1 }')
+	pids=$(ps -eo pid=,ppid= | awk -v roots=" $(echo $stepds) " '
+		{ parent[$1] = $2 }
+		END { for (p in parent) for (q = p; q > 1; q = parent[q])
+			if (index(roots, " " q " ")) { print p; break } }')
+	kill -KILL "$(cat "$QD_CLUSTER_DIR/run/slurmd-n1.pid")" $pids
+	scontrol update nodename=n1 state=down reason=qosdeny-test
+}
+
+# n1_back: slurmd starts again (its start closes the orphaned records)
+# and the node is resumed, unless its registration did (ReturnToService).
+n1_up() { sinfo -h -n n1 -o %T | grep -Eq '^(idle|mixed|allocated)$'; }
+n1_back() {
+	bash "$CLUSTER" restart-slurmd n1 >/dev/null || return 1
+	n1_up || scontrol update nodename=n1 state=resume
+	wait_for "n1 to be up" 20 n1_up
+}
+
+ran_at_least() { # JOB SECONDS
+	local start
+	start=$(unix_field "$1" StartTime)
+	[ -n "$start" ] && [ $(($(date +%s) - start)) -ge "$2" ]
+}
+down_for() { [ $(($(date +%s) - $1)) -ge "$2" ]; }
+n1_log() { cat "$QD_LOG_DIR/slurmd-n1.log"; }
+
+# 1. A job ended NODE_FAIL: charged until slurmctld's end, not the downtime.
+as alice sbatch --parsable -N1 -w n1 --no-requeue --gres=gpu:2 \
+	--wrap 'touch "started-$SLURM_JOB_ID"; exec sleep 300'
+j=${OUT%%;*}
+check "job $j runs on n1" wait_for "job $j to start" 20 \
+	test -e "$QD_CLUSTER_DIR/users/alice/started-$j"
+check "for 5 s" wait_for "job $j to run 5 s" 20 ran_at_least "$j" 5
+crash_n1 "$j"
+down=$(date +%s)
+ctld_state() { scontrol -o show job "$1" | sed -n 's/.* JobState=\([^ ]*\).*/\1/p'; }
+check "the job ended NODE_FAIL" wait_for "job $j to end" 60 \
+	test "$(ctld_state "$j")" = NODE_FAIL
+end=$(unix_field "$j" EndTime)
+start=$(unix_field "$j" StartTime)
+assert_contains "its open record stays in n1's spool" " job=$j node=n1 " \
+	"$(spool_records | grep " end=0 ")"
+check "n1 down for 20 s" wait_for "n1's downtime" 40 down_for "$down" 20
+check "n1 back" n1_back
+rec=$(redis_record "$j" n1)
+assert_eq "slurmd's start closed and sent it at slurmctld's end" \
+	"$end" "$(field "$rec" end)"
+ran=$(($(field "$rec" end) - $(field "$rec" start)))
+check "charging the ${ran}s it ran (slurmctld: $((end - start))s), not the downtime" \
+	test "$ran" -le $((end - start + 2)) -a "$ran" -ge 5
+assert_eq "2 GPUs x ${ran}s" $((2 * ran)) "$(field "$rec" gpu_seconds)"
+check "alice's usage is that" near "$(stored_usage alice)" $((2 * ran)) 0.01
+assert_eq "slurmd's log says it once, with the source and the seconds" 1 \
+	"$(n1_log | grep -c "qosdeny: job $j ended on n1 without its epilog: its usage record is closed at $end, the end slurmctld (NODE_FAIL) gives, charging $ran s, $((2 * ran)) GPU-seconds: ")"
+assert_eq "the spools are empty" "" "$(spool_records)"
+
+# 2. A requeued job whose node crashes between its runs: its first run on
+# n1 closes at that run's end (slurmdbd's, as slurmctld now has the second
+# run), the second, on n2, counts its own time; each once.
+as bob sbatch --parsable -N1 -w n1 --requeue --gres=gpu:1 \
+	--wrap 'touch "started-$SLURM_JOB_ID-$SLURM_RESTART_COUNT"; sleep 4'
+k=${OUT%%;*}
+check "job $k runs on n1" wait_for "job $k to start" 20 \
+	test -e "$QD_CLUSTER_DIR/users/bob/started-$k-"
+check "for 3 s" wait_for "job $k to run 3 s" 20 ran_at_least "$k" 3
+start0=$(unix_field "$k" StartTime)
+crash_n1 "$k"
+check "the job was requeued" wait_for "job $k requeued" 30 \
+	test "$(scontrol -o show job "$k" | sed -n 's/.* Restarts=\([0-9]*\).*/\1/p')" = 1
+down=$(date +%s)
+check "n1 down for 10 s" wait_for "n1's downtime" 30 down_for "$down" 10
+check "n1 back" n1_back
+# Slurm holds a requeued job back for its credentials' lifetime (121 s),
+# and a node that cached them runs no prolog for the next run: n2 then.
+scontrol update jobid="$k" nodelist=n2 starttime=now
+check "its second run ran" wait_for "job $k to end" 90 queue_empty
+recs=$(rcli --scan --pattern "qosdeny:{$QD_CLUSTER_NAME}:rec:$k:*" |
+	xargs -r redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" mget)
+assert_eq "Redis has two records of it, one per run" 2 \
+	"$(echo "$recs" | grep -c "job=$k ")"
+rec0=$(echo "$recs" | grep " node=n1 .* restart=0 ")
+rec1=$(echo "$recs" | grep " node=n2 .* restart=1 ")
+ran0=$(($(field "$rec0" end) - $(field "$rec0" start)))
+ran1=$(($(field "$rec1" end) - $(field "$rec1" start)))
+crashed=$((down - start0))
+check "the first run is charged the ${ran0}s it ran before the crash (${crashed}s), not the downtime" \
+	test "$ran0" -ge 3 -a "$ran0" -le $((crashed + 2))
+check "the second its own ${ran1}s (4 s)" test "$ran1" -ge 3 -a "$ran1" -le 8
+check "bob's usage is the two runs' once each" \
+	near "$(stored_usage bob)" $((ran0 + ran1)) 0.01
+assert_contains "slurmd's log names the first run's end and its source" \
+	"qosdeny: job $k ended on n1 without its epilog: its usage record is closed at $(field "$rec0" end), the end slurm" \
+	"$(n1_log)"
+assert_eq "the spools are empty" "" "$(spool_records)"
+
+reporting_off
+redis_clear
+finish
