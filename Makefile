@@ -213,7 +213,7 @@ $(TOOL): $(TOOL_OBJ) $(SPANK_LIB) $(CORE_LIB)
 
 # The tool's end-to-end tests run this build's qosdeny (B differs per
 # Slurm version).
-$(B)/tests/test_redis_tool $(ASAN_B)/tests/test_redis_tool: \
+$(B)/tests/test_cmd_share_flush $(ASAN_B)/tests/test_cmd_share_flush: \
 	TEST_DEFS := -DQD_TOOL_PATH='"$(abspath $(TOOL))"'
 
 # The doctor's output and text readers, compiled into their unit test.

@@ -24,7 +24,7 @@ SPANK_SO       := $(B)/spank_qosdeny.so
 SPANK_MAP      := spank/spank_qosdeny.map
 
 SPANK_UNIT_SRC := $(wildcard tests/unit/test_cgroup*.c \
-                    tests/unit/test_spank_*.c tests/unit/test_gres_conf*.c \
+                    tests/unit/test_spank_*.c tests/unit/test_gpu_devices*.c \
                     tests/unit/test_usage_report*.c tests/unit/test_job_qos.c)
 SPANK_UNIT_BIN := $(SPANK_UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # test_spank_plugin and test_usage_report_plugin load the .so; the others

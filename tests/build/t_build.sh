@@ -36,7 +36,7 @@ rc=$?
 assert_eq "plain make succeeds" 0 "$rc"
 [ "$rc" -eq 0 ] || echo "$out" | tail -n 20
 for f in job_submit_qosdeny.so site_factor_qosdeny.so spank_qosdeny.so \
-	pam_qosdeny.so qosdeny tests/test_policy tests/test_cgroup; do
+	pam_qosdeny.so qosdeny tests/test_policy_parse tests/test_cgroup; do
 	check "plain make built build/$f" test -s "$src/build/$f"
 done
 assert_contains "quiet lines name the object" \
