@@ -1,7 +1,8 @@
 # pam_qosdeny.so: ssh sessions adopted into a job (pam_slurm_adopt) joined
 # to the confinement spank_qosdeny.so's extern step prepared (pam/
 # pam_qosdeny.c). Links the cgroup module and the records from
-# libqosdeny_spank.a (spank/spank.mk), which need nothing of Slurm's.
+# libqosdeny_spank.a (spank/spank.mk), which need nothing of Slurm's, and
+# the one error formatter they share with the rest (shared/common/errmsg.c).
 
 PAM_SO    := $(B)/pam_qosdeny.so
 PAM_MAP   := pam/pam_qosdeny.map
@@ -18,9 +19,10 @@ $(B)/pam/%.o: pam/%.c
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) -Ispank $(CPPFLAGS) $(QD_CFLAGS) \
 		$(CFLAGS) -c -o $@ $<
 
-$(PAM_SO): $(B)/pam/pam_qosdeny.o $(SPANK_LIB) $(PAM_MAP)
+$(PAM_SO): $(B)/pam/pam_qosdeny.o $(SPANK_LIB) $(B)/shared/common/errmsg.o \
+		$(PAM_MAP)
 	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $(B)/pam/pam_qosdeny.o \
-		$(SPANK_LIB) -lpam \
+		$(SPANK_LIB) $(B)/shared/common/errmsg.o -lpam \
 		-Wl,--version-script=$(PAM_MAP)
 
 .PHONY: pam-install pam-uninstall

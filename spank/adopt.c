@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,19 +12,7 @@
 #include <unistd.h>
 
 #include "adopt.h"
-
-static int adopt_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int adopt_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#include "errmsg.h"
 
 /* A node name is one path component: no '/', not "." or "..". */
 static int valid_node(const char *node)
@@ -38,12 +25,11 @@ int qd_adopt_path(char *buf, size_t len, const char *dir, const char *node,
 		  uint32_t job, const char *ext, char *err, size_t errlen)
 {
 	if (!valid_node(node))
-		return adopt_err(err, errlen, "node name '%s' unusable in %s",
-				 node, dir);
+		return qd_errf(err, errlen, "node name '%s' unusable in %s",
+			       node, dir);
 	if (snprintf(buf, len, "%s/%s/job_%" PRIu32 ".%s", dir, node, job,
 		     ext) >= (int)len)
-		return adopt_err(err, errlen, "%s/%s: path too long", dir,
-				 node);
+		return qd_errf(err, errlen, "%s/%s: path too long", dir, node);
 	return 0;
 }
 
@@ -54,14 +40,13 @@ static int make_dir(const char *dir, char *err, size_t errlen)
 
 	if (!mkdir(dir, 0700) || errno == EEXIST) {
 		if (stat(dir, &st))
-			return adopt_err(err, errlen, "%s: %s", dir,
-					 strerror(errno));
+			return qd_errf(err, errlen, "%s: %s", dir,
+				       strerror(errno));
 		if (!S_ISDIR(st.st_mode))
-			return adopt_err(err, errlen, "%s: not a directory",
-					 dir);
+			return qd_errf(err, errlen, "%s: not a directory", dir);
 		return 0;
 	}
-	return adopt_err(err, errlen, "mkdir %s: %s", dir, strerror(errno));
+	return qd_errf(err, errlen, "mkdir %s: %s", dir, strerror(errno));
 }
 
 int qd_adopt_write(const char *dir, const char *node, uint32_t job,
@@ -81,28 +66,28 @@ int qd_adopt_write(const char *dir, const char *node, uint32_t job,
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 		  0600);
 	if (fd < 0)
-		return adopt_err(err, errlen, "open %s: %s", tmp,
-				 strerror(errno));
+		return qd_errf(err, errlen, "open %s: %s", tmp,
+			       strerror(errno));
 	while (off < len) {
 		n = write(fd, text + off, len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			adopt_err(err, errlen, "write %s: %s", tmp,
-				  n < 0 ? strerror(errno) : "short write");
+			qd_errf(err, errlen, "write %s: %s", tmp,
+				n < 0 ? strerror(errno) : "short write");
 			goto fail;
 		}
 		off += (size_t)n;
 	}
 	if (close(fd)) {
 		fd = -1;
-		adopt_err(err, errlen, "close %s: %s", tmp, strerror(errno));
+		qd_errf(err, errlen, "close %s: %s", tmp, strerror(errno));
 		goto fail;
 	}
 	fd = -1;
 	/* Whole or not at all: a reader never sees half a record. */
 	if (rename(tmp, path)) {
-		adopt_err(err, errlen, "rename %s: %s", tmp, strerror(errno));
+		qd_errf(err, errlen, "rename %s: %s", tmp, strerror(errno));
 		goto fail;
 	}
 	rv = 0;
@@ -129,24 +114,24 @@ int qd_adopt_read(const char *dir, const char *node, uint32_t job,
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		saved = errno;
-		adopt_err(err, errlen, "%s: %s", path, strerror(saved));
+		qd_errf(err, errlen, "%s: %s", path, strerror(saved));
 		errno = saved;
 		return -1;
 	}
 	/* Whoever could write it would choose the session's confinement. */
 	if (fstat(fd, &st) || st.st_uid != 0 || (st.st_mode & 022) ||
 	    !S_ISREG(st.st_mode)) {
-		adopt_err(err, errlen,
-			  "%s: not a regular file owned by root and writable "
-			  "by root alone",
-			  path);
+		qd_errf(err, errlen,
+			"%s: not a regular file owned by root and writable "
+			"by root alone",
+			path);
 		errno = EPERM;
 		goto fail;
 	}
 	n = read(fd, buf, len - 1);
 	if (n < 0) {
 		saved = errno;
-		adopt_err(err, errlen, "read %s: %s", path, strerror(saved));
+		qd_errf(err, errlen, "read %s: %s", path, strerror(saved));
 		errno = saved;
 		goto fail;
 	}
@@ -167,8 +152,8 @@ int qd_adopt_remove(const char *dir, const char *node, uint32_t job,
 	if (qd_adopt_path(path, sizeof(path), dir, node, job, ext, err, errlen))
 		return -1;
 	if (unlink(path) && errno != ENOENT)
-		return adopt_err(err, errlen, "unlink %s: %s", path,
-				 strerror(errno));
+		return qd_errf(err, errlen, "unlink %s: %s", path,
+			       strerror(errno));
 	return 0;
 }
 
@@ -209,8 +194,8 @@ int qd_adopt_parse(const char *text, struct qd_adopt_rec *r, char *err,
 			nl = p + strlen(p);
 		eq = memchr(p, '=', (size_t)(nl - p));
 		if (!eq || (klen = (size_t)(eq - p)) >= sizeof(key))
-			return adopt_err(err, errlen, "bad line '%.*s'",
-					 (int)(nl - p), p);
+			return qd_errf(err, errlen, "bad line '%.*s'",
+				       (int)(nl - p), p);
 		memcpy(key, p, klen);
 		key[klen] = '\0';
 		eq++;
@@ -229,8 +214,8 @@ int qd_adopt_parse(const char *text, struct qd_adopt_rec *r, char *err,
 			else if (vlen == 3 && !strncmp(eq, "off", 3))
 				r->mode = QD_CG_OFF;
 			else
-				return adopt_err(err, errlen, "bad mode '%.*s'",
-						 (int)vlen, eq);
+				return qd_errf(err, errlen, "bad mode '%.*s'",
+					       (int)vlen, eq);
 			have_mode = 1;
 		} else if (!strcmp(key, "slurm")) {
 			r->slurm = vlen == 1 && *eq == '1';
@@ -238,24 +223,24 @@ int qd_adopt_parse(const char *text, struct qd_adopt_rec *r, char *err,
 			r->prog_id = (unsigned)strtoul(eq, NULL, 10);
 		} else if (!strcmp(key, "step")) {
 			if (vlen >= sizeof(r->step) || *eq != '/')
-				return adopt_err(err, errlen, "bad step");
+				return qd_errf(err, errlen, "bad step");
 			memcpy(r->step, eq, vlen);
 			r->step[vlen] = '\0';
 		} else if (!strcmp(key, "dir")) {
 			if (vlen >= sizeof(r->dir) || *eq != '/')
-				return adopt_err(err, errlen, "bad dir");
+				return qd_errf(err, errlen, "bad dir");
 			memcpy(r->dir, eq, vlen);
 			r->dir[vlen] = '\0';
 		} else {
-			return adopt_err(err, errlen, "unknown key '%s'", key);
+			return qd_errf(err, errlen, "unknown key '%s'", key);
 		}
 		p = *nl ? nl + 1 : nl;
 	}
 	if (!have_mode)
-		return adopt_err(err, errlen, "no mode");
+		return qd_errf(err, errlen, "no mode");
 	if (!r->refuse[0] && r->mode != QD_CG_OFF &&
 	    (!r->dir[0] || (r->mode == QD_CG_V2 && !r->prog_id && !r->slurm)))
-		return adopt_err(err, errlen, "incomplete record");
+		return qd_errf(err, errlen, "incomplete record");
 	return 0;
 }
 
@@ -269,7 +254,7 @@ int qd_adopt_find_node(const char *dir, uint32_t job, char *node, size_t len,
 	DIR *d = opendir(dir);
 
 	if (!d)
-		return adopt_err(err, errlen, "%s: %s", dir, strerror(errno));
+		return qd_errf(err, errlen, "%s: %s", dir, strerror(errno));
 	while ((e = readdir(d))) {
 		if (!valid_node(e->d_name))
 			continue;
@@ -284,12 +269,12 @@ int qd_adopt_find_node(const char *dir, uint32_t job, char *node, size_t len,
 	if (found == 1)
 		return 0;
 	if (!found)
-		return adopt_err(err, errlen,
-				 "no node under %s has job %" PRIu32
-				 "'s extern step",
-				 dir, job);
-	return adopt_err(err, errlen,
-			 "%d nodes under %s have job %" PRIu32
-			 "'s extern step: give nodename=",
-			 found, dir, job);
+		return qd_errf(err, errlen,
+			       "no node under %s has job %" PRIu32
+			       "'s extern step",
+			       dir, job);
+	return qd_errf(err, errlen,
+		       "%d nodes under %s have job %" PRIu32
+		       "'s extern step: give nodename=",
+		       found, dir, job);
 }

@@ -26,16 +26,6 @@ static const char *const control_devices[] = {
     "nvidia-modeset",
 };
 
-int cg_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 const char *qd_cg_mode_name(enum qd_cg_mode mode)
 {
 	switch (mode) {
@@ -83,9 +73,9 @@ static int char_device(const char *path, dev_t *rdev, char *err, size_t errlen)
 	struct stat st;
 
 	if (stat(path, &st))
-		return cg_err(err, errlen, "%s: %s", path, strerror(errno));
+		return qd_errf(err, errlen, "%s: %s", path, strerror(errno));
 	if (!S_ISCHR(st.st_mode))
-		return cg_err(err, errlen, "%s: not a character device", path);
+		return qd_errf(err, errlen, "%s: not a character device", path);
 	*rdev = st.st_rdev;
 	return 0;
 }
@@ -103,7 +93,7 @@ int cg_deny_set(const struct qd_paths *gpus, const struct qd_paths *allowed,
 	keep = calloc(allowed->n + 1, sizeof(*keep));
 	deny = calloc(gpus->n + 1, sizeof(*deny));
 	if (!keep || !deny) {
-		cg_err(err, errlen, "out of memory");
+		qd_errf(err, errlen, "out of memory");
 		goto fail;
 	}
 	/* A bad allowed path is an error too: it means the GPU list is wrong.
@@ -158,7 +148,7 @@ static int proc_cgroup(pid_t pid, const char *controller, char *path,
 	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
 	f = fopen(file, "re");
 	if (!f)
-		return cg_err(err, errlen, "%s: %s", file, strerror(errno));
+		return qd_errf(err, errlen, "%s: %s", file, strerror(errno));
 	while (getline(&line, &cap, f) > 0) {
 		line[strcspn(line, "\n")] = '\0';
 		/* "ID:CONTROLLERS:PATH"; the path may itself hold ':' */
@@ -182,18 +172,18 @@ static int proc_cgroup(pid_t pid, const char *controller, char *path,
 				continue;
 		}
 		if (snprintf(path, len, "%s", p) >= (int)len) {
-			cg_err(err, errlen, "%s: path too long", file);
+			qd_errf(err, errlen, "%s: path too long", file);
 			goto fail;
 		}
 		rv = 0;
 		goto fail;
 	}
 	if (controller)
-		cg_err(err, errlen, "pid %d is in no v1 %s cgroup (%s)",
-		       (int)pid, controller, file);
+		qd_errf(err, errlen, "pid %d is in no v1 %s cgroup (%s)",
+			(int)pid, controller, file);
 	else
-		cg_err(err, errlen, "pid %d is in no cgroup2 cgroup (%s)",
-		       (int)pid, file);
+		qd_errf(err, errlen, "pid %d is in no cgroup2 cgroup (%s)",
+			(int)pid, file);
 fail:
 	free(line);
 	fclose(f);
@@ -245,8 +235,8 @@ int cg_mount(const char *controller, char *mnt, size_t mntlen, char *root,
 	FILE *m = fopen("/proc/self/mountinfo", "re");
 
 	if (!m)
-		return cg_err(err, errlen, "/proc/self/mountinfo: %s",
-			      strerror(errno));
+		return qd_errf(err, errlen, "/proc/self/mountinfo: %s",
+			       strerror(errno));
 	while (getline(&line, &cap, m) > 0) {
 		line[strcspn(line, "\n")] = '\0';
 		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE
@@ -273,17 +263,17 @@ int cg_mount(const char *controller, char *mnt, size_t mntlen, char *root,
 		unescape(f[4]);
 		if (snprintf(mnt, mntlen, "%s", f[4]) >= (int)mntlen ||
 		    snprintf(root, rootlen, "%s", f[3]) >= (int)rootlen) {
-			cg_err(err, errlen, "mount point %s: path too long",
-			       f[4]);
+			qd_errf(err, errlen, "mount point %s: path too long",
+				f[4]);
 			goto fail;
 		}
 		rv = 0;
 		goto fail;
 	}
 	if (controller)
-		cg_err(err, errlen, "no v1 %s controller mounted", controller);
+		qd_errf(err, errlen, "no v1 %s controller mounted", controller);
 	else
-		cg_err(err, errlen, "no cgroup2 file system mounted");
+		qd_errf(err, errlen, "no cgroup2 file system mounted");
 fail:
 	free(line);
 	fclose(m);
@@ -303,7 +293,7 @@ int cg_dir_of(pid_t pid, const char *controller, char *dir, size_t dirlen,
 			sizeof(why)) ||
 	    cg_mount(controller, mnt, sizeof(mnt), root, sizeof(root), why,
 		     sizeof(why)))
-		return cg_err(err, errlen, "%s: %s", v, why);
+		return qd_errf(err, errlen, "%s: %s", v, why);
 	/*
 	 * A mount of part of the hierarchy (a container's, or a cgroup
 	 * namespace's) shows the cgroups below its root only.
@@ -312,18 +302,18 @@ int cg_dir_of(pid_t pid, const char *controller, char *dir, size_t dirlen,
 	if (strcmp(root, "/")) {
 		if (strncmp(path, root, rootlen) ||
 		    (path[rootlen] && path[rootlen] != '/'))
-			return cg_err(err, errlen,
-				      "%s: pid %d's cgroup %s is outside the "
-				      "mount at %s (root %s)",
-				      v, (int)pid, path, mnt, root);
+			return qd_errf(err, errlen,
+				       "%s: pid %d's cgroup %s is outside the "
+				       "mount at %s (root %s)",
+				       v, (int)pid, path, mnt, root);
 		rel = path + rootlen;
 	}
 	if (!strcmp(rel, "/"))
 		rel = "";
 	if (snprintf(dir, dirlen, "%s%s", mnt, rel) >= (int)dirlen ||
 	    snprintf(top, toplen, "%s", mnt) >= (int)toplen)
-		return cg_err(err, errlen, "%s: %s%s: path too long", v, mnt,
-			      rel);
+		return qd_errf(err, errlen, "%s: %s%s: path too long", v, mnt,
+			       rel);
 	return 0;
 }
 
@@ -335,17 +325,17 @@ int cg_write(const char *path, const char *text, char *err, size_t errlen)
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return cg_err(err, errlen, "open %s: %s", path,
-			      strerror(errno));
+		return qd_errf(err, errlen, "open %s: %s", path,
+			       strerror(errno));
 	n = write(fd, text, len);
 	if (n < 0) {
-		cg_err(err, errlen, "write '%.*s' to %s: %s",
-		       (int)strcspn(text, "\n"), text, path, strerror(errno));
+		qd_errf(err, errlen, "write '%.*s' to %s: %s",
+			(int)strcspn(text, "\n"), text, path, strerror(errno));
 		goto fail;
 	}
 	if ((size_t)n != len) {
-		cg_err(err, errlen, "write '%.*s' to %s: short write",
-		       (int)strcspn(text, "\n"), text, path);
+		qd_errf(err, errlen, "write '%.*s' to %s: short write",
+			(int)strcspn(text, "\n"), text, path);
 		goto fail;
 	}
 	rv = 0;
@@ -358,13 +348,13 @@ int cg_mkchild(const char *parent, const char *name, char *child,
 	       size_t childlen, char *err, size_t errlen)
 {
 	if (snprintf(child, childlen, "%s/%s", parent, name) >= (int)childlen)
-		return cg_err(err, errlen, "%s/%s: path too long", parent,
-			      name);
+		return qd_errf(err, errlen, "%s/%s: path too long", parent,
+			       name);
 	if (!mkdir(child, 0755))
 		return 0;
 	if (errno != EEXIST)
-		return cg_err(err, errlen, "mkdir %s: %s", child,
-			      strerror(errno));
+		return qd_errf(err, errlen, "mkdir %s: %s", child,
+			       strerror(errno));
 	/*
 	 * Left by a step that ended without cleaning up (slurmstepd killed).
 	 * Its rules were for other GPUs: start afresh, never reuse it.
@@ -372,8 +362,8 @@ int cg_mkchild(const char *parent, const char *name, char *child,
 	if (cg_rmdir(child, err, errlen))
 		return -1;
 	if (mkdir(child, 0755))
-		return cg_err(err, errlen, "mkdir %s: %s", child,
-			      strerror(errno));
+		return qd_errf(err, errlen, "mkdir %s: %s", child,
+			       strerror(errno));
 	return 0;
 }
 
@@ -398,7 +388,7 @@ static int count_procs(const char *dir, pid_t pid, bool *has_pid, char *err,
 	f = fopen(path, "re");
 	if (!f) {
 		saved = errno;
-		cg_err(err, errlen, "%s: %s", path, strerror(saved));
+		qd_errf(err, errlen, "%s: %s", path, strerror(saved));
 		errno = saved;
 		return -1;
 	}
@@ -446,15 +436,15 @@ int cg_rmdir(const char *dir, char *err, size_t errlen)
 		if (errno == ENOENT)
 			return 0;
 		if (errno != EBUSY || tries == 60)
-			return cg_err(err, errlen, "rmdir %s: %s", dir,
-				      strerror(errno));
+			return qd_errf(err, errlen, "rmdir %s: %s", dir,
+				       strerror(errno));
 		n = count_procs(dir, 0, &has, err, errlen);
 		if (n < 0)
 			return -1;
 		if (n > 0) {
-			cg_err(err, errlen,
-			       "rmdir %s: still holds %d process%s", dir, n,
-			       n == 1 ? "" : "es");
+			qd_errf(err, errlen,
+				"rmdir %s: still holds %d process%s", dir, n,
+				n == 1 ? "" : "es");
 			errno = EBUSY;
 			return -1;
 		}
@@ -511,9 +501,9 @@ static int decide(pid_t pid, enum qd_cg_mode mode, enum qd_cg_layout *layout,
 		      autodetect ? why2 : err,
 		      autodetect ? sizeof(why2) : errlen))
 		return autodetect
-			   ? cg_err(err, errlen,
-				    "no cgroup to confine devices in: %s; %s",
-				    why1, why2)
+			   ? qd_errf(err, errlen,
+				     "no cgroup to confine devices in: %s; %s",
+				     why1, why2)
 			   : -1;
 	*layout = qd_cg_layout_of(QD_CG_V2, qd_step_cgroup(dir, NULL, 0) == 1);
 	return 0;
@@ -559,7 +549,7 @@ static struct qd_cg_binding *new_binding(enum qd_cg_layout layout, pid_t pid,
 	struct qd_cg_binding *b = calloc(1, sizeof(*b));
 
 	if (!b) {
-		cg_err(err, errlen, "out of memory");
+		qd_errf(err, errlen, "out of memory");
 		return NULL;
 	}
 	b->layout = layout;
@@ -586,10 +576,10 @@ static int confine(pid_t pid, enum qd_cg_mode mode, const char *name,
 	if (mode == QD_CG_OFF)
 		return 0;
 	if (!valid_name(name))
-		return cg_err(err, errlen,
-			      "cgroup name '%s' must start with " QD_CG_PREFIX
-			      " and hold no '/'",
-			      name);
+		return qd_errf(err, errlen,
+			       "cgroup name '%s' must start with " QD_CG_PREFIX
+			       " and hold no '/'",
+			       name);
 	if (cg_deny_set(gpus, allowed, &deny, &n, err, errlen))
 		goto fail;
 	if (!n) {
@@ -635,12 +625,12 @@ static int attach_dir(const char *dir, bool above, const struct qd_paths *gpus,
 	}
 	if (cg_mount(NULL, top, sizeof(top), root, sizeof(root), why,
 		     sizeof(why))) {
-		cg_err(err, errlen, "cgroup v2: %s", why);
+		qd_errf(err, errlen, "cgroup v2: %s", why);
 		goto fail;
 	}
 	if (strncmp(dir, top, strlen(top))) {
-		cg_err(err, errlen,
-		       "cgroup v2: %s is not below the mount at %s", dir, top);
+		qd_errf(err, errlen,
+			"cgroup v2: %s is not below the mount at %s", dir, top);
 		goto fail;
 	}
 	b = new_binding(QD_CG_LAYOUT_V2_IN_PLACE, 0, 1, err, errlen);
@@ -693,8 +683,8 @@ int qd_cg_dir(pid_t pid, enum qd_cg_mode mode, char *dir, size_t len, char *err,
 	char top[PATH_MAX];
 
 	if (mode != QD_CG_V1 && mode != QD_CG_V2)
-		return cg_err(err, errlen, "cgroup mode %s has no directory",
-			      qd_cg_mode_name(mode));
+		return qd_errf(err, errlen, "cgroup mode %s has no directory",
+			       qd_cg_mode_name(mode));
 	return cg_dir_of(pid, mode == QD_CG_V1 ? "devices" : NULL, dir, len,
 			 top, sizeof(top), err, errlen);
 }
@@ -723,11 +713,11 @@ int qd_cg_join(pid_t pid, enum qd_cg_mode mode, const char *dir,
 		 * whether another allows more cannot be read (devices.list
 		 * shows "a *:* rwm" whatever it denies), so none is left. */
 		if (!at_or_below(dir, cur))
-			return cg_err(err, errlen,
-				      "cgroup v1: pid %d's devices cgroup %s "
-				      "is not above %s: moving it could widen "
-				      "what it may open",
-				      (int)pid, cur, dir);
+			return qd_errf(err, errlen,
+				       "cgroup v1: pid %d's devices cgroup %s "
+				       "is not above %s: moving it could widen "
+				       "what it may open",
+				       (int)pid, cur, dir);
 	} else {
 		r = cg_v2_effective(cur, prog_id, NULL, NULL, err, errlen);
 		if (r < 0)
@@ -735,24 +725,24 @@ int qd_cg_join(pid_t pid, enum qd_cg_mode mode, const char *dir,
 		if (r)
 			return 0;
 		if (qd_step_cgroup(cur, NULL, 0) == 1)
-			return cg_err(err, errlen,
-				      "cgroup v2: pid %d is in %s, where "
-				      "Slurm's cgroup/v2 plugin tracks it; "
-				      "moving it would hide it from Slurm",
-				      (int)pid, cur);
+			return qd_errf(err, errlen,
+				       "cgroup v2: pid %d is in %s, where "
+				       "Slurm's cgroup/v2 plugin tracks it; "
+				       "moving it would hide it from Slurm",
+				       (int)pid, cur);
 		if (cg_v2_effective(dir, prog_id, cur, &covers, err, errlen) <
 		    0)
 			return -1;
 		if (!covers)
-			return cg_err(err, errlen,
-				      "cgroup v2: a device program effective "
-				      "for pid %d in %s is not in %s: moving "
-				      "it could widen what it may open",
-				      (int)pid, cur, dir);
+			return qd_errf(err, errlen,
+				       "cgroup v2: a device program effective "
+				       "for pid %d in %s is not in %s: moving "
+				       "it could widen what it may open",
+				       (int)pid, cur, dir);
 	}
 	if (cg_move(dir, pid, why, sizeof(why)))
-		return cg_err(err, errlen, "cgroup %s: %s",
-			      mode == QD_CG_V1 ? "v1" : "v2", why);
+		return qd_errf(err, errlen, "cgroup %s: %s",
+			       mode == QD_CG_V1 ? "v1" : "v2", why);
 	*moved = 1;
 	/* The kernel's word, not ours: where pid is now. */
 	if (qd_cg_dir(pid, mode, cur, sizeof(cur), err, errlen))
@@ -760,10 +750,10 @@ int qd_cg_join(pid_t pid, enum qd_cg_mode mode, const char *dir,
 	if (mode == QD_CG_V1
 		? strcmp(cur, dir) != 0
 		: cg_v2_effective(cur, prog_id, NULL, NULL, err, errlen) != 1)
-		return cg_err(err, errlen,
-			      "pid %d was moved to %s but is not confined "
-			      "there (%s)",
-			      (int)pid, dir, cur);
+		return qd_errf(err, errlen,
+			       "pid %d was moved to %s but is not confined "
+			       "there (%s)",
+			       (int)pid, dir, cur);
 	return 0;
 }
 
@@ -831,6 +821,6 @@ int qd_cg_sweep(pid_t pid, char *err, size_t errlen)
 		removed += sweep_dir(dir);
 	}
 	if (!found)
-		return cg_err(err, errlen, "%s; %s", why1, why2);
+		return qd_errf(err, errlen, "%s; %s", why1, why2);
 	return removed;
 }

@@ -4,21 +4,17 @@
 #ifndef QD_CGROUP_PRIV_H
 #define QD_CGROUP_PRIV_H
 
-#include <stdarg.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #include "cgroup.h"
+#include "errmsg.h"
 
 /* A character device to refuse. */
 struct qd_dev {
 	unsigned major;
 	unsigned minor;
 };
-
-/* printf into err; always returns -1, for "return cg_err(...)". */
-int cg_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /*
  * The device numbers of gpus that no allowed file shares, control devices

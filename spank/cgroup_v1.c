@@ -44,8 +44,8 @@ static int check_list(const char *dir, const struct qd_dev *deny, size_t n,
 	snprintf(path, sizeof(path), "%s/devices.list", dir);
 	f = fopen(path, "re");
 	if (!f)
-		return cg_err(err, errlen, "cgroup v1: %s: %s", path,
-			      strerror(errno));
+		return qd_errf(err, errlen, "cgroup v1: %s: %s", path,
+			       strerror(errno));
 	while (fscanf(f, " %c %15[^:]:%15s %7s", &type, maj, min, acc) == 4) {
 		if (type == 'a' && !strcmp(maj, "*") && !strcmp(min, "*"))
 			continue;
@@ -55,12 +55,12 @@ static int check_list(const char *dir, const struct qd_dev *deny, size_t n,
 			if (!num_matches(maj, deny[i].major) ||
 			    !num_matches(min, deny[i].minor))
 				continue;
-			cg_err(err, errlen,
-			       "cgroup v1: %s still allows c %u:%u through "
-			       "its parent's rule '%c %s:%s %s', which a deny "
-			       "cannot narrow",
-			       dir, deny[i].major, deny[i].minor, type, maj,
-			       min, acc);
+			qd_errf(err, errlen,
+				"cgroup v1: %s still allows c %u:%u through "
+				"its parent's rule '%c %s:%s %s', which a deny "
+				"cannot narrow",
+				dir, deny[i].major, deny[i].minor, type, maj,
+				min, acc);
 			goto fail;
 		}
 	}
@@ -78,14 +78,14 @@ int cg_v1_confine(struct qd_cg_binding *b, const char *parent, const char *name,
 	if (cg_mkchild(parent, name, b->dir, sizeof(b->dir), why,
 		       sizeof(why))) {
 		b->dir[0] = '\0';
-		return cg_err(err, errlen, "cgroup v1: %s", why);
+		return qd_errf(err, errlen, "cgroup v1: %s", why);
 	}
 	snprintf(path, sizeof(path), "%s/devices.deny", b->dir);
 	for (size_t i = 0; i < n; i++) {
 		snprintf(rule, sizeof(rule), "c %u:%u rwm\n", deny[i].major,
 			 deny[i].minor);
 		if (cg_write(path, rule, why, sizeof(why))) {
-			cg_err(err, errlen, "cgroup v1: %s", why);
+			qd_errf(err, errlen, "cgroup v1: %s", why);
 			goto fail;
 		}
 	}
@@ -93,7 +93,7 @@ int cg_v1_confine(struct qd_cg_binding *b, const char *parent, const char *name,
 		goto fail;
 	/* Last, so the task is never in a cgroup with half the rules. */
 	if (!b->nomove && cg_move(b->dir, b->pid, why, sizeof(why))) {
-		cg_err(err, errlen, "cgroup v1: %s", why);
+		qd_errf(err, errlen, "cgroup v1: %s", why);
 		goto fail;
 	}
 	return 0;

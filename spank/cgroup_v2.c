@@ -132,10 +132,10 @@ static int load(const struct qd_dev *deny, size_t n, int map_fd, char *err,
 	int fd, saved;
 
 	if (build(&p, deny, n, map_fd))
-		return cg_err(err, errlen,
-			      "cgroup v2: cannot build a device program for "
-			      "%zu devices",
-			      n);
+		return qd_errf(err, errlen,
+			       "cgroup v2: cannot build a device program for "
+			       "%zu devices",
+			       n);
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
 	attr.insns = ptr(p.insn);
@@ -159,8 +159,8 @@ static int load(const struct qd_dev *deny, size_t n, int map_fd, char *err,
 			log[strcspn(log, "\n")] = '\0';
 			last = log;
 		}
-		cg_err(err, errlen, "cgroup v2: bpf(BPF_PROG_LOAD): %s%s%s",
-		       strerror(saved), *last ? ": " : "", last);
+		qd_errf(err, errlen, "cgroup v2: bpf(BPF_PROG_LOAD): %s%s%s",
+			strerror(saved), *last ? ": " : "", last);
 	}
 	free(log);
 	return fd;
@@ -197,12 +197,12 @@ static int query_dir(const char *dir, bool effective, uint32_t *flags,
 	int rv;
 
 	if (fd < 0)
-		return cg_err(err, errlen, "cgroup v2: open %s: %s", dir,
-			      strerror(errno));
+		return qd_errf(err, errlen, "cgroup v2: open %s: %s", dir,
+			       strerror(errno));
 	rv = query(fd, effective, flags, ids, cnt);
 	if (rv)
-		cg_err(err, errlen, "cgroup v2: bpf(BPF_PROG_QUERY) on %s: %s",
-		       dir, strerror(errno));
+		qd_errf(err, errlen, "cgroup v2: bpf(BPF_PROG_QUERY) on %s: %s",
+			dir, strerror(errno));
 	close(fd);
 	return rv;
 }
@@ -247,9 +247,9 @@ static int chain_to(struct qd_cg_binding *b, uint32_t id, char *err,
 	attr.prog_id = id;
 	b->chain_fd = sys_bpf(BPF_PROG_GET_FD_BY_ID, &attr);
 	if (b->chain_fd < 0)
-		return cg_err(err, errlen,
-			      "cgroup v2: bpf(BPF_PROG_GET_FD_BY_ID, %u): %s",
-			      id, strerror(errno));
+		return qd_errf(err, errlen,
+			       "cgroup v2: bpf(BPF_PROG_GET_FD_BY_ID, %u): %s",
+			       id, strerror(errno));
 	memset(&attr, 0, sizeof(attr));
 	attr.map_type = BPF_MAP_TYPE_PROG_ARRAY;
 	attr.key_size = sizeof(key);
@@ -258,8 +258,9 @@ static int chain_to(struct qd_cg_binding *b, uint32_t id, char *err,
 	snprintf(attr.map_name, sizeof(attr.map_name), "qosdeny_chain");
 	b->map_fd = sys_bpf(BPF_MAP_CREATE, &attr);
 	if (b->map_fd < 0)
-		return cg_err(err, errlen, "cgroup v2: bpf(BPF_MAP_CREATE): %s",
-			      strerror(errno));
+		return qd_errf(err, errlen,
+			       "cgroup v2: bpf(BPF_MAP_CREATE): %s",
+			       strerror(errno));
 	value = b->chain_fd;
 	memset(&attr, 0, sizeof(attr));
 	attr.map_fd = (uint32_t)b->map_fd;
@@ -267,10 +268,10 @@ static int chain_to(struct qd_cg_binding *b, uint32_t id, char *err,
 	attr.value = ptr(&value);
 	attr.flags = BPF_ANY;
 	if (sys_bpf(BPF_MAP_UPDATE_ELEM, &attr))
-		return cg_err(err, errlen,
-			      "cgroup v2: cannot chain to device program %u "
-			      "(bpf(BPF_MAP_UPDATE_ELEM): %s)",
-			      id, strerror(errno));
+		return qd_errf(err, errlen,
+			       "cgroup v2: cannot chain to device program %u "
+			       "(bpf(BPF_MAP_UPDATE_ELEM): %s)",
+			       id, strerror(errno));
 	return 0;
 }
 
@@ -327,17 +328,17 @@ static int verify(const char *dir, uint32_t ours, const uint32_t *before,
 	if (query_dir(dir, true, NULL, after, &n, err, errlen))
 		return -1;
 	if (!listed(ours, after, n))
-		return cg_err(err, errlen,
-			      "cgroup v2: device program %u attached to %s "
-			      "but not effective there",
-			      ours, dir);
+		return qd_errf(err, errlen,
+			       "cgroup v2: device program %u attached to %s "
+			       "but not effective there",
+			       ours, dir);
 	for (uint32_t i = 0; i < nbefore; i++)
 		if (before[i] != chained && !listed(before[i], after, n))
-			return cg_err(err, errlen,
-				      "cgroup v2: attaching to %s would drop "
-				      "device program %u that confines the "
-				      "task now",
-				      dir, before[i]);
+			return qd_errf(err, errlen,
+				       "cgroup v2: attaching to %s would drop "
+				       "device program %u that confines the "
+				       "task now",
+				       dir, before[i]);
 	return 0;
 }
 
@@ -368,8 +369,8 @@ static int unattach(struct qd_cg_binding *b, char *err, size_t errlen)
 		goto fail;
 	}
 	if (fd < 0) {
-		cg_err(err, errlen, "cgroup v2: open %s: %s", b->attached,
-		       strerror(errno));
+		qd_errf(err, errlen, "cgroup v2: open %s: %s", b->attached,
+			strerror(errno));
 		goto fail;
 	}
 	/*
@@ -389,9 +390,9 @@ static int unattach(struct qd_cg_binding *b, char *err, size_t errlen)
 			rv = 0;
 			goto fail;
 		}
-		cg_err(err, errlen, "cgroup v2: bpf(%s) on %s: %s",
-		       b->replaced ? "BPF_PROG_ATTACH" : "BPF_PROG_DETACH",
-		       b->attached, strerror(errno));
+		qd_errf(err, errlen, "cgroup v2: bpf(%s) on %s: %s",
+			b->replaced ? "BPF_PROG_ATTACH" : "BPF_PROG_DETACH",
+			b->attached, strerror(errno));
 		goto fail;
 	}
 	rv = 0;
@@ -419,7 +420,7 @@ static int plan(struct qd_cg_binding *b, const char *parent, bool found,
 	*chain = found && !(flags & BPF_F_ALLOW_MULTI);
 	if (found && !here &&
 	    !(flags & (BPF_F_ALLOW_MULTI | BPF_F_ALLOW_OVERRIDE)))
-		return cg_err(
+		return qd_errf(
 		    err, errlen,
 		    "cgroup v2: %s holds an exclusive device program, "
 		    "so no cgroup below it can get one",
@@ -438,21 +439,22 @@ static int plan(struct qd_cg_binding *b, const char *parent, bool found,
 	}
 	/* The child layout, under an exclusive program in parent itself. */
 	if (b->nomove)
-		return cg_err(err, errlen,
-			      "cgroup v2: %s holds an exclusive device "
-			      "program, so no cgroup below it can get one",
-			      where);
+		return qd_errf(err, errlen,
+			       "cgroup v2: %s holds an exclusive device "
+			       "program, so no cgroup below it can get one",
+			       where);
 	/* Replacing it in place confines all that is in there. */
 	switch (cg_holds_only(parent, b->pid, why, sizeof(why))) {
 	case 1:
 		break;
 	case 0:
-		return cg_err(err, errlen,
-			      "cgroup v2: %s holds an exclusive device program "
-			      "and processes other than pid %d",
-			      parent, (int)b->pid);
+		return qd_errf(
+		    err, errlen,
+		    "cgroup v2: %s holds an exclusive device program "
+		    "and processes other than pid %d",
+		    parent, (int)b->pid);
 	default:
-		return cg_err(err, errlen, "cgroup v2: %s", why);
+		return qd_errf(err, errlen, "cgroup v2: %s", why);
 	}
 	*in_place = true;
 	*attach_flags = 0;
@@ -475,10 +477,10 @@ int cg_v2_confine(struct qd_cg_binding *b, const char *parent, const char *top,
 		    errlen))
 		goto fail;
 	if (!found && nbefore) {
-		cg_err(err, errlen,
-		       "cgroup v2: %s has device programs from cgroups above "
-		       "the mount at %s, whose attach flags cannot be read",
-		       parent, top);
+		qd_errf(err, errlen,
+			"cgroup v2: %s has device programs from cgroups above "
+			"the mount at %s, whose attach flags cannot be read",
+			parent, top);
 		goto fail;
 	}
 	if (plan(b, parent, found, where, flags, &in_place, &attach_flags,
@@ -490,9 +492,9 @@ int cg_v2_confine(struct qd_cg_binding *b, const char *parent, const char *top,
 	if (b->prog_fd < 0)
 		goto fail;
 	if (prog_id(b->prog_fd, &ours)) {
-		cg_err(err, errlen,
-		       "cgroup v2: bpf(BPF_OBJ_GET_INFO_BY_FD): %s",
-		       strerror(errno));
+		qd_errf(err, errlen,
+			"cgroup v2: bpf(BPF_OBJ_GET_INFO_BY_FD): %s",
+			strerror(errno));
 		goto fail;
 	}
 	b->prog_id = ours;
@@ -502,20 +504,21 @@ int cg_v2_confine(struct qd_cg_binding *b, const char *parent, const char *top,
 		if (cg_mkchild(parent, name, b->dir, sizeof(b->dir), why,
 			       sizeof(why))) {
 			b->dir[0] = '\0';
-			cg_err(err, errlen, "cgroup v2: %s", why);
+			qd_errf(err, errlen, "cgroup v2: %s", why);
 			goto fail;
 		}
 		target = b->dir;
 	}
 	fd = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
-		cg_err(err, errlen, "cgroup v2: open %s: %s", target,
-		       strerror(errno));
+		qd_errf(err, errlen, "cgroup v2: open %s: %s", target,
+			strerror(errno));
 		goto fail;
 	}
 	if (attach(fd, b->prog_fd, attach_flags)) {
-		cg_err(err, errlen, "cgroup v2: bpf(BPF_PROG_ATTACH) to %s: %s",
-		       target, strerror(errno));
+		qd_errf(err, errlen,
+			"cgroup v2: bpf(BPF_PROG_ATTACH) to %s: %s", target,
+			strerror(errno));
 		goto fail;
 	}
 	if (in_place) {
@@ -529,7 +532,7 @@ int cg_v2_confine(struct qd_cg_binding *b, const char *parent, const char *top,
 		goto fail;
 	if (!in_place && !b->nomove &&
 	    cg_move(b->dir, b->pid, why, sizeof(why))) {
-		cg_err(err, errlen, "cgroup v2: %s", why);
+		qd_errf(err, errlen, "cgroup v2: %s", why);
 		goto fail;
 	}
 	rv = 0;
@@ -576,10 +579,10 @@ int cg_v2_release(struct qd_cg_binding *b, char *err, size_t errlen)
 		n = cg_nprocs(b->attached, err, errlen);
 		if (n > 0) {
 			errno = EBUSY;
-			return cg_err(err, errlen,
-				      "cgroup v2: %s still holds %d "
-				      "process%s",
-				      b->attached, n, n == 1 ? "" : "es");
+			return qd_errf(err, errlen,
+				       "cgroup v2: %s still holds %d "
+				       "process%s",
+				       b->attached, n, n == 1 ? "" : "es");
 		}
 		if ((n < 0 && errno != ENOENT) || unattach(b, err, errlen))
 			return -1;

@@ -59,12 +59,13 @@ $(SPANK_PART_TESTS): $(B)/tests/%: tests/unit/%.c $(SPANK_LIB) $(CORE_LIB)
 
 # The plugin as slurmstepd loads it, with the spank_* and slurm_* functions
 # it calls stubbed in the test and exported to it (-rdynamic).
-$(SPANK_PLUG_TEST): $(B)/tests/%: tests/unit/%.c $(SPANK_SO) $(SPANK_LIB)
+$(SPANK_PLUG_TEST): $(B)/tests/%: tests/unit/%.c $(SPANK_SO) $(SPANK_LIB) \
+		$(CORE_LIB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(SPANK_CFLAGS) \
 		-DQD_SPANK_SO='"$(abspath $(SPANK_SO))"' $(CPPFLAGS) $(QD_CFLAGS) \
 		$(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -rdynamic -o $@ $< \
-		$(SPANK_LIB) -ldl -lcriterion $(HIREDIS_LIBS)
+		$(SPANK_LIB) $(CORE_LIB) -ldl -lcriterion $(HIREDIS_LIBS)
 
 # The same under the sanitizers, for the Makefile's unit-asan.
 ifdef ASAN_B
@@ -97,10 +98,11 @@ $(SPANK_ASAN_PART): $(ASAN_B)/tests/%: tests/unit/%.c $(SPANK_ASAN_LIB) \
 		$(SPANK_ASAN_LIB) $(ASAN_CORE_LIB) $(HIREDIS_LIBS) -lm -lcriterion
 
 $(SPANK_ASAN_PLUG): $(ASAN_B)/tests/%: tests/unit/%.c $(SPANK_ASAN_SO) \
-		$(SPANK_ASAN_LIB)
+		$(SPANK_ASAN_LIB) $(ASAN_CORE_LIB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(SPANK_CFLAGS) \
 		-DQD_SPANK_SO='"$(abspath $(SPANK_ASAN_SO))"' $(CPPFLAGS) \
 		$(QD_CFLAGS) $(CFLAGS) $(ASAN_FLAGS) $(QD_LDFLAGS) $(LDFLAGS) -rdynamic \
-		-o $@ $< $(SPANK_ASAN_LIB) -ldl -lcriterion $(HIREDIS_LIBS)
+		-o $@ $< $(SPANK_ASAN_LIB) $(ASAN_CORE_LIB) -ldl -lcriterion \
+		$(HIREDIS_LIBS)
 endif
