@@ -148,6 +148,31 @@ stays() {
 }
 check "and stays once over two more refreshes" stays $((INTERVAL * 2)) settled
 
+# --- A job whose node fails (NODE_FAIL): its running entry stays while
+# the node is down, and its record replaces it when slurmd's start closes
+# it, even late: counted once, never beside it.
+as charlie sbatch --parsable -A batch -w n1 --no-requeue --gres=gpu:1 \
+	--wrap 'exec sleep 300'
+c4=${OUT%%;*}
+c4_entry() { rcli hget "qosdeny:{$QD_CLUSTER_NAME}:running" "$c4"; }
+c4_published() { [ -n "$(c4_entry)" ]; }
+check "charlie's job on n1 is published" wait_for "running entry of $c4" \
+	$((INTERVAL * 3)) c4_published
+crash_node n1 "$c4"
+failed() { [ "$(ctld_state "$c4")" == NODE_FAIL ]; }
+check "n1 failed under it: NODE_FAIL" wait_for "job $c4 to fail" 60 failed
+entry=$(c4_entry)
+unchanged() { [ -n "$entry" ] && [ "$(c4_entry)" == "$entry" ]; }
+check "its entry stays over two refreshes" stays $((INTERVAL * 2)) unchanged
+check "n1 back" node_back n1
+has_c4_record() { [ -n "$(redis_record "$c4" n1)" ]; }
+check "slurmd's start sent the job's record" \
+	wait_for "job $c4's record" 20 has_c4_record
+USED[charlie]=$((USED[charlie] + $(field "$(redis_record "$c4" n1)" gpu_seconds)))
+check "which replaced its running entry" test -z "$(c4_entry)"
+check "charlie's RawUsage counts the job once (${USED[charlie]})" \
+	wait_for "charlie's usage to settle" $((INTERVAL * 3)) settled
+
 # --- Pending jobs follow within interval + PriorityCalcPeriod, and start
 # in that order when nodes free up.
 c3=$(pending_job charlie -A batch)

@@ -14,36 +14,6 @@ source "$(dirname "$0")/usage-lib.sh"
 redis_clear
 check "reporting on (plugstack.conf, slurmd restarted)" reporting_on
 
-# unix_field JOB KEY: one of slurmctld's times for the job, Unix seconds.
-unix_field() {
-	SLURM_TIME_FORMAT=%s scontrol -o show job "$1" |
-		sed -n "s/^JobId=$1 .* $2=\([0-9]*\).*/\1/p"
-}
-
-# crash_n1 JOB: kills -9 n1's slurmd and every process of the job's steps
-# there (its slurmstepds and what they started), as a crash of the node
-# would, then sets n1 DOWN: slurmctld ends or requeues the job.
-crash_n1() {
-	local stepds pids
-	stepds=$(ps -eo pid=,args= | awk -v j="[$1." \
-		'index($0, "slurmstepd: " j) { print $1 }')
-	pids=$(ps -eo pid=,ppid= | awk -v roots=" $(echo $stepds) " '
-		{ parent[$1] = $2 }
-		END { for (p in parent) for (q = p; q > 1; q = parent[q])
-			if (index(roots, " " q " ")) { print p; break } }')
-	kill -KILL "$(cat "$QD_CLUSTER_DIR/run/slurmd-n1.pid")" $pids
-	scontrol update nodename=n1 state=down reason=qosdeny-test
-}
-
-# n1_back: slurmd starts again (its start closes the orphaned records)
-# and the node is resumed, unless its registration did (ReturnToService).
-n1_up() { sinfo -h -n n1 -o %T | grep -Eq '^(idle|mixed|allocated)$'; }
-n1_back() {
-	bash "$CLUSTER" restart-slurmd n1 >/dev/null || return 1
-	n1_up || scontrol update nodename=n1 state=resume
-	wait_for "n1 to be up" 20 n1_up
-}
-
 ran_at_least() { # JOB SECONDS
 	local start
 	start=$(unix_field "$1" StartTime)
@@ -59,9 +29,8 @@ j=${OUT%%;*}
 check "job $j runs on n1" wait_for "job $j to start" 20 \
 	test -e "$QD_CLUSTER_DIR/users/alice/started-$j"
 check "for 5 s" wait_for "job $j to run 5 s" 20 ran_at_least "$j" 5
-crash_n1 "$j"
+crash_node n1 "$j"
 down=$(date +%s)
-ctld_state() { scontrol -o show job "$1" | sed -n 's/.* JobState=\([^ ]*\).*/\1/p'; }
 check "the job ended NODE_FAIL" wait_for "job $j to end" 60 \
 	test "$(ctld_state "$j")" = NODE_FAIL
 end=$(unix_field "$j" EndTime)
@@ -69,7 +38,7 @@ start=$(unix_field "$j" StartTime)
 assert_contains "its open record stays in n1's spool" " job=$j node=n1 " \
 	"$(spool_records | grep " end=0 ")"
 check "n1 down for 20 s" wait_for "n1's downtime" 40 down_for "$down" 20
-check "n1 back" n1_back
+check "n1 back" node_back n1
 rec=$(redis_record "$j" n1)
 assert_eq "slurmd's start closed and sent it at slurmctld's end" \
 	"$end" "$(field "$rec" end)"
@@ -92,12 +61,12 @@ check "job $k runs on n1" wait_for "job $k to start" 20 \
 	test -e "$QD_CLUSTER_DIR/users/bob/started-$k-"
 check "for 3 s" wait_for "job $k to run 3 s" 20 ran_at_least "$k" 3
 start0=$(unix_field "$k" StartTime)
-crash_n1 "$k"
+crash_node n1 "$k"
 check "the job was requeued" wait_for "job $k requeued" 30 \
 	test "$(scontrol -o show job "$k" | sed -n 's/.* Restarts=\([0-9]*\).*/\1/p')" = 1
 down=$(date +%s)
 check "n1 down for 10 s" wait_for "n1's downtime" 30 down_for "$down" 10
-check "n1 back" n1_back
+check "n1 back" node_back n1
 # Slurm holds a requeued job back for its credentials' lifetime (121 s),
 # and a node that cached them runs no prolog for the next run: n2 then.
 scontrol update jobid="$k" nodelist=n2 starttime=now

@@ -98,3 +98,38 @@ check_record() {
 
 # near A B TOLERANCE: |A - B| <= TOLERANCE.
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { exit !((a - b) ^ 2 <= t * t) }'; }
+
+# ctld_state JOB: the job's state as slurmctld has it (squeue leaves out
+# NODE_FAIL).
+ctld_state() { scontrol -o show job "$1" | sed -n 's/.* JobState=\([^ ]*\).*/\1/p'; }
+
+# unix_field JOB KEY: one of slurmctld's times for the job, Unix seconds.
+unix_field() {
+	SLURM_TIME_FORMAT=%s scontrol -o show job "$1" |
+		sed -n "s/^JobId=$1 .* $2=\([0-9]*\).*/\1/p"
+}
+
+# crash_node NODE JOB: kills -9 the node's slurmd and every process of the
+# job's steps (its slurmstepds and what they started), as a crash of the
+# node would, then sets the node DOWN: slurmctld ends or requeues the job.
+crash_node() {
+	local stepds pids
+	stepds=$(ps -eo pid=,args= | awk -v j="[$2." \
+		'index($0, "slurmstepd: " j) { print $1 }')
+	pids=$(ps -eo pid=,ppid= | awk -v roots=" $(echo $stepds) " '
+		{ parent[$1] = $2 }
+		END { for (p in parent) for (q = p; q > 1; q = parent[q])
+			if (index(roots, " " q " ")) { print p; break } }')
+	kill -KILL "$(cat "$QD_CLUSTER_DIR/run/slurmd-$1.pid")" $pids
+	scontrol update nodename="$1" state=down reason=qosdeny-test
+}
+
+# node_back NODE: slurmd starts again (its start closes the orphaned
+# records) and the node is resumed, unless its registration did
+# (ReturnToService).
+node_up() { sinfo -h -n "$1" -o %T | grep -Eq '^(idle|mixed|allocated)$'; }
+node_back() {
+	bash "$CLUSTER" restart-slurmd "$1" >/dev/null || return 1
+	node_up "$1" || scontrol update nodename="$1" state=resume
+	wait_for "$1 to be up" 20 node_up "$1"
+}
