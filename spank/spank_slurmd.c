@@ -89,20 +89,25 @@ static void say_accounting(void)
 	free(site);
 }
 
-/* The node this slurmd serves, as slurmd takes it: its -N argument, else
- * the short host name. */
-static void slurmd_node(char *node, size_t len)
+/* slurmd's arguments, NUL-separated, into args; returns their length. */
+static size_t slurmd_args(char *args, size_t len)
 {
-	char args[4096];
 	ssize_t n = 0;
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 
 	if (fd >= 0) {
-		n = read(fd, args, sizeof(args) - 1);
+		n = read(fd, args, len - 1);
 		close(fd);
 	}
 	args[n > 0 ? n : 0] = '\0';
-	for (char *a = args; n > 0 && a < args + n; a += strlen(a) + 1) {
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* The node this slurmd serves, as slurmd takes it: its -N argument, else
+ * the short host name. */
+static void slurmd_node(const char *args, size_t n, char *node, size_t len)
+{
+	for (const char *a = args; a < args + n; a += strlen(a) + 1) {
 		if (!strncmp(a, "-N", 2) && a[2]) {
 			snprintf(node, len, "%s", a + 2);
 			return;
@@ -118,6 +123,31 @@ static void slurmd_node(char *node, size_t len)
 	node[strcspn(node, ".")] = '\0';
 }
 
+/*
+ * Whether slurmd forks into the background after loading its plugins,
+ * which leaves a thread started here behind in the parent: 22.05 without
+ * -D (slurmd.c calls xdaemon() after _slurmd_init(); from 24.05 before).
+ */
+static bool daemonizes_after_init(const char *args, size_t n)
+{
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 5, 0)
+	(void)args;
+	(void)n;
+	return false;
+#else
+	for (const char *a = args; a < args + n; a += strlen(a) + 1)
+		if (!strcmp(a, "-D"))
+			return false;
+	return true;
+#endif
+}
+
+/* A fork's child has no heartbeat thread, whatever the copied state says. */
+static void beat_forked(void)
+{
+	beat.running = false;
+}
+
 static void *beat_loop(void *arg)
 {
 	char err[QD_SPOOL_ERR_MAX];
@@ -127,7 +157,6 @@ static void *beat_loop(void *arg)
 	pthread_mutex_lock(&beat.lock);
 	while (!beat.stop) {
 		struct timespec at;
-
 		int k;
 
 		/* Not under the lock: a stop never waits on the disk. */
@@ -149,15 +178,36 @@ static void *beat_loop(void *arg)
 	return NULL;
 }
 
+/* Starts the heartbeat in spool, unless slurmd would leave it behind. */
+static void start_beat(const char *spool, const char *args, size_t n)
+{
+	if (daemonizes_after_init(args, n)) {
+		slurm_info(
+		    "qosdeny: no heartbeat: this slurmd forks into the "
+		    "background after loading plugins (Slurm before "
+		    "24.05 without -D); a job that ends with its node "
+		    "down is charged until slurmctld's or slurmdbd's end "
+		    "for it, else until the node's boot");
+		return;
+	}
+	snprintf(beat.spool, sizeof(beat.spool), "%s", spool);
+	beat.stop = false;
+	beat.running = !pthread_atfork(NULL, NULL, beat_forked) &&
+		       !pthread_create(&beat.thread, NULL, beat_loop, NULL);
+	if (!beat.running)
+		slurm_error("qosdeny: heartbeat: no thread");
+}
+
 static void sweep_usage(const struct qd_spank_opts *o)
 {
-	char node[256], err[QD_REPORT_ERR_MAX];
+	char node[256], err[QD_REPORT_ERR_MAX], args[4096];
 	struct qd_job_end_asker asker;
 	/* struct qd_reporter is large: not on slurmd's stack. */
 	struct qd_reporter *rp = malloc(sizeof(*rp));
+	size_t n = slurmd_args(args, sizeof(args));
 	int64_t last_alive;
 
-	slurmd_node(node, sizeof(node));
+	slurmd_node(args, n, node, sizeof(node));
 	if (!rp || qd_reporter_init(rp, o, node, qd_spank_log, NULL, err,
 				    sizeof(err))) {
 		slurm_error("qosdeny: usage records of jobs ended without "
@@ -168,11 +218,7 @@ static void sweep_usage(const struct qd_spank_opts *o)
 	}
 	/* The slurmd before this one beat last then; this one from now. */
 	last_alive = qd_spool_last_beat(rp->spool);
-	snprintf(beat.spool, sizeof(beat.spool), "%s", rp->spool);
-	beat.stop = false;
-	beat.running = !pthread_create(&beat.thread, NULL, beat_loop, NULL);
-	if (!beat.running)
-		slurm_error("qosdeny: heartbeat: no thread");
+	start_beat(rp->spool, args, n);
 	qd_job_end_asker(&asker, SWEEP_BUDGET_MS);
 	qd_report_sweep(rp, last_alive, qd_job_end_ask, &asker);
 	free(rp);

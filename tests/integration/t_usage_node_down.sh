@@ -14,6 +14,20 @@ source "$(dirname "$0")/usage-lib.sh"
 redis_clear
 check "reporting on (plugstack.conf, slurmd restarted)" reporting_on
 
+# slurmd's heartbeat, the bound when neither slurmctld nor slurmdbd has a
+# job's end: from 24.05 slurmd forks into the background before loading
+# plugins; 22.05's does so after, without -D (as here), which would leave
+# the heartbeat's thread behind.
+if slurm_at_least 24.05; then
+	alive=$QD_SPOOL_DIR/n1/qosdeny/.slurmd-alive
+	beats() { [ -e "$alive" ] && [ $(($(date +%s) - $(stat -c %Y "$alive"))) -le 60 ]; }
+	check "slurmd keeps its heartbeat in the spool" wait_for "$alive" 10 beats
+else
+	assert_contains "22.05's slurmd without -D says it keeps no heartbeat" \
+		"qosdeny: no heartbeat: this slurmd forks into the background" \
+		"$(cat "$QD_LOG_DIR/slurmd-n1.log")"
+fi
+
 ran_at_least() { # JOB SECONDS
 	local start
 	start=$(unix_field "$1" StartTime)
