@@ -368,7 +368,7 @@ check-vm-26.05:
 		build/forky-deb/spank_qosdeny.so build/forky-deb/pam_qosdeny.so
 	@mkdir -p $(QD_RESULTS)
 	QD_VM_SLURM=26.05 bash tests/vm/run.sh t_lifecycle.sh t_suspend_restart.sh \
-		t_usage.sh t_v2_binding.sh t_v2_adopt.sh \
+		t_v2_usage.sh t_v2_binding.sh t_v2_adopt.sh \
 		t_v2_binding.sh@jobidpaths t_v2_adopt.sh@jobidpaths
 
 # The real-GPU check (tests/gpu-node/README.md): the runtime of one Slurm

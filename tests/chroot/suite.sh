@@ -80,7 +80,7 @@ vm() {
 	[ "$1" = 26.05 ] && more=(t_v2_binding.sh@jobidpaths t_v2_adopt.sh@jobidpaths)
 	QD_VM_SLURM=$1 QD_RESULTS=$REPO/$b/results QD_VM_PLUGIN=$2/spank_qosdeny.so \
 		bash "$REPO/tests/vm/run.sh" t_lifecycle.sh t_suspend_restart.sh \
-		t_usage.sh t_v2_binding.sh t_v2_adopt.sh "${more[@]}"
+		t_v2_usage.sh t_v2_binding.sh t_v2_adopt.sh "${more[@]}"
 	echo "# Slurm $1: the pure cgroup v2 VM took $(($(date +%s) - vm_start)) s"
 }
 

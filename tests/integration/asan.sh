@@ -54,7 +54,7 @@ export QD_PLUGINDIR QD_SUITE=integ-asan
 # business here.
 not_here=" t_adopt.sh t_doctor.sh t_escape.sh t_gpu_binding.sh t_gpu_cgroup.sh \
 t_memory.sh t_tool.sh t_usage.sh t_usage_alloc.sh t_usage_fault.sh \
-t_usage_noacct.sh t_usage_qos.sh t_usage_reply_lost.sh "
+t_usage_noacct.sh t_usage_node_down.sh t_usage_qos.sh t_usage_reply_lost.sh "
 tests=("$@")
 if [ ${#tests[@]} -eq 0 ]; then
 	for t in "$here"/t_*.sh; do
