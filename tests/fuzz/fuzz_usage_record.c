@@ -6,33 +6,48 @@
  * Input: the bytes to decode, as they are (NULs and all). Checks, beyond
  * the sanitizers:
  *   - decoding succeeds exactly when a second, plain reading of the format in
- *     usage_record.h accepts the bytes (twelve words split at single blanks,
- *     keys in order, names from the allowed set, numbers without sign or
- *     leading zeros, an open or a consistently closed record, in 128-bit
- *     arithmetic), and yields the same fields;
+ *     usage_record.h accepts the bytes (fourteen words split at single
+ *     blanks for version 2, twelve for version 1, keys in order, names from
+ *     the allowed set, numbers without sign or leading zeros, restart empty
+ *     or below 2^32 - 1, an open or a consistently closed record, in 128-bit
+ *     arithmetic), and yields the same fields (version 1: restart unknown,
+ *     job_start 0);
  *   - a failure zeroes the record and says "usage record: ..." within
  *     errlen; qd_usage_record_check agrees with the decoder;
  *   - a decoded record encodes back to exactly the input bytes (the encoding
- *     is canonical), and into a buffer one byte short it is refused;
+ *     is canonical; a version 1 record to its version 2 form, restart= and
+ *     job_start=0 after partition), and into a buffer one byte short it is
+ *     refused;
  *   - closing a decoded open record gives one that again survives
  *     encode -> decode unchanged, and its id fits QD_RECORD_ID_MAX.
  */
 #include "fuzz_util.h"
 #include "usage_record.h"
 
-#define MAGIC "qosdeny-usage/1"
+#define MAGIC	 "qosdeny-usage/2"
+#define MAGIC_V1 "qosdeny-usage/1"
 
 static const char *const keys[] = {
-    "cluster",	 "job",	  "node", "user", "account",	 "qos",
-    "partition", "start", "end",  "gpus", "gpu_seconds",
+    "cluster", "job",	    "node",	   "user",	"account",
+    "qos",     "partition", "restart",	   "job_start", "start",
+    "end",     "gpus",	    "gpu_seconds",
 };
 
-#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+#define NKEYS	  (sizeof(keys) / sizeof(keys[0]))
+#define K_RESTART 7 /* restart and job_start: version 2 only */
+#define K_JSTART  8
+#define K_START	  9
+#define K_END	  10
+#define K_GPUS	  11
+#define K_GS	  12
 
-/* Field i: a name (0), an optional name (1) or a number up to max (2). */
+/* Field i: a name (0), an optional name (1), a number up to max (2) or a
+ * number that may be empty (3). */
 static int kind(size_t i)
 {
-	if (i == 1 || i >= 7)
+	if (i == K_RESTART)
+		return 3;
+	if (i == 1 || i >= K_JSTART)
 		return 2;
 	return i >= 4 && i <= 6; /* account, qos, partition */
 }
@@ -69,16 +84,19 @@ struct model {
 	const char *name[NKEYS];
 	size_t namelen[NKEYS];
 	unsigned __int128 num[NKEYS];
+	bool v1;
+	bool restart_empty; /* or v1: unknown */
+	size_t start_off;   /* where the "start=" word begins */
 };
 
 /* The format read word by word, independently of the decoder's table. */
 static bool model_decode(const char *d, size_t n, struct model *m)
 {
-	static const unsigned __int128 max[NKEYS] = {[1] = UINT32_MAX,
-						     [7] = INT64_MAX,
-						     [8] = INT64_MAX,
-						     [9] = UINT32_MAX,
-						     [10] = UINT64_MAX};
+	static const unsigned __int128 max[NKEYS] = {
+	    [1] = UINT32_MAX,	    [K_RESTART] = UINT32_MAX - 1,
+	    [K_JSTART] = INT64_MAX, [K_START] = INT64_MAX,
+	    [K_END] = INT64_MAX,    [K_GPUS] = UINT32_MAX,
+	    [K_GS] = UINT64_MAX};
 	const char *w = d, *end, *stop;
 	size_t i;
 
@@ -88,14 +106,23 @@ static bool model_decode(const char *d, size_t n, struct model *m)
 	if (memchr(d, '\n', n - 1) || memchr(d, '\0', n))
 		return false;
 	stop = memchr(w, ' ', (size_t)(end - w));
-	if (!stop || (size_t)(stop - w) != strlen(MAGIC) ||
-	    memcmp(w, MAGIC, strlen(MAGIC)))
+	if (!stop || (size_t)(stop - w) != strlen(MAGIC))
 		return false;
+	m->v1 = !memcmp(w, MAGIC_V1, strlen(MAGIC_V1));
+	if (!m->v1 && memcmp(w, MAGIC, strlen(MAGIC)))
+		return false;
+	m->restart_empty = m->v1;
 	w = stop + 1;
 	for (i = 0; i < NKEYS; i++, w = stop + 1) {
 		size_t klen = strlen(keys[i]);
 		const char *v;
 
+		if (m->v1 && (i == K_RESTART || i == K_JSTART)) {
+			stop = w - 1; /* not in version 1: w stays */
+			continue;
+		}
+		if (i == K_START)
+			m->start_off = (size_t)(w - d);
 		stop = memchr(w, ' ', (size_t)(end - w));
 		if (!stop)
 			stop = end;
@@ -105,7 +132,9 @@ static bool model_decode(const char *d, size_t n, struct model *m)
 		    w[klen] != '=')
 			return false;
 		v = w + klen + 1;
-		if (kind(i) == 2) {
+		if (kind(i) == 3 && stop == v) {
+			m->restart_empty = true;
+		} else if (kind(i) >= 2) {
 			if (!model_number(v, (size_t)(stop - v), max[i],
 					  &m->num[i]))
 				return false;
@@ -118,12 +147,13 @@ static bool model_decode(const char *d, size_t n, struct model *m)
 	}
 	/* job > 0, start > 0; open: no seconds; closed: end >= start and
 	 * seconds = gpus * (end - start), which must fit in 64 bits. */
-	if (!m->num[1] || !m->num[7])
+	if (!m->num[1] || !m->num[K_START])
 		return false;
-	if (!m->num[8])
-		return !m->num[10];
-	return m->num[8] >= m->num[7] &&
-	       m->num[9] * (m->num[8] - m->num[7]) == m->num[10];
+	if (!m->num[K_END])
+		return !m->num[K_GS];
+	return m->num[K_END] >= m->num[K_START] &&
+	       m->num[K_GPUS] * (m->num[K_END] - m->num[K_START]) ==
+		   m->num[K_GS];
 }
 
 static void check_same(const struct model *m, const struct qd_usage_record *r)
@@ -132,13 +162,21 @@ static void check_same(const struct model *m, const struct qd_usage_record *r)
 	    [0] = r->cluster, [2] = r->node, [3] = r->user,
 	    [4] = r->account, [5] = r->qos,  [6] = r->partition};
 	const unsigned __int128 nums[NKEYS] = {[1] = r->job_id,
-					       [7] = (uint64_t)r->start,
-					       [8] = (uint64_t)r->end,
-					       [9] = r->gpus,
-					       [10] = r->gpu_seconds};
+					       [K_RESTART] = r->restart,
+					       [K_JSTART] =
+						   (uint64_t)r->job_start,
+					       [K_START] = (uint64_t)r->start,
+					       [K_END] = (uint64_t)r->end,
+					       [K_GPUS] = r->gpus,
+					       [K_GS] = r->gpu_seconds};
 
 	for (size_t i = 0; i < NKEYS; i++) {
-		if (kind(i) == 2) {
+		if (i == K_RESTART && m->restart_empty) {
+			FUZZ_ASSERT(r->restart == QD_RESTART_UNKNOWN,
+				    "restart %" PRIu32, r->restart);
+			continue;
+		}
+		if (kind(i) >= 2) {
 			FUZZ_ASSERT(nums[i] == m->num[i], "%s", keys[i]);
 			continue;
 		}
@@ -166,6 +204,26 @@ static void check_encodes_to(const struct qd_usage_record *r, const char *want,
 		    "fit in %zu bytes", n);
 	fuzz_check_err(err, sizeof(err), true);
 	free(tight);
+}
+
+/* A version 1 record encodes to its version 2 form: the new magic, and
+ * "restart= job_start=0 " before the start= word at start_off. */
+static void check_encodes_to_v2(const struct qd_usage_record *r, const char *v1,
+				size_t n, size_t start_off)
+{
+	static const char added[] = "restart= job_start=0 ";
+	size_t len = n + strlen(added);
+	char *want = malloc(len);
+
+	if (!want)
+		abort();
+	memcpy(want, MAGIC, strlen(MAGIC));
+	memcpy(want + strlen(MAGIC), v1 + strlen(MAGIC_V1),
+	       start_off - strlen(MAGIC_V1));
+	memcpy(want + start_off, added, strlen(added));
+	memcpy(want + start_off + strlen(added), v1 + start_off, n - start_off);
+	check_encodes_to(r, want, len);
+	free(want);
 }
 
 /* Encode -> decode gives r back, and the encoding again. */
@@ -234,7 +292,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_same(&m, &r);
 		FUZZ_ASSERT(qd_usage_record_check(&r, big, sizeof(big)) == 0,
 			    "check refuses a decoded record: %s", big);
-		check_encodes_to(&r, text, size);
+		if (m.v1)
+			check_encodes_to_v2(&r, text, size, m.start_off);
+		else
+			check_encodes_to(&r, text, size);
 		check_close(r, (int64_t)(size * 1000003) - 500000);
 		if (r.start < INT64_MAX - 3)
 			check_close(r, r.start + (int64_t)(size % 7) - 3);
