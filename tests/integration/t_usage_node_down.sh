@@ -51,7 +51,7 @@ end=$(unix_field "$j" EndTime)
 start=$(unix_field "$j" StartTime)
 assert_contains "its open record stays in n1's spool" " job=$j node=n1 " \
 	"$(spool_records | grep " end=0 ")"
-check "n1 down for 20 s" wait_for "n1's downtime" 40 down_for "$down" 20
+check "n1 down for 12 s" wait_for "n1's downtime" 30 down_for "$down" 12
 check "n1 back" node_back n1
 rec=$(redis_record "$j" n1)
 assert_eq "slurmd's start closed and sent it at slurmctld's end" \
@@ -80,7 +80,7 @@ crash_node n1 "$k"
 check "the job was requeued" wait_for "job $k requeued" 30 \
 	test "$(scontrol -o show job "$k" | sed -n 's/.* Restarts=\([0-9]*\).*/\1/p')" = 1
 down=$(date +%s)
-check "n1 down for 10 s" wait_for "n1's downtime" 30 down_for "$down" 10
+check "n1 down for 6 s" wait_for "n1's downtime" 20 down_for "$down" 6
 check "n1 back" node_back n1
 # Slurm holds a requeued job back for its credentials' lifetime (121 s),
 # and a node that cached them runs no prolog for the next run: n2 then.
