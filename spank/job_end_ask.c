@@ -1,7 +1,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "job_end.h"
 #include "job_end_ask.h"
@@ -10,17 +9,9 @@
 /* scontrol's and sacct's output for one job: its lines, with room. */
 #define OUT_MAX 65536
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void qd_job_end_asker(struct qd_job_end_asker *a, int budget_ms)
 {
-	a->deadline_ms = now_ms() + budget_ms;
+	a->deadline_ms = qd_slurm_cmd_now_ms() + budget_ms;
 	a->ctld_silent = false;
 	a->dbd_silent = false;
 }
@@ -29,7 +20,7 @@ void qd_job_end_asker(struct qd_job_end_asker *a, int budget_ms)
 static int run(struct qd_job_end_asker *a, const char *const argv[], char *out,
 	       int *status)
 {
-	long long left = a->deadline_ms - now_ms();
+	long long left = a->deadline_ms - qd_slurm_cmd_now_ms();
 	char err[256];
 
 	if (left <= 0)

@@ -15,7 +15,7 @@
 
 extern char **environ;
 
-static long long now_ms(void)
+long long qd_slurm_cmd_now_ms(void)
 {
 	struct timespec ts;
 
@@ -30,7 +30,7 @@ static int read_all(int fd, char *buf, size_t len, long long deadline)
 
 	for (;;) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
-		long long left = deadline - now_ms();
+		long long left = deadline - qd_slurm_cmd_now_ms();
 		char sink[512];
 		ssize_t r;
 		int ready;
@@ -109,7 +109,8 @@ int qd_slurm_cmd(const char *const argv[], int timeout_ms, char *out,
 	}
 	free(env);
 	close(fds[1]);
-	in_time = read_all(fds[0], out, len, now_ms() + timeout_ms) == 0;
+	in_time =
+	    read_all(fds[0], out, len, qd_slurm_cmd_now_ms() + timeout_ms) == 0;
 	close(fds[0]);
 	if (!in_time)
 		kill(pid, SIGKILL);

@@ -117,10 +117,7 @@ static void slurmd_node(const char *args, size_t n, char *node, size_t len)
 			return;
 		}
 	}
-	if (gethostname(node, len))
-		snprintf(node, len, "localhost");
-	node[len - 1] = '\0';
-	node[strcspn(node, ".")] = '\0';
+	qd_short_host(node, len);
 }
 
 /*

@@ -57,6 +57,9 @@ int qd_reporter_init(struct qd_reporter *rp, const struct qd_spank_opts *o,
 		     const char *node, qd_report_log_fn log, void *log_arg,
 		     char *err, size_t errlen);
 
+/* The short host name, as slurmd's %h and its default node name. */
+void qd_short_host(char *buf, size_t len);
+
 /* path with %n, %h and %% expanded. Returns 0, or -1 when it does not fit. */
 int qd_expand_node_path(const char *path, const char *node, const char *host,
 			char *out, size_t len);

@@ -43,8 +43,7 @@ int qd_expand_node_path(const char *path, const char *node, const char *host,
 	return 0;
 }
 
-/* As slurmd's %h: the short host name. */
-static void short_host(char *buf, size_t len)
+void qd_short_host(char *buf, size_t len)
 {
 	if (gethostname(buf, len))
 		snprintf(buf, len, "localhost");
@@ -68,7 +67,7 @@ int qd_reporter_init(struct qd_reporter *rp, const struct qd_spank_opts *o,
 	else
 		snprintf(path, sizeof(path), "%s/qosdeny",
 			 rp->site.slurmd_spool_dir);
-	short_host(host, sizeof(host));
+	qd_short_host(host, sizeof(host));
 	if (qd_expand_node_path(path, node, host, rp->spool, sizeof(rp->spool)))
 		return qd_errf(err, errlen, "spool path too long: %s", path);
 	rp->opts = *o;

@@ -54,11 +54,10 @@ static int close_one(const char *dir, struct qd_usage_record *r,
 		     qd_orphan_note_fn note, void *arg)
 {
 	char err[QD_SPOOL_ERR_MAX], text[QD_RECORD_MAX];
-	/* Clock skew between hosts: never before the start nor after now. */
+	/* Clock skew between hosts: never after now; never before the start
+	 * either, which qd_usage_record_close sees to. */
 	int64_t end = e->end > now ? now : e->end;
 
-	if (end < r->start)
-		end = r->start;
 	if (qd_usage_record_close(r, end)) {
 		note_f(note, arg, true,
 		       "job %" PRIu32 ": cannot close its usage record at "
