@@ -66,6 +66,15 @@ CORE_CFLAGS := $(CORE_DIRS:%=-I%)
 HAVE_TLS := $(and $(wildcard /usr/include/hiredis/hiredis_ssl.h),$(wildcard \
               /usr/include/openssl/ssl.h))
 QD_DEFS += $(if $(HAVE_TLS),-DQD_HAVE_TLS)
+# hiredis, and hiredis_ssl with OpenSSL, are not linked into what qosdeny
+# installs: shared/usage/hiredis_lib.c loads them when a process first talks
+# to Redis (docs/performance.md "Launch cost"), by the sonames of the
+# libraries the build would link. The unit tests' Redis fakes link them.
+soname = $(shell objdump -p "$$($(CC) -print-file-name=lib$(1).so)" \
+           2>/dev/null | sed -n 's/^ *SONAME *//p')
+QD_DEFS += -DQD_HIREDIS_SONAME='"$(call soname,hiredis)"' \
+           $(if $(HAVE_TLS),-DQD_HIREDIS_SSL_SONAME='"$(call \
+             soname,hiredis_ssl)"' -DQD_SSL_SONAME='"$(call soname,ssl)"')
 HIREDIS_LIBS := $(if $(HAVE_TLS),-lhiredis_ssl -lssl -lcrypto) -lhiredis
 # Header dependencies: each compile writes TARGET.d, included at the end.
 DEPFLAGS   = -MMD -MP -MF $@.d
@@ -209,7 +218,7 @@ $(B)/tools/%.o: tools/%.c
 		$(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(TOOL): $(TOOL_OBJ) $(SPANK_LIB) $(CORE_LIB)
-	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(SPANK_LIB) $(CORE_LIB) -lslurm $(HIREDIS_LIBS) -lm
+	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(SPANK_LIB) $(CORE_LIB) -lslurm -lm
 
 # The tool's end-to-end tests run this build's qosdeny (B differs per
 # Slurm version).
@@ -222,11 +231,16 @@ $(B)/tests/test_doctor $(ASAN_B)/tests/test_doctor: $(DOCTOR_PURE)
 $(B)/tests/test_doctor $(ASAN_B)/tests/test_doctor: \
 	TEST_DEFS := -Itools $(DOCTOR_PURE)
 
+# The unit tests link hiredis for their Redis fakes, except the test of
+# its loading on demand, which must find it unloaded as the plugins do.
+TEST_LIBS = $(HIREDIS_LIBS)
+$(B)/tests/test_hiredis_lib $(ASAN_B)/tests/test_hiredis_lib: TEST_LIBS :=
+
 $(B)/tests/test_%: tests/unit/test_%.c $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(TEST_DEFS) $(CORE_CFLAGS) \
 		$(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $< \
-		$(CORE_LIB) -lcriterion $(HIREDIS_LIBS) -lm
+		$(CORE_LIB) -lcriterion $(TEST_LIBS) -lm
 
 $(ASAN_B)/shared/%.o: shared/%.c
 	@mkdir -p $(@D)
@@ -241,7 +255,7 @@ $(ASAN_B)/tests/test_%: tests/unit/test_%.c $(ASAN_CORE_LIB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(TEST_DEFS) $(CORE_CFLAGS) \
 		$(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) $(ASAN_FLAGS) $(QD_LDFLAGS) \
-		$(LDFLAGS) -o $@ $< $(ASAN_CORE_LIB) -lcriterion $(HIREDIS_LIBS) -lm
+		$(LDFLAGS) -o $@ $< $(ASAN_CORE_LIB) -lcriterion $(TEST_LIBS) -lm
 
 $(B)/tests/forge_submit $(B)/tests/submit_as_uid: HELPER_LIBS := -lslurm
 $(B)/tests/%: tests/helpers/%.c

@@ -18,7 +18,7 @@ $(B)/site_factor/%.o: site_factor/%.c $(B)/slurm-config/config.h
 # Only the plugin's entry points are exported (site_factor_qosdeny.map).
 $(SF_SO): $(SF_OBJ) $(CORE_LIB) $(SF_MAP)
 	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $(SF_OBJ) $(CORE_LIB) \
-		$(HIREDIS_LIBS) -lm -pthread \
+		-lm -pthread \
 		-Wl,--version-script=$(SF_MAP)
 
 # The same under ASan and UBSan for make integration-asan, beside the
@@ -35,5 +35,5 @@ $(ASAN_CTLD_DIR)/site_factor_qosdeny.so: $(ASAN_SF_OBJ) $(ASAN_CTLD_CORE_LIB) \
 		$(SF_MAP)
 	@mkdir -p $(@D)
 	$(Q_LD)$(CC) $(ASAN_CTLD_FLAGS) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ \
-		$(ASAN_SF_OBJ) $(ASAN_CTLD_CORE_LIB) $(HIREDIS_LIBS) -lm \
+		$(ASAN_SF_OBJ) $(ASAN_CTLD_CORE_LIB) -lm \
 		-pthread -Wl,--version-script=$(SF_MAP)

@@ -5,9 +5,10 @@
 # The parts without SPANK types (cgroups, GPU lists, plugstack options,
 # usage reporting) go into libqosdeny_spank.a, which both the plugin and the
 # tests link, so the tests run without slurmstepd. Usage reporting uses the
-# core (records, spool, Redis), so the plugin links libqosdeny_core.a and
-# hiredis too. For the Makefile: SPANK_SO and SPANK_UNIT_BIN (all of which
-# are also in UNIT_BIN) belong in `all`.
+# core (records, spool, Redis), so the plugin links libqosdeny_core.a, which
+# loads hiredis when first needed (shared/usage/hiredis_lib.h). For the
+# Makefile: SPANK_SO and SPANK_UNIT_BIN (all of which are also in UNIT_BIN)
+# belong in `all`.
 
 SPANK_CFLAGS   := -Ispank $(CORE_CFLAGS)
 SPANK_LIB_SRC  := spank/paths.c spank/cgroup.c spank/cgroup_v1.c \
@@ -15,7 +16,7 @@ SPANK_LIB_SRC  := spank/paths.c spank/cgroup.c spank/cgroup_v1.c \
                   spank/usage_job.c spank/usage_site.c spank/usage_report.c \
                   spank/job_qos.c spank/adopt.c spank/step_cgroup.c \
                   spank/slurm_cmd.c spank/job_end_ask.c
-SPANK_LIBS     := $(CORE_LIB) $(HIREDIS_LIBS) -lm
+SPANK_LIBS     := $(CORE_LIB) -lm
 SPANK_LIB_OBJ  := $(SPANK_LIB_SRC:%.c=$(B)/%.o)
 SPANK_LIB      := $(B)/libqosdeny_spank.a
 SPANK_PLUG_SRC := $(filter-out $(SPANK_LIB_SRC),$(wildcard spank/*.c))
@@ -55,7 +56,7 @@ $(SPANK_PART_TESTS): $(B)/tests/%: tests/unit/%.c $(SPANK_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(SPANK_CFLAGS) $(CPPFLAGS) \
 		$(QD_CFLAGS) $(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $< $(SPANK_LIB) \
-		$(SPANK_LIBS) -lcriterion
+		$(SPANK_LIBS) $(HIREDIS_LIBS) -lcriterion
 
 # The plugin as slurmstepd loads it, with the spank_* and slurm_* functions
 # it calls stubbed in the test and exported to it (-rdynamic).
@@ -87,7 +88,7 @@ $(SPANK_ASAN_SO): $(SPANK_PLUG_SRC:%.c=$(ASAN_B)/%.o) $(SPANK_ASAN_LIB) \
 		$(ASAN_CORE_LIB) $(SPANK_MAP)
 	$(Q_LD)$(CC) $(ASAN_FLAGS) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ \
 		$(SPANK_PLUG_SRC:%.c=$(ASAN_B)/%.o) $(SPANK_ASAN_LIB) \
-		$(ASAN_CORE_LIB) $(HIREDIS_LIBS) -lm \
+		$(ASAN_CORE_LIB) -lm \
 		-Wl,--version-script=$(SPANK_MAP)
 
 $(SPANK_ASAN_PART): $(ASAN_B)/tests/%: tests/unit/%.c $(SPANK_ASAN_LIB) \

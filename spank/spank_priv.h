@@ -27,7 +27,7 @@ void qd_remote_exit(void);
 
 /* slurmd: leftovers of steps whose slurmstepd died, usage records of jobs
  * that ended without their epilog, and slurmd's heartbeat. */
-void qd_slurmd_init(const struct qd_spank_opts *o);
+int qd_slurmd_init(const struct qd_spank_opts *o); /* -1: slurmd stops */
 void qd_slurmd_exit(void);
 
 /* qd_report_log_fn into Slurm's log: error, info or verbose. */

@@ -22,8 +22,8 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		return -1;
 	}
 	(void)sp;
-	if (spank_context() == S_CTX_SLURMD)
-		qd_slurmd_init(&opts);
+	if (spank_context() == S_CTX_SLURMD && qd_slurmd_init(&opts))
+		return -1;
 	return ESPANK_SUCCESS;
 }
 

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "hiredis_lib.h"
 #include "job_end_ask.h"
 #include "site.h"
 #include "spank_priv.h"
@@ -221,11 +222,38 @@ static void sweep_usage(const struct qd_spank_opts *o)
 	free(rp);
 }
 
-void qd_slurmd_init(const struct qd_spank_opts *o)
+/*
+ * TLS's libraries are loaded by the processes that talk to Redis, when they
+ * do (hiredis_lib.h), so their absence would show only in job epilogs:
+ * slurmd's start loads them once and refuses to start without them
+ * (README "High availability").
+ */
+static int tls_ready(const struct qd_spank_opts *o)
 {
+#ifdef QD_HAVE_TLS
+	char err[512];
+
+	if (!o->redis_tls_ca[0] && !o->redis_tls_cert[0] &&
+	    !o->redis_tls_key[0])
+		return 0;
+	if (!qd_tls_load(err, sizeof(err)))
+		return 0;
+	slurm_error("qosdeny: redis_tls_*: %s", err);
+	return -1;
+#else
+	(void)o; /* the options refuse redis_tls_* (options.c) */
+	return 0;
+#endif
+}
+
+int qd_slurmd_init(const struct qd_spank_opts *o)
+{
+	if (tls_ready(o))
+		return -1;
 	sweep_cgroups(o);
 	say_accounting();
 	sweep_usage(o);
+	return 0;
 }
 
 void qd_slurmd_exit(void)

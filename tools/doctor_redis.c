@@ -24,7 +24,7 @@ static int run(struct qd_redis *r, int timeout_ms, const char *step, int argc,
 		return -1;
 	if (reply->type == REDIS_REPLY_ERROR)
 		rv = qd_redis_fail(r, err, errlen, step, "%s", reply->str);
-	freeReplyObject(reply);
+	qd_hiredis.freeReplyObject(reply);
 	return rv;
 }
 
@@ -48,7 +48,7 @@ static int may_evalsha(struct qd_redis *r, int timeout_ms, char *err,
 				   reply->type == REDIS_REPLY_ERROR
 				       ? reply->str
 				       : "unexpected reply");
-	freeReplyObject(reply);
+	qd_hiredis.freeReplyObject(reply);
 	return rv;
 }
 

@@ -66,7 +66,7 @@ int qd_redis_fail(const struct qd_redis *r, char *err, size_t errlen,
 void qd_redis_drop(struct qd_redis *r)
 {
 	if (r->c)
-		redisFree(r->c);
+		qd_hiredis.redisFree(r->c);
 	r->c = NULL;
 }
 
@@ -131,7 +131,7 @@ static int io_error(struct qd_redis *r, redisContext *c, const char *step,
 	else
 		qd_redis_fail(r, err, errlen, step, "%s", c->errstr);
 	if (c && c != r->c)
-		redisFree(c);
+		qd_hiredis.redisFree(c);
 	qd_redis_drop(r);
 	return -1;
 }
@@ -172,7 +172,7 @@ static int auth(struct qd_redis *r, int64_t deadline_ms, char *err,
 	}
 	rv = 0;
 fail:
-	freeReplyObject(reply);
+	qd_hiredis.freeReplyObject(reply);
 	return rv;
 }
 
@@ -186,8 +186,9 @@ static int start_tls(struct qd_redis *r, redisContext *c, const char *host,
 	struct timeval tv;
 	int rv;
 
-	if (remaining(deadline_ms, &tv) || redisSetTimeout(c, tv) != REDIS_OK) {
-		redisFree(c);
+	if (remaining(deadline_ms, &tv) ||
+	    qd_hiredis.redisSetTimeout(c, tv) != REDIS_OK) {
+		qd_hiredis.redisFree(c);
 		return timed_out(r, "TLS", err, errlen);
 	}
 	sigpipe_block(&g);
@@ -195,7 +196,7 @@ static int start_tls(struct qd_redis *r, redisContext *c, const char *host,
 	sigpipe_restore(&g);
 	if (!rv)
 		return 0;
-	redisFree(c);
+	qd_hiredis.redisFree(c);
 	return qd_redis_fail(r, err, errlen, "connect", "%s:%d: %s", host, port,
 			     why);
 }
@@ -213,9 +214,9 @@ int qd_redis_open(struct qd_redis *r, const char *host, int port,
 		return timed_out(r, "connect", err, errlen);
 	sigpipe_block(&g);
 	if (host)
-		c = redisConnectWithTimeout(host, port, tv);
+		c = qd_hiredis.redisConnectWithTimeout(host, port, tv);
 	else
-		c = redisConnectUnixWithTimeout(path, tv);
+		c = qd_hiredis.redisConnectUnixWithTimeout(path, tv);
 	sigpipe_restore(&g);
 	if (!c || c->err)
 		return io_error(r, c, "connect", err, errlen);
@@ -251,7 +252,7 @@ static int arm(struct qd_redis *r, int64_t deadline_ms, const char *step,
 		return -1;
 	if (remaining(deadline_ms, &tv))
 		return timed_out(r, step, err, errlen);
-	if (redisSetTimeout(r->c, tv) != REDIS_OK)
+	if (qd_hiredis.redisSetTimeout(r->c, tv) != REDIS_OK)
 		return io_error(r, r->c, step, err, errlen);
 	return 0;
 }
@@ -267,14 +268,14 @@ static int get_reply(redisContext *c, int64_t deadline_ms, void **reply)
 
 	*reply = NULL;
 	while (!done)
-		if (redisBufferWrite(c, &done) != REDIS_OK)
+		if (qd_hiredis.redisBufferWrite(c, &done) != REDIS_OK)
 			return REDIS_ERR;
 	for (;;) {
 		struct pollfd pfd = {.fd = c->fd, .events = POLLIN};
 		int64_t left;
 		int k;
 
-		if (redisGetReplyFromReader(c, reply) != REDIS_OK)
+		if (qd_hiredis.redisGetReplyFromReader(c, reply) != REDIS_OK)
 			return REDIS_ERR;
 		if (*reply)
 			return REDIS_OK;
@@ -288,7 +289,7 @@ static int get_reply(redisContext *c, int64_t deadline_ms, void **reply)
 				 strerror(k ? errno : ETIMEDOUT));
 			return REDIS_ERR;
 		}
-		if (redisBufferRead(c) != REDIS_OK)
+		if (qd_hiredis.redisBufferRead(c) != REDIS_OK)
 			return REDIS_ERR;
 	}
 }
@@ -303,7 +304,8 @@ static redisReply *exchange(struct qd_redis *r, int64_t deadline_ms,
 	if (arm(r, deadline_ms, step, err, errlen))
 		return NULL;
 	sigpipe_block(&g);
-	if (redisAppendCommandArgv(r->c, argc, argv, argvlen) != REDIS_OK ||
+	if (qd_hiredis.redisAppendCommandArgv(r->c, argc, argv, argvlen) !=
+		REDIS_OK ||
 	    get_reply(r->c, deadline_ms, (void **)&reply) != REDIS_OK)
 		reply = NULL;
 	sigpipe_restore(&g);
@@ -351,7 +353,7 @@ redisReply *qd_redis_command(struct qd_redis *r, int64_t deadline_ms,
 	qd_redis_drop(r);
 	if (r->addr.kind != QD_REDIS_SENTINEL)
 		return reply;
-	freeReplyObject(reply);
+	qd_hiredis.freeReplyObject(reply);
 	return exchange(r, deadline_ms, step, argc, argv, argvlen, err, errlen);
 }
 
@@ -367,8 +369,8 @@ int qd_redis_pipeline(struct qd_redis *r, int64_t deadline_ms, const char *step,
 		return -1;
 	sigpipe_block(&g);
 	for (size_t i = 0; i < n; i++) {
-		if (redisAppendCommandArgv(r->c, argc, argv + i * argc, NULL) !=
-		    REDIS_OK) {
+		if (qd_hiredis.redisAppendCommandArgv(
+			r->c, argc, argv + i * argc, NULL) != REDIS_OK) {
 			io_error(r, r->c, step, err, errlen);
 			goto fail;
 		}
@@ -385,7 +387,7 @@ fail:
 	sigpipe_restore(&g);
 	if (rv)
 		for (size_t i = 0; i < got; i++)
-			freeReplyObject(replies[i]);
+			qd_hiredis.freeReplyObject(replies[i]);
 	return rv;
 }
 
@@ -400,6 +402,8 @@ struct qd_redis *qd_redis_new(const struct qd_redis_config *cfg, char *err,
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	if (qd_hiredis_load(err, errlen))
+		goto fail;
 	r->timeout_ms =
 	    cfg->timeout_ms > 0 ? cfg->timeout_ms : QD_REDIS_DEFAULT_TIMEOUT_MS;
 	r->warn = cfg->warn;
@@ -472,7 +476,7 @@ static int load_script(struct qd_redis *r, const char *script, char *sha,
 	sha[40] = '\0';
 	rv = 0;
 fail:
-	freeReplyObject(reply);
+	qd_hiredis.freeReplyObject(reply);
 	return rv;
 }
 
@@ -490,7 +494,7 @@ redisReply *qd_redis_eval(struct qd_redis *r, const char *script, char *sha,
 				 err, errlen);
 	if (reply && reply->type == REDIS_REPLY_ERROR &&
 	    !strncmp(reply->str, "NOSCRIPT", 8)) {
-		freeReplyObject(reply);
+		qd_hiredis.freeReplyObject(reply);
 		argv[0] = "EVAL";
 		argv[1] = script;
 		reply = qd_redis_command(r, deadline_ms, "EVAL", argc, argv,

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <hiredis/hiredis.h>
+#include "hiredis_lib.h"
 
 struct ssl_ctx_st; /* OpenSSL's SSL_CTX */
 

@@ -107,7 +107,7 @@ static int ask(struct qd_redis *r, const struct qd_redis_endpoint *s,
 		primary->port = (int)port;
 		rv = 0;
 	}
-	freeReplyObject(reply);
+	qd_hiredis.freeReplyObject(reply);
 	return rv;
 }
 
@@ -132,7 +132,7 @@ static int open_primary(struct qd_redis *r, const struct qd_redis_endpoint *p,
 			"%s:%d, named by the sentinels as master '%s', is not "
 			"a primary (ROLE): not written to",
 			p->host, p->port, r->addr.master);
-	freeReplyObject(reply);
+	qd_hiredis.freeReplyObject(reply);
 	if (!master) {
 		qd_redis_drop(r);
 		return -1;

@@ -18,11 +18,6 @@
 #ifdef QD_HAVE_TLS
 #include <arpa/inet.h>
 
-#include <hiredis/hiredis_ssl.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
-
 bool qd_redis_tls_built(void)
 {
 	return true;
@@ -31,11 +26,12 @@ bool qd_redis_tls_built(void)
 static int tls_fail(char *err, size_t errlen, const char *what,
 		    const char *path)
 {
-	unsigned long e = ERR_get_error();
+	unsigned long e = qd_tls.ERR_get_error();
 
-	ERR_clear_error();
+	qd_tls.ERR_clear_error();
 	return qd_errf(err, errlen, "%s %s: %s", what, path,
-		       e ? ERR_reason_error_string(e) : "cannot be used");
+		       e ? qd_tls.ERR_reason_error_string(e)
+			 : "cannot be used");
 }
 
 int qd_redis_tls_new(struct qd_redis *r, const struct qd_redis_config *cfg,
@@ -58,27 +54,30 @@ int qd_redis_tls_new(struct qd_redis *r, const struct qd_redis_config *cfg,
 		return qd_errf(
 		    err, errlen,
 		    "redis_tls_*: TLS is for TCP, not a unix socket");
-	ctx = SSL_CTX_new(TLS_client_method());
+	if (qd_tls_load(err, errlen))
+		return -1;
+	ctx = qd_tls.SSL_CTX_new(qd_tls.TLS_client_method());
 	if (!ctx)
 		return qd_errf(err, errlen, "TLS: out of memory");
 	r->tls = ctx;
-	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-	if (SSL_CTX_load_verify_locations(ctx, cfg->tls_ca, NULL) != 1)
+	qd_tls.SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+	if (qd_tls.SSL_CTX_load_verify_locations(ctx, cfg->tls_ca, NULL) != 1)
 		return tls_fail(err, errlen, "redis_tls_ca", cfg->tls_ca);
 	if (cfg->tls_cert &&
-	    SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_cert) != 1)
+	    qd_tls.SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_cert) != 1)
 		return tls_fail(err, errlen, "redis_tls_cert", cfg->tls_cert);
-	if (cfg->tls_key && SSL_CTX_use_PrivateKey_file(ctx, cfg->tls_key,
-							SSL_FILETYPE_PEM) != 1)
+	if (cfg->tls_key && qd_tls.SSL_CTX_use_PrivateKey_file(
+				ctx, cfg->tls_key, SSL_FILETYPE_PEM) != 1)
 		return tls_fail(err, errlen, "redis_tls_key", cfg->tls_key);
-	if (cfg->tls_key && SSL_CTX_check_private_key(ctx) != 1)
+	if (cfg->tls_key && qd_tls.SSL_CTX_check_private_key(ctx) != 1)
 		return tls_fail(err, errlen, "redis_tls_key", cfg->tls_key);
 	return 0;
 }
 
 void qd_redis_tls_free(struct qd_redis *r)
 {
-	SSL_CTX_free(r->tls);
+	if (r->tls) /* else OpenSSL may not even be loaded */
+		qd_tls.SSL_CTX_free(r->tls);
 	r->tls = NULL;
 }
 
@@ -86,39 +85,42 @@ void qd_redis_tls_free(struct qd_redis *r)
  * (then also sent as SNI). */
 static int expect_peer(SSL *ssl, const char *host)
 {
-	X509_VERIFY_PARAM *vp = SSL_get0_param(ssl);
+	X509_VERIFY_PARAM *vp = qd_tls.SSL_get0_param(ssl);
 	unsigned char ip[sizeof(struct in6_addr)];
 
 	if (inet_pton(AF_INET, host, ip) == 1 ||
 	    inet_pton(AF_INET6, host, ip) == 1)
-		return X509_VERIFY_PARAM_set1_ip_asc(vp, host) == 1 ? 0 : -1;
-	if (SSL_set_tlsext_host_name(ssl, host) != 1)
+		return qd_tls.X509_VERIFY_PARAM_set1_ip_asc(vp, host) == 1 ? 0
+									   : -1;
+	/* SSL_set_tlsext_host_name(), a macro over SSL_ctrl */
+	if (qd_tls.SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME,
+			    TLSEXT_NAMETYPE_host_name, (void *)host) != 1)
 		return -1;
-	return X509_VERIFY_PARAM_set1_host(vp, host, 0) == 1 ? 0 : -1;
+	return qd_tls.X509_VERIFY_PARAM_set1_host(vp, host, 0) == 1 ? 0 : -1;
 }
 
 int qd_redis_tls_start(struct qd_redis *r, redisContext *c, const char *host,
 		       char *why, size_t whylen)
 {
-	SSL *ssl = SSL_new(r->tls);
+	SSL *ssl = qd_tls.SSL_new(r->tls);
 	long v;
 
 	if (!ssl || expect_peer(ssl, host)) {
-		SSL_free(ssl);
+		qd_tls.SSL_free(ssl);
 		return qd_errf(why, whylen, "TLS: cannot set up");
 	}
-	if (redisInitiateSSL(c, ssl) == REDIS_OK)
+	if (qd_tls.redisInitiateSSL(c, ssl) == REDIS_OK)
 		return 0; /* the context owns ssl now */
-	v = SSL_get_verify_result(ssl);
+	v = qd_tls.SSL_get_verify_result(ssl);
 	if (v != X509_V_OK)
 		qd_errf(why, whylen,
 			"TLS: the server's certificate does not verify "
 			"against redis_tls_ca: %s: refused",
-			X509_verify_cert_error_string(v));
+			qd_tls.X509_verify_cert_error_string(v));
 	else
 		qd_errf(why, whylen, "TLS: %s", c->errstr);
-	SSL_free(ssl);
-	ERR_clear_error();
+	qd_tls.SSL_free(ssl);
+	qd_tls.ERR_clear_error();
 	return -1;
 }
 

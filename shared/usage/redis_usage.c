@@ -74,7 +74,7 @@ static int wait_replicas(struct qd_redis *r, int64_t deadline, char *err,
 			      reply->integer, r->replicas, r->timeout_ms);
 	else
 		rv = 0;
-	freeReplyObject(reply);
+	qd_hiredis.freeReplyObject(reply);
 	return rv;
 }
 
@@ -136,7 +136,7 @@ int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 	if (!reply)
 		return -1;
 	rv = script_result(r, reply, argv[0], err, errlen);
-	freeReplyObject(reply);
+	qd_hiredis.freeReplyObject(reply);
 	if (rv >= 0 && r->replicas && wait_replicas(r, deadline, err, errlen))
 		return -1;
 	return rv;
@@ -166,7 +166,7 @@ int qd_redis_time(struct qd_redis *r, double *now, char *err, size_t errlen)
 	       strtod(reply->element[1]->str, NULL) / 1e6;
 	rv = 0;
 fail:
-	freeReplyObject(reply);
+	qd_hiredis.freeReplyObject(reply);
 	return rv;
 }
 
@@ -285,7 +285,7 @@ static int read_batch(struct scan *s, redisReply *keys, char *err,
 	rv = 0;
 fail:
 	for (size_t i = 0; replies && i < n; i++)
-		freeReplyObject(replies[i]);
+		qd_hiredis.freeReplyObject(replies[i]);
 	free(replies);
 	free(argv);
 	return rv;
@@ -333,12 +333,12 @@ int qd_redis_read_usage(struct qd_redis *r, const char *cluster,
 		    read_batch(&s, reply->element[1], err, errlen))
 			goto fail;
 		snprintf(cursor, sizeof(cursor), "%s", reply->element[0]->str);
-		freeReplyObject(reply);
+		qd_hiredis.freeReplyObject(reply);
 		reply = NULL;
 	} while (strcmp(cursor, "0"));
 	rv = 0;
 fail:
 	if (reply)
-		freeReplyObject(reply);
+		qd_hiredis.freeReplyObject(reply);
 	return rv;
 }

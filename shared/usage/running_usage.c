@@ -103,7 +103,7 @@ long qd_redis_publish_running(struct qd_redis *r, const char *cluster,
 		rv = reply->integer;
 fail:
 	if (reply)
-		freeReplyObject(reply);
+		qd_hiredis.freeReplyObject(reply);
 	free(text);
 	free(argv);
 	return rv;
@@ -207,6 +207,6 @@ int qd_redis_read_running(struct qd_redis *r, const char *cluster,
 	}
 	rv = 0;
 fail:
-	freeReplyObject(reply);
+	qd_hiredis.freeReplyObject(reply);
 	return rv;
 }

@@ -48,6 +48,11 @@ check "no compiler command line without V=1" \
 for f in job_submit_qosdeny.so site_factor_qosdeny.so spank_qosdeny.so \
 	pam_qosdeny.so qosdeny; do
 	hardening_checks "$f" "$src/build/$f"
+	# hiredis and OpenSSL are loaded when first needed, never with the
+	# binary (docs/performance.md "Launch cost").
+	check "$f links no hiredis nor OpenSSL" bash -c \
+		'! LC_ALL=C readelf -dW "$1" | grep -E "NEEDED.*lib(hiredis|ssl|crypto)"' \
+		_ "$src/build/$f"
 done
 
 out=$(mk)

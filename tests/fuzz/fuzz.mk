@@ -40,7 +40,7 @@ FUZZ_HARDEN   := $(or $(HARDEN_CFLAGS),-fstack-protector-strong \
                  -fstack-clash-protection -fcf-protection)
 FUZZ_LDFLAGS  := -Wl,-z,relro,-z,now
 FUZZ_CFLAGS   := -g -O1 -std=gnu11 -Wall -Wextra -U_FORTIFY_SOURCE \
-                 -D_GNU_SOURCE $(CORE_CFLAGS) -Ispank $(FUZZ_HARDEN) $(FUZZ_SAN)
+                 -D_GNU_SOURCE $(QD_DEFS) $(CORE_CFLAGS) -Ispank $(FUZZ_HARDEN) $(FUZZ_SAN)
 FUZZ_CORE_OBJ := $(CORE_SRC:%.c=$(FUZZ_B)/%.o)
 # Archives, as for the unit tests: a target links only the objects it
 # uses, so core files with their own libraries (hiredis) stay out.

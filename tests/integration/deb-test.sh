@@ -63,6 +63,11 @@ for p in slurmctld slurmd; do
 	assert_contains "and breaks with any other $p" "$p (>> $v)" \
 		"$(dpkg-query -W -f '${Breaks}' qosdeny)"
 done
+# hiredis is loaded when first needed, not linked: named by hand.
+hiredis_pkg=$(dpkg-query -S "$(readlink -f "$(cc -print-file-name=libhiredis.so)")" |
+	sed -n '1s/:.*//p')
+assert_contains "it depends on $hiredis_pkg, which it loads" "$hiredis_pkg (>= " \
+	"$(dpkg-query -W -f '${Depends}' qosdeny)"
 
 # --- the installed plugins run: PluginDir is Slurm's own alone ----------
 # Clients load plugins too: the directory must be readable to the users.
