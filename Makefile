@@ -70,8 +70,8 @@ QD_DEFS += $(if $(HAVE_TLS),-DQD_HAVE_TLS)
 # installs: shared/usage/hiredis_lib.c loads them when a process first talks
 # to Redis (docs/performance.md "Launch cost"), by the sonames of the
 # libraries the build would link. The unit tests' Redis fakes link them.
-soname = $(shell objdump -p "$$($(CC) -print-file-name=lib$(1).so)" \
-           2>/dev/null | sed -n 's/^ *SONAME *//p')
+soname = $(shell { objdump -p "$$($(CC) -print-file-name=lib$(1).so)" | \
+           sed -n 's/^ *SONAME *//p'; } 2>/dev/null)
 QD_DEFS += -DQD_HIREDIS_SONAME='"$(call soname,hiredis)"' \
            $(if $(HAVE_TLS),-DQD_HIREDIS_SSL_SONAME='"$(call \
              soname,hiredis_ssl)"' -DQD_SSL_SONAME='"$(call soname,ssl)"')
