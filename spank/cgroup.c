@@ -1,30 +1,22 @@
 /*
- * The parts of the cgroup module that do not depend on the cgroup version:
- * device numbers, finding a process's cgroup, creating and removing the
- * child cgroups. See cgroup.h.
+ * The cgroup module's facade (cgroup.h): decides the layout for a process
+ * and hands the work to the path for it, cgroup_v1.c or cgroup_v2.c. The
+ * top layer: it calls the paths and the primitives below them
+ * (cgroup_file.c, cgroup_locate.c, cgroup_deny.c), none of which calls back.
  */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "cgroup_priv.h"
+#include "cgroup.h"
+#include "cgroup_deny.h"
+#include "cgroup_file.h"
+#include "cgroup_locate.h"
+#include "cgroup_v1.h"
+#include "cgroup_v2.h"
+#include "errmsg.h"
 #include "step_cgroup.h"
-
-/* Shared by every task of every step; denying them breaks CUDA for all. */
-static const char *const control_devices[] = {
-    "nvidiactl",
-    "nvidia-uvm",
-    "nvidia-uvm-tools",
-    "nvidia-modeset",
-};
 
 const char *qd_cg_mode_name(enum qd_cg_mode mode)
 {
@@ -54,405 +46,6 @@ const char *qd_cg_layout_name(enum qd_cg_layout layout)
 		return "v2 in place";
 	}
 	return "?";
-}
-
-static bool is_control_device(const char *path)
-{
-	const char *base = strrchr(path, '/');
-
-	base = base ? base + 1 : path;
-	for (size_t i = 0;
-	     i < sizeof(control_devices) / sizeof(*control_devices); i++)
-		if (!strcmp(base, control_devices[i]))
-			return true;
-	return false;
-}
-
-static int char_device(const char *path, dev_t *rdev, char *err, size_t errlen)
-{
-	struct stat st;
-
-	if (stat(path, &st))
-		return qd_errf(err, errlen, "%s: %s", path, strerror(errno));
-	if (!S_ISCHR(st.st_mode))
-		return qd_errf(err, errlen, "%s: not a character device", path);
-	*rdev = st.st_rdev;
-	return 0;
-}
-
-int cg_deny_set(const struct qd_paths *gpus, const struct qd_paths *allowed,
-		struct qd_dev **out, size_t *n, char *err, size_t errlen)
-{
-	int rv = -1;
-	dev_t *keep = NULL, rdev;
-	struct qd_dev *deny = NULL;
-	size_t nkeep = 0, ndeny = 0, i, j;
-
-	*out = NULL;
-	*n = 0;
-	keep = calloc(allowed->n + 1, sizeof(*keep));
-	deny = calloc(gpus->n + 1, sizeof(*deny));
-	if (!keep || !deny) {
-		qd_errf(err, errlen, "out of memory");
-		goto fail;
-	}
-	/* A bad allowed path is an error too: it means the GPU list is wrong.
-	 */
-	for (i = 0; i < allowed->n; i++) {
-		if (char_device(allowed->v[i], &rdev, err, errlen))
-			goto fail;
-		keep[nkeep++] = rdev;
-	}
-	for (i = 0; i < gpus->n; i++) {
-		if (is_control_device(gpus->v[i]))
-			continue;
-		if (char_device(gpus->v[i], &rdev, err, errlen))
-			goto fail;
-		/* Two names for one device: allowing one allows both. */
-		for (j = 0; j < nkeep && keep[j] != rdev; j++)
-			;
-		if (j < nkeep)
-			continue;
-		for (j = 0; j < ndeny; j++)
-			if (deny[j].major == major(rdev) &&
-			    deny[j].minor == minor(rdev))
-				break;
-		if (j < ndeny)
-			continue;
-		deny[ndeny].major = major(rdev);
-		deny[ndeny].minor = minor(rdev);
-		ndeny++;
-	}
-	*out = deny;
-	*n = ndeny;
-	deny = NULL;
-	rv = 0;
-fail:
-	free(keep);
-	free(deny);
-	return rv;
-}
-
-/*
- * The path in /proc/PID/cgroup of pid's cgroup in the v1 hierarchy that has
- * controller, or (NULL) in the v2 one ("0::/path").
- */
-static int proc_cgroup(pid_t pid, const char *controller, char *path,
-		       size_t len, char *err, size_t errlen)
-{
-	int rv = -1;
-	char file[64], *line = NULL, *ctls, *p, *tok, *save;
-	size_t cap = 0;
-	FILE *f;
-
-	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
-	f = fopen(file, "re");
-	if (!f)
-		return qd_errf(err, errlen, "%s: %s", file, strerror(errno));
-	while (getline(&line, &cap, f) > 0) {
-		line[strcspn(line, "\n")] = '\0';
-		/* "ID:CONTROLLERS:PATH"; the path may itself hold ':' */
-		ctls = strchr(line, ':');
-		if (!ctls)
-			continue;
-		*ctls++ = '\0';
-		p = strchr(ctls, ':');
-		if (!p)
-			continue;
-		*p++ = '\0';
-		if (!controller) {
-			if (strcmp(line, "0") || *ctls)
-				continue;
-		} else {
-			for (tok = strtok_r(ctls, ",", &save); tok;
-			     tok = strtok_r(NULL, ",", &save))
-				if (!strcmp(tok, controller))
-					break;
-			if (!tok)
-				continue;
-		}
-		if (snprintf(path, len, "%s", p) >= (int)len) {
-			qd_errf(err, errlen, "%s: path too long", file);
-			goto fail;
-		}
-		rv = 0;
-		goto fail;
-	}
-	if (controller)
-		qd_errf(err, errlen, "pid %d is in no v1 %s cgroup (%s)",
-			(int)pid, controller, file);
-	else
-		qd_errf(err, errlen, "pid %d is in no cgroup2 cgroup (%s)",
-			(int)pid, file);
-fail:
-	free(line);
-	fclose(f);
-	return rv;
-}
-
-/* mountinfo escapes blanks, tabs, newlines and '\' as \ooo. */
-static void unescape(char *s)
-{
-	char *d = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
-		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
-				      (s[3] - '0'));
-			s += 3;
-		} else {
-			*d++ = *s;
-		}
-	}
-	*d = '\0';
-}
-
-static bool has_option(const char *opts, const char *want)
-{
-	size_t len = strlen(want);
-
-	for (const char *p = opts; p; p = strchr(p, ',')) {
-		if (*p == ',')
-			p++;
-		if (!strncmp(p, want, len) && (p[len] == ',' || !p[len]))
-			return true;
-	}
-	return false;
-}
-
-/*
- * This process's mount of the v1 hierarchy that has controller, or (NULL) of
- * cgroup2: where it is mounted and which cgroup is its root.
- */
-int cg_mount(const char *controller, char *mnt, size_t mntlen, char *root,
-	     size_t rootlen, char *err, size_t errlen)
-{
-	int rv = -1;
-	char *line = NULL, *f[6], *sep, *fstype, *opts, *save;
-	size_t cap = 0;
-	int i;
-	FILE *m = fopen("/proc/self/mountinfo", "re");
-
-	if (!m)
-		return qd_errf(err, errlen, "/proc/self/mountinfo: %s",
-			       strerror(errno));
-	while (getline(&line, &cap, m) > 0) {
-		line[strcspn(line, "\n")] = '\0';
-		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE
-		 * SOURCE SUPEROPTS */
-		f[0] = strtok_r(line, " ", &save);
-		for (i = 1; i < 6 && f[i - 1]; i++)
-			f[i] = strtok_r(NULL, " ", &save);
-		if (i < 6 || !f[5])
-			continue;
-		while ((sep = strtok_r(NULL, " ", &save)) && strcmp(sep, "-"))
-			;
-		fstype = strtok_r(NULL, " ", &save);
-		if (!sep || !fstype || !strtok_r(NULL, " ", &save))
-			continue;
-		opts = strtok_r(NULL, " ", &save);
-		if (controller) {
-			if (strcmp(fstype, "cgroup") || !opts ||
-			    !has_option(opts, controller))
-				continue;
-		} else if (strcmp(fstype, "cgroup2")) {
-			continue;
-		}
-		unescape(f[3]);
-		unescape(f[4]);
-		if (snprintf(mnt, mntlen, "%s", f[4]) >= (int)mntlen ||
-		    snprintf(root, rootlen, "%s", f[3]) >= (int)rootlen) {
-			qd_errf(err, errlen, "mount point %s: path too long",
-				f[4]);
-			goto fail;
-		}
-		rv = 0;
-		goto fail;
-	}
-	if (controller)
-		qd_errf(err, errlen, "no v1 %s controller mounted", controller);
-	else
-		qd_errf(err, errlen, "no cgroup2 file system mounted");
-fail:
-	free(line);
-	fclose(m);
-	return rv;
-}
-
-int cg_dir_of(pid_t pid, const char *controller, char *dir, size_t dirlen,
-	      char *top, size_t toplen, char *err, size_t errlen)
-{
-	char path[PATH_MAX], root[PATH_MAX], mnt[PATH_MAX];
-	const char *rel = path;
-	const char *v = controller ? "cgroup v1" : "cgroup v2";
-	size_t rootlen;
-	char why[512];
-
-	if (proc_cgroup(pid, controller, path, sizeof(path), why,
-			sizeof(why)) ||
-	    cg_mount(controller, mnt, sizeof(mnt), root, sizeof(root), why,
-		     sizeof(why)))
-		return qd_errf(err, errlen, "%s: %s", v, why);
-	/*
-	 * A mount of part of the hierarchy (a container's, or a cgroup
-	 * namespace's) shows the cgroups below its root only.
-	 */
-	rootlen = strlen(root);
-	if (strcmp(root, "/")) {
-		if (strncmp(path, root, rootlen) ||
-		    (path[rootlen] && path[rootlen] != '/'))
-			return qd_errf(err, errlen,
-				       "%s: pid %d's cgroup %s is outside the "
-				       "mount at %s (root %s)",
-				       v, (int)pid, path, mnt, root);
-		rel = path + rootlen;
-	}
-	if (!strcmp(rel, "/"))
-		rel = "";
-	if (snprintf(dir, dirlen, "%s%s", mnt, rel) >= (int)dirlen ||
-	    snprintf(top, toplen, "%s", mnt) >= (int)toplen)
-		return qd_errf(err, errlen, "%s: %s%s: path too long", v, mnt,
-			       rel);
-	return 0;
-}
-
-int cg_write(const char *path, const char *text, char *err, size_t errlen)
-{
-	int rv = -1;
-	size_t len = strlen(text);
-	ssize_t n;
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return qd_errf(err, errlen, "open %s: %s", path,
-			       strerror(errno));
-	n = write(fd, text, len);
-	if (n < 0) {
-		qd_errf(err, errlen, "write '%.*s' to %s: %s",
-			(int)strcspn(text, "\n"), text, path, strerror(errno));
-		goto fail;
-	}
-	if ((size_t)n != len) {
-		qd_errf(err, errlen, "write '%.*s' to %s: short write",
-			(int)strcspn(text, "\n"), text, path);
-		goto fail;
-	}
-	rv = 0;
-fail:
-	close(fd);
-	return rv;
-}
-
-int cg_mkchild(const char *parent, const char *name, char *child,
-	       size_t childlen, char *err, size_t errlen)
-{
-	if (snprintf(child, childlen, "%s/%s", parent, name) >= (int)childlen)
-		return qd_errf(err, errlen, "%s/%s: path too long", parent,
-			       name);
-	if (!mkdir(child, 0755))
-		return 0;
-	if (errno != EEXIST)
-		return qd_errf(err, errlen, "mkdir %s: %s", child,
-			       strerror(errno));
-	/*
-	 * Left by a step that ended without cleaning up (slurmstepd killed).
-	 * Its rules were for other GPUs: start afresh, never reuse it.
-	 */
-	if (cg_rmdir(child, err, errlen))
-		return -1;
-	if (mkdir(child, 0755))
-		return qd_errf(err, errlen, "mkdir %s: %s", child,
-			       strerror(errno));
-	return 0;
-}
-
-int cg_move(const char *dir, pid_t pid, char *err, size_t errlen)
-{
-	char procs[PATH_MAX + 16], text[32];
-
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
-	snprintf(text, sizeof(text), "%d\n", (int)pid);
-	return cg_write(procs, text, err, errlen);
-}
-
-/* How many pids dir's cgroup.procs lists, and whether pid is one. */
-static int count_procs(const char *dir, pid_t pid, bool *has_pid, char *err,
-		       size_t errlen)
-{
-	char path[PATH_MAX + 16];
-	int n = 0, p, saved;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	f = fopen(path, "re");
-	if (!f) {
-		saved = errno;
-		qd_errf(err, errlen, "%s: %s", path, strerror(saved));
-		errno = saved;
-		return -1;
-	}
-	*has_pid = false;
-	while (fscanf(f, "%d", &p) == 1) {
-		n++;
-		if (p == pid)
-			*has_pid = true;
-	}
-	fclose(f);
-	return n;
-}
-
-int cg_nprocs(const char *dir, char *err, size_t errlen)
-{
-	bool has;
-
-	return count_procs(dir, 0, &has, err, errlen);
-}
-
-int cg_holds_only(const char *dir, pid_t pid, char *err, size_t errlen)
-{
-	bool has;
-	int n = count_procs(dir, pid, &has, err, errlen);
-
-	if (n < 0)
-		return -1;
-	return n == 1 && has;
-}
-
-int cg_rmdir(const char *dir, char *err, size_t errlen)
-{
-	/* Starts short: the drain usually takes well under a millisecond,
-	 * and every step's end waits for it. */
-	struct timespec pause = {0, 100 * 1000};
-	bool has;
-	int n;
-
-	/*
-	 * A cgroup whose last process just exited can refuse rmdir with EBUSY
-	 * for a moment while the kernel drains it; one with processes (or
-	 * child cgroups) refuses for good. About a second in all.
-	 */
-	for (int tries = 0; rmdir(dir); tries++) {
-		if (errno == ENOENT)
-			return 0;
-		if (errno != EBUSY || tries == 60)
-			return qd_errf(err, errlen, "rmdir %s: %s", dir,
-				       strerror(errno));
-		n = count_procs(dir, 0, &has, err, errlen);
-		if (n < 0)
-			return -1;
-		if (n > 0) {
-			qd_errf(err, errlen,
-				"rmdir %s: still holds %d process%s", dir, n,
-				n == 1 ? "" : "es");
-			errno = EBUSY;
-			return -1;
-		}
-		nanosleep(&pause, NULL);
-		if (pause.tv_nsec < 20 * 1000 * 1000)
-			pause.tv_nsec *= 2;
-	}
-	return 0;
 }
 
 enum qd_cg_layout qd_cg_layout_of(enum qd_cg_mode resolved, bool slurm_step)
@@ -781,30 +374,6 @@ void qd_cg_forget(struct qd_cg_binding *b)
 	free(b);
 }
 
-static int sweep_dir(const char *dir)
-{
-	char child[PATH_MAX];
-	struct dirent *e;
-	int removed = 0;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		if (e->d_type != DT_DIR ||
-		    strncmp(e->d_name, QD_CG_PREFIX, strlen(QD_CG_PREFIX)))
-			continue;
-		if (snprintf(child, sizeof(child), "%s/%s", dir, e->d_name) >=
-		    (int)sizeof(child))
-			continue;
-		/* The kernel refuses (EBUSY) while processes are inside. */
-		if (!rmdir(child))
-			removed++;
-	}
-	closedir(d);
-	return removed;
-}
-
 int qd_cg_sweep(pid_t pid, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], top[PATH_MAX], why1[512], why2[512];
@@ -813,12 +382,12 @@ int qd_cg_sweep(pid_t pid, char *err, size_t errlen)
 	if (!cg_dir_of(pid, "devices", dir, sizeof(dir), top, sizeof(top), why1,
 		       sizeof(why1))) {
 		found++;
-		removed += sweep_dir(dir);
+		removed += cg_sweep_dir(dir, QD_CG_PREFIX);
 	}
 	if (!cg_dir_of(pid, NULL, dir, sizeof(dir), top, sizeof(top), why2,
 		       sizeof(why2))) {
 		found++;
-		removed += sweep_dir(dir);
+		removed += cg_sweep_dir(dir, QD_CG_PREFIX);
 	}
 	if (!found)
 		return qd_errf(err, errlen, "%s; %s", why1, why2);

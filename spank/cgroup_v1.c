@@ -13,7 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroup_priv.h"
+#include "cgroup_file.h"
+#include "cgroup_v1.h"
+#include "errmsg.h"
 
 /* "*" or a number, as devices.list prints a major or minor. */
 static bool num_matches(const char *field, unsigned value)

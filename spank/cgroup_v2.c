@@ -1,8 +1,8 @@
 /*
  * cgroup v2: a device program, through the raw bpf() syscall (no libbpf).
- * One builder (build()), one loader (load()), and the attachers of the two
- * v2 layouts (cgroup.h): a child cgroup of ours, or the process's own cgroup
- * in place.
+ * One loader (load(), of what cgroup_bpf.c builds), and the attachers of the
+ * two v2 layouts (cgroup.h): a child cgroup of ours, or the process's own
+ * cgroup in place.
  *
  * The kernel decides a device access in a cgroup by running its effective
  * programs, all of which must allow. Walking up from the cgroup, the first
@@ -40,7 +40,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cgroup_priv.h"
+#include "cgroup_bpf.h"
+#include "cgroup_file.h"
+#include "cgroup_v2.h"
+#include "errmsg.h"
 
 #define MAX_PROGS 64 /* effective device programs we can look at */
 
@@ -54,84 +57,16 @@ static uint64_t ptr(const void *p)
 	return (uint64_t)(uintptr_t)p;
 }
 
-struct prog {
-	struct bpf_insn *insn;
-	size_t n;
-};
-
-static void emit(struct prog *p, uint8_t code, uint8_t dst, uint8_t src,
-		 int16_t off, int32_t imm)
-{
-	struct bpf_insn *i = &p->insn[p->n++];
-
-	memset(i, 0, sizeof(*i));
-	i->code = code;
-	i->dst_reg = dst;
-	i->src_reg = src;
-	i->off = off;
-	i->imm = imm;
-}
-
-/*
- * r1 is the struct bpf_cgroup_dev_ctx. Refuses (0) any access to a
- * character device in deny; otherwise allows (1), or with map_fd >= 0
- * tail-calls the program in slot 0 of that prog array and refuses if that
- * call cannot be made.
- */
-static int build(struct prog *p, const struct qd_dev *deny, size_t n,
-		 int map_fd)
-{
-	size_t i;
-
-	if (n > 8192)
-		return -1; /* the jump below is 16 bits */
-	p->n = 0;
-	p->insn = calloc(5 + 4 * n + 6, sizeof(*p->insn));
-	if (!p->insn)
-		return -1;
-	emit(p, BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_1,
-	     offsetof(struct bpf_cgroup_dev_ctx, access_type), 0);
-	/* access_type is (access << 16) | type */
-	emit(p, BPF_ALU64 | BPF_AND | BPF_K, BPF_REG_2, 0, 0, 0xffff);
-	emit(p, BPF_LDX | BPF_MEM | BPF_W, BPF_REG_3, BPF_REG_1,
-	     offsetof(struct bpf_cgroup_dev_ctx, major), 0);
-	emit(p, BPF_LDX | BPF_MEM | BPF_W, BPF_REG_4, BPF_REG_1,
-	     offsetof(struct bpf_cgroup_dev_ctx, minor), 0);
-	emit(p, BPF_JMP | BPF_JNE | BPF_K, BPF_REG_2, 0, (int16_t)(4 * n),
-	     BPF_DEVCG_DEV_CHAR);
-	for (i = 0; i < n; i++) {
-		emit(p, BPF_JMP | BPF_JNE | BPF_K, BPF_REG_3, 0, 3,
-		     (int32_t)deny[i].major);
-		emit(p, BPF_JMP | BPF_JNE | BPF_K, BPF_REG_4, 0, 2,
-		     (int32_t)deny[i].minor);
-		emit(p, BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0);
-		emit(p, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
-	}
-	if (map_fd >= 0) {
-		/* bpf_tail_call(ctx, map, 0); r1 still holds ctx */
-		emit(p, BPF_LD | BPF_DW | BPF_IMM, BPF_REG_2, BPF_PSEUDO_MAP_FD,
-		     0, map_fd);
-		emit(p, 0, 0, 0, 0, 0);
-		emit(p, BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_3, 0, 0, 0);
-		emit(p, BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_tail_call);
-		emit(p, BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0);
-	} else {
-		emit(p, BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 1);
-	}
-	emit(p, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
-	return 0;
-}
-
 static int load(const struct qd_dev *deny, size_t n, int map_fd, char *err,
 		size_t errlen)
 {
 	union bpf_attr attr;
-	struct prog p;
+	struct cg_bpf_prog p;
 	char *log = NULL;
 	const char *last;
 	int fd, saved;
 
-	if (build(&p, deny, n, map_fd))
+	if (cg_bpf_build(deny, n, map_fd, &p))
 		return qd_errf(err, errlen,
 			       "cgroup v2: cannot build a device program for "
 			       "%zu devices",

@@ -49,7 +49,8 @@ FUZZ_CORE_LIB := $(FUZZ_B)/libqosdeny_core.a
 # cgroup files options.c reaches for the mode names.
 FUZZ_SPANK_SRC := spank/options.c spank/gpu_devices.c spank/paths.c \
                   spank/cgroup.c spank/cgroup_v1.c spank/cgroup_v2.c \
-                  spank/step_cgroup.c
+                  spank/cgroup_bpf.c spank/cgroup_file.c \
+                  spank/cgroup_locate.c spank/cgroup_deny.c spank/step_cgroup.c
 FUZZ_SPANK_OBJ := $(FUZZ_SPANK_SRC:%.c=$(FUZZ_B)/%.o)
 FUZZ_SPANK_LIB := $(FUZZ_B)/libqosdeny_spank.a
 

@@ -30,7 +30,9 @@
 #include <criterion/criterion.h>
 
 #include "cgroup.h"
-#include "cgroup_priv.h"
+#include "cgroup_deny.h"
+#include "cgroup_file.h"
+#include "cgroup_locate.h"
 #include "step_cgroup.h"
 
 #define NGPU	  4

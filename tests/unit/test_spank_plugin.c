@@ -24,7 +24,8 @@
 #include <criterion/criterion.h>
 #include <slurm/spank.h>
 
-#include "cgroup_priv.h"
+#include "cgroup.h"
+#include "cgroup_locate.h"
 
 #ifndef QD_SPANK_SO
 #define QD_SPANK_SO "build/spank_qosdeny.so"
