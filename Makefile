@@ -107,7 +107,10 @@ JS_SRC    := $(wildcard job_submit/*.c)
 JS_OBJ    := $(JS_SRC:%.c=$(B)/%.o)
 JS_SO     := $(B)/job_submit_qosdeny.so
 
-TOOL_SRC  := $(wildcard tools/*.c)
+# The tool: main.c, the commands and what they share in tools/, the
+# doctor's checks in tools/doctor/ (docs/development.md, Source layout).
+TOOL_DIRS := tools tools/doctor
+TOOL_SRC  := $(wildcard $(TOOL_DIRS:%=%/*.c))
 TOOL_OBJ  := $(TOOL_SRC:%.c=$(B)/%.o)
 TOOL      := $(B)/qosdeny
 
@@ -211,10 +214,13 @@ $(JS_SO): $(JS_OBJ) $(CORE_LIB) job_submit/job_submit_qosdeny.map
 		-Wl,--version-script=job_submit/job_submit_qosdeny.map
 
 # The tool's doctor checks a node with the plugin's own parts (plugstack
-# options, GPU lists, cgroups): it links libqosdeny_spank.a.
+# options, GPU lists, cgroups): it links libqosdeny_spank.a. Both tool
+# folders are searched: cmd_doctor.c includes the doctor's headers, and the
+# doctor's files ctld_limits.h and libslurm_compat.h from tools/.
 $(B)/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(SPANK_CFLAGS) $(CPPFLAGS) \
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(TOOL_DIRS:%=-I%) \
+		$(SPANK_CFLAGS) $(CPPFLAGS) \
 		$(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(TOOL): $(TOOL_OBJ) $(SPANK_LIB) $(CORE_LIB)
@@ -226,10 +232,10 @@ $(B)/tests/test_cmd_share_flush $(ASAN_B)/tests/test_cmd_share_flush: \
 	TEST_DEFS := -DQD_TOOL_PATH='"$(abspath $(TOOL))"'
 
 # The doctor's output and text readers, compiled into their unit test.
-DOCTOR_PURE := tools/doctor_output.c tools/doctor_text.c
+DOCTOR_PURE := tools/doctor/doctor_output.c tools/doctor/doctor_text.c
 $(B)/tests/test_doctor $(ASAN_B)/tests/test_doctor: $(DOCTOR_PURE)
 $(B)/tests/test_doctor $(ASAN_B)/tests/test_doctor: \
-	TEST_DEFS := -Itools $(DOCTOR_PURE)
+	TEST_DEFS := -Itools/doctor $(DOCTOR_PURE)
 
 # The unit tests link hiredis for their Redis fakes, except the test of
 # its loading on demand, which must find it unloaded as the plugins do.
@@ -400,7 +406,8 @@ check-gpu-node: $(GPU_NODE_RUNTIME)
 	bash tests/gpu-node/run.sh $(GPU_NODE_RUNTIME)
 
 $(GPU_NODE_RUNTIME): $(wildcard shared/*/*.[ch] job_submit/* site_factor/* \
-		spank/* pam/* tools/* debian/* docs/man/* conf.example/*) \
+		spank/* pam/* tools/* tools/doctor/* debian/* docs/man/* \
+		conf.example/*) \
 		tests/gpu-node/runtime.sh tests/gpu-node/cuda_probe.c Makefile
 	bash tests/gpu-node/runtime.sh $(GPU_NODE_SLURM)
 
@@ -508,7 +515,7 @@ deb-test:
 	bash tests/integration/deb-test.sh
 
 FORMAT_FILES := $(wildcard shared/*/*.[ch] job_submit/*.[ch] site_factor/*.[ch] spank/*.[ch] pam/*.[ch] \
-                 tools/*.[ch] tests/unit/*.[ch] tests/bench/*.[ch] \
+                 $(TOOL_DIRS:%=%/*.[ch]) tests/unit/*.[ch] tests/bench/*.[ch] \
                  tests/helpers/*.[ch] tests/gpu-node/*.[ch] \
                  tests/fuzz/*.[ch])
 format:
@@ -566,6 +573,6 @@ uninstall: pam-uninstall
 
 # The header dependencies the compiler wrote (DEPFLAGS), for the objects
 # and programs of this build directory.
-DEP_DIRS := shared/* job_submit site_factor spank pam tools tests
+DEP_DIRS := shared/* job_submit site_factor spank pam $(TOOL_DIRS) tests
 -include $(wildcard $(foreach b,$(B) $(ASAN_B) $(ASAN_CTLD_B) $(FUZZ_B),\
                       $(DEP_DIRS:%=$(b)/%/*.d)) $(FUZZ_B)/*.d)

@@ -5,8 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "args.h"
+#include "commands.h"
 #include "policy.h"
-#include "tool.h"
 
 static void print_error(const char *err, void *arg)
 {

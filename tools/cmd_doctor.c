@@ -9,9 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "args.h"
+#include "commands.h"
 #include "doctor.h"
 #include "doctor_procs.h"
-#include "tool.h"
 
 struct args {
 	bool node, controller, parsable;

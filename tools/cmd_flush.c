@@ -12,13 +12,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "args.h"
+#include "commands.h"
 #include "job_end_ask.h"
 #include "redis_usage.h"
 #include "site_redis.h"
 #include "spool.h"
 #include "spool_alive.h"
 #include "spool_orphan.h"
-#include "tool.h"
 
 /* The longest flush waits on slurmctld and slurmdbd for the ends of
  * orphaned records, all spools together. */

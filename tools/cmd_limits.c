@@ -12,9 +12,10 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "args.h"
+#include "commands.h"
 #include "ctld_limits.h"
 #include "headroom.h"
-#include "tool.h"
 
 #define MAX_CAPS 64 /* 3 flags x (4 TRES + 16 types) fit */
 

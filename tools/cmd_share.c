@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "args.h"
+#include "commands.h"
 #include "fairshare_usage.h"
 #include "redis_addr.h"
+#include "shares.h"
 #include "site_redis.h"
-#include "tool.h"
 
 #define MAX_CLUSTERS QD_FS_CLUSTERS_MAX
 

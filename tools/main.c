@@ -1,12 +1,13 @@
 /*
- * qosdeny: the administrator's tool (qosdeny(1)). Each command is
- * in its own cmd_*.c; exit statuses are described in tool.h.
+ * qosdeny: the administrator's tool (qosdeny(1)). main.c only dispatches:
+ * each command is in its own cmd_*.c (commands.h, where the exit statuses
+ * are described), the argument helpers in args.c.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "tool.h"
+#include "args.h"
+#include "commands.h"
 
 static const char usage[] =
     "Usage: qosdeny COMMAND [ARGS]\n"
@@ -38,45 +39,6 @@ static const char usage[] =
     "\n"
     "Exit status: 0 success, 1 error (such as an invalid file, Redis not\n"
     "reachable, records left unsent), 2 usage error.\n";
-
-int qd_usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("qosdeny: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'qosdeny --help' for more information.\n", stderr);
-	return EXIT_USAGE;
-}
-
-int qd_bad_argument(const char *command, const char *arg)
-{
-	return qd_usage_error(
-	    "%s: %s '%s'", command,
-	    arg[0] == '-' ? "unknown option" : "unexpected argument", arg);
-}
-
-const char *qd_option_value(int argc, char **argv, int *i, const char *name,
-			    bool *missing)
-{
-	const char *arg = argv[*i];
-	size_t len = strlen(name);
-
-	*missing = false;
-	if (strncmp(arg, name, len))
-		return NULL;
-	if (arg[len] == '=')
-		return arg + len + 1;
-	if (arg[len])
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = true;
-		return NULL;
-	}
-	return argv[++*i];
-}
 
 int main(int argc, char **argv)
 {

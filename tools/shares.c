@@ -11,7 +11,7 @@
 #include <slurm/slurmdb.h>
 
 #include "libslurm_compat.h"
-#include "tool.h"
+#include "shares.h"
 
 static int add_assoc(struct qd_fs_table *t, const slurmdb_assoc_rec_t *a)
 {

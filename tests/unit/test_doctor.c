@@ -1,7 +1,7 @@
 /*
- * qosdeny doctor's pure parts: its lines (tools/doctor_output.c) and the
- * readers of Slurm's text (tools/doctor_text.c). The checks themselves run
- * on the test cluster (tests/integration/t_doctor.sh).
+ * qosdeny doctor's pure parts: its lines (tools/doctor/doctor_output.c) and
+ * the readers of Slurm's text (tools/doctor/doctor_text.c). The checks
+ * themselves run on the test cluster (tests/integration/t_doctor.sh).
  */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>

@@ -1,7 +1,10 @@
 /*
  * qosdeny doctor: checks of a node's or the controller's set-up, one line
- * each (docs/man/qosdeny.1, section doctor). The checks are grouped in
- * doctor_node*.c and doctor_ctld*.c; doctor_output.c prints the lines.
+ * each (docs/man/qosdeny.1, section doctor). doctor_node.c and
+ * doctor_ctld.c run them in order, their parts declared in doctor_node.h
+ * and doctor_ctld.h; doctor_output.c prints the lines. The command itself,
+ * its options and which checks run, is tools/cmd_doctor.c, beside the other
+ * commands: nothing in this folder reads the command line.
  */
 #ifndef QD_DOCTOR_H
 #define QD_DOCTOR_H
