@@ -39,7 +39,8 @@
 #
 # The whole job: from srun's start to the end of the job's epilog on its
 # node, the "completed epilog" line slurmd logs at debug level (its log
-# stamps are to the millisecond; the medians are over many jobs). Per
+# stamps are to the millisecond; the medians are over many jobs); with no
+# plugin slurmd runs no epilog, and the job is whole when srun returns. Per
 # round, each setting's median minus the one before it: Slurm's charge
 # (hooks - empty: the spank prolog and epilog processes and slurmd's 10 ms
 # sleep after each) and qosdeny's own (plugin - hooks), the goal's measure
@@ -153,8 +154,11 @@ log_offsets() {
 	done >"$work/log-offsets"
 }
 
-# one_run: "SRUN_US WHOLE_US" of one srun as alice: its wall time, and
-# from its start to the end of the job's epilog (- when slurmd said none).
+# one_run SETTING: "SRUN_US WHOLE_US" of one srun as alice: its wall
+# time, and from its start to the end of the job's epilog (- when slurmd
+# said none). With no plugin slurmd runs no epilog at all (no Epilog=, no
+# SPANK job epilog: src/slurmd/slurmd/req.c answers the job's end at once),
+# so there the job is whole when srun returns.
 one_run() {
 	local t0 t1 end
 	log_offsets
@@ -163,7 +167,11 @@ one_run() {
 	t1=$(date +%s%N)
 	[ "$RC" -eq 0 ] || die "srun failed: $OUT"
 	wait_for "the job's epilog" 30 queue_empty >&2 || die "a job stayed in the queue"
-	end=$(epilog_end $((t0 / 1000)))
+	if [ "$1" = empty ]; then
+		end=$((t1 / 1000))
+	else
+		end=$(epilog_end $((t0 / 1000)))
+	fi
 	echo "$(((t1 - t0) / 1000)) $([ -n "$end" ] && echo $((end - t0 / 1000)) || echo -)"
 }
 
@@ -355,9 +363,9 @@ for setup_name in $SETUPS; do
 		for ((i = 0; i < ${#SETTINGS[@]}; i++)); do
 			s=${SETTINGS[$(((i + r) % ${#SETTINGS[@]}))]}
 			use "$s"
-			one_run >/dev/null
+			one_run "$s" >/dev/null
 			for ((j = 0; j < RUNS; j++)); do
-				t=$(one_run) || exit 1
+				t=$(one_run "$s") || exit 1
 				echo "$s $r $t" >>"$d/srun"
 			done
 			echo "bench: $setup_name round $r $s done" >&2
