@@ -2,10 +2,14 @@
 # to the confinement spank_qosdeny.so's extern step prepared (pam/
 # pam_qosdeny.c). Links the cgroup module and the records from
 # libqosdeny_spank.a (spank/spank.mk), which need nothing of Slurm's, and
-# the one error formatter they share with the rest (shared/common/errmsg.c).
+# what they share with the rest from the core's ground floor: the error
+# formatter and the whole-file writer the records are written with
+# (shared/common/errmsg.c, atomic_file.c, write_all.c).
 
 PAM_SO    := $(B)/pam_qosdeny.so
 PAM_MAP   := pam/pam_qosdeny.map
+PAM_CORE  := $(addprefix $(B)/shared/common/,errmsg.o atomic_file.o \
+               write_all.o)
 # Where this release's own PAM modules are (dpkg knows the path it
 # installed them under: /lib on Debian 12, /usr/lib from 13, whose merged
 # /usr makes /lib an alias that packages may not use); /lib elsewhere.
@@ -19,10 +23,9 @@ $(B)/pam/%.o: pam/%.c
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) -Ispank $(CPPFLAGS) $(QD_CFLAGS) \
 		$(CFLAGS) -c -o $@ $<
 
-$(PAM_SO): $(B)/pam/pam_qosdeny.o $(SPANK_LIB) $(B)/shared/common/errmsg.o \
-		$(PAM_MAP)
+$(PAM_SO): $(B)/pam/pam_qosdeny.o $(SPANK_LIB) $(PAM_CORE) $(PAM_MAP)
 	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $(B)/pam/pam_qosdeny.o \
-		$(SPANK_LIB) $(B)/shared/common/errmsg.o -lpam \
+		$(SPANK_LIB) $(PAM_CORE) -lpam \
 		-Wl,--version-script=$(PAM_MAP)
 
 .PHONY: pam-install pam-uninstall

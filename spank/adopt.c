@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "adopt.h"
+#include "atomic_file.h"
 #include "errmsg.h"
 
 /* A node name is one path component: no '/', not "." or "..". */
@@ -52,10 +53,16 @@ static int make_dir(const char *dir, char *err, size_t errlen)
 int qd_adopt_write(const char *dir, const char *node, uint32_t job,
 		   const char *ext, const char *text, char *err, size_t errlen)
 {
-	int rv = -1, fd = -1;
 	char path[PATH_MAX], tmp[PATH_MAX + 16], sub[PATH_MAX];
-	size_t len = strlen(text), off = 0;
-	ssize_t n;
+	/* Under /run, emptied at every boot as the confinements are: nothing
+	 * to keep through a crash, so no fsync. A .tmp a killed writer left
+	 * is written over. */
+	struct qd_atomic_file f = {
+	    .dfd = AT_FDCWD,
+	    .name = path,
+	    .tmp = tmp,
+	    .flags = QD_ATOMIC_REUSE_TMP,
+	};
 
 	if (qd_adopt_path(path, sizeof(path), dir, node, job, ext, err, errlen))
 		return -1;
@@ -63,40 +70,14 @@ int qd_adopt_write(const char *dir, const char *node, uint32_t job,
 	if (make_dir(dir, err, errlen) || make_dir(sub, err, errlen))
 		return -1;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd < 0)
-		return qd_errf(err, errlen, "open %s: %s", tmp,
-			       strerror(errno));
-	while (off < len) {
-		n = write(fd, text + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			qd_errf(err, errlen, "write %s: %s", tmp,
-				n < 0 ? strerror(errno) : "short write");
-			goto fail;
-		}
-		off += (size_t)n;
-	}
-	if (close(fd)) {
-		fd = -1;
-		qd_errf(err, errlen, "close %s: %s", tmp, strerror(errno));
-		goto fail;
-	}
-	fd = -1;
-	/* Whole or not at all: a reader never sees half a record. */
-	if (rename(tmp, path)) {
+	if (!qd_atomic_write(&f, text, strlen(text), err, errlen))
+		return 0;
+	/* These two worded as the plugin's logs have always had them. */
+	if (f.failed == QD_ATOMIC_CREATE)
+		qd_errf(err, errlen, "open %s: %s", tmp, strerror(errno));
+	else if (f.failed == QD_ATOMIC_RENAME)
 		qd_errf(err, errlen, "rename %s: %s", tmp, strerror(errno));
-		goto fail;
-	}
-	rv = 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	if (rv)
-		unlink(tmp);
-	return rv;
+	return -1;
 }
 
 int qd_adopt_read(const char *dir, const char *node, uint32_t job,

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "errmsg.h"
 #include "policy_keep.h"
 
@@ -26,33 +27,6 @@ static void format_when(time_t t, char *buf, size_t len)
 	if (!localtime_r(&t, &tm) ||
 	    !strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm))
 		snprintf(buf, len, "%lld", (long long)t);
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/* The rename is durable only once the directory itself is synced. */
-static int sync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rv;
-
-	if (fd < 0)
-		return -1;
-	rv = fsync(fd);
-	close(fd);
-	return rv;
 }
 
 /* Removes the temporary copies a crash left in dir, so that they do not pile
@@ -80,36 +54,39 @@ static void sweep_stale(const char *dir, time_t now)
 int qd_policy_keep(const char *dir, const char *source, const char *text,
 		   time_t accepted, char *err, size_t errlen)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 16], *head = NULL;
-	int fd, len;
+	char path[PATH_MAX], tmp[] = QD_KEPT_NAME ".XXXXXX", *copy = NULL;
+	/* Whole and durable: a start after a crash runs on what it finds. */
+	struct qd_atomic_file f = {
+	    .name = QD_KEPT_NAME,
+	    .tmp = tmp,
+	    .flags = QD_ATOMIC_FSYNC_FILE | QD_ATOMIC_FSYNC_DIR,
+	};
+	int len, rv;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, QD_KEPT_NAME);
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	len = asprintf(&head,
+	len = asprintf(&copy,
 		       "# qosdeny: the last qosdeny.conf slurmctld accepted, "
 		       "run on when that file\n# cannot be read or parsed at "
 		       "slurmctld's start (qosdeny.conf(5)).\n" SOURCE_TAG
-		       "%s\n" ACCEPTED_TAG "%lld\n",
-		       source, (long long)accepted);
+		       "%s\n" ACCEPTED_TAG "%lld\n%s",
+		       source, (long long)accepted, text);
 	if (len < 0)
 		return qd_errf(err, errlen, "%s: out of memory", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0 || write_all(fd, head, len) ||
-	    write_all(fd, text, strlen(text)) || fsync(fd) ||
-	    rename(tmp, path) || sync_dir(dir)) {
-		qd_errf(err, errlen, "%s: %s", fd < 0 ? tmp : path,
+	f.dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	rv = f.dfd < 0 ? -1 : qd_atomic_write(&f, copy, len, NULL, 0);
+	/* The temporary file named while it was being made, the copy after. */
+	if (rv)
+		qd_errf(err, errlen, "%s/%s: %s", dir,
+			f.dfd < 0 || f.failed == QD_ATOMIC_CREATE
+			    ? tmp
+			    : QD_KEPT_NAME,
 			strerror(errno));
-		if (fd >= 0) {
-			unlink(tmp);
-			close(fd);
-		}
-		free(head);
-		return -1;
-	}
-	close(fd);
-	free(head);
-	sweep_stale(dir, time(NULL));
-	return 0;
+	if (f.dfd >= 0)
+		close(f.dfd);
+	free(copy);
+	if (!rv)
+		sweep_stale(dir, time(NULL));
+	return rv;
 }
 
 /* The header's value for tag, up to the end of its line, or NULL. */

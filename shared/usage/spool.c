@@ -16,7 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "spool.h"
+#include "write_all.h"
 
 #define SUFFIX	     ".rec"
 #define BAD_SUFFIX   ".bad"
@@ -120,24 +122,6 @@ static int open_dir(const char *dir, bool create, char *err, size_t errlen)
 	return dfd;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (!n)
-				errno = EIO;
-			return -1;
-		}
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /* r's text (QD_RECORD_MAX) and file name (NAME_LEN_MAX): the text's
  * length, or -1 with err. */
 static int encode(const char *dir, const struct qd_usage_record *r, char *text,
@@ -159,7 +143,19 @@ static int write_at(int dfd, const char *dir, const struct qd_usage_record *r,
 {
 	static unsigned counter;
 	char name[NAME_LEN_MAX], tmp[NAME_LEN_MAX + 64], text[QD_RECORD_MAX];
-	int fd = -1, rv = -1, n = encode(dir, r, text, name, err, errlen);
+	char why[sizeof(tmp) + NAME_LEN_MAX + 128];
+	/* The data always fsync'd, or a crash could leave an empty record
+	 * under the final name; the directory only for a record that must
+	 * outlive a crash by itself: the open one, not the closed one about
+	 * to be sent (docs/gpu-and-usage.md "Usage reporting"). */
+	struct qd_atomic_file f = {
+	    .dfd = dfd,
+	    .name = name,
+	    .tmp = tmp,
+	    .flags =
+		QD_ATOMIC_FSYNC_FILE | (durable_name ? QD_ATOMIC_FSYNC_DIR : 0),
+	};
+	int n = encode(dir, r, text, name, err, errlen);
 
 	if (n < 0)
 		return -1;
@@ -167,44 +163,9 @@ static int write_at(int dfd, const char *dir, const struct qd_usage_record *r,
 	 * (prolog retry, flush) never share a temp file. */
 	snprintf(tmp, sizeof(tmp), TMP_PREFIX "%s.%ld.%u", name, (long)getpid(),
 		 __atomic_fetch_add(&counter, 1, 0));
-	fd = openat(dfd, tmp,
-		    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return fail(err, errlen, dir, "create %s: %s", tmp,
-			    strerror(errno));
-	if (write_all(fd, text, n)) {
-		fail(err, errlen, dir, "write %s: %s", tmp, strerror(errno));
-		goto fail;
-	}
-	/* Data on disk before the name points at it, or a crash could leave
-	 * an empty record under the final name. */
-	if (fsync(fd)) {
-		fail(err, errlen, dir, "fsync %s: %s", tmp, strerror(errno));
-		goto fail;
-	}
-	n = close(fd);
-	fd = -1;
-	if (n) {
-		fail(err, errlen, dir, "close %s: %s", tmp, strerror(errno));
-		goto fail;
-	}
-	if (renameat(dfd, tmp, dfd, name)) {
-		fail(err, errlen, dir, "rename %s to %s: %s", tmp, name,
-		     strerror(errno));
-		goto fail;
-	}
-	/* The rename itself is durable only once the directory is. */
-	if (durable_name && fsync(dfd)) {
-		fail(err, errlen, dir, "fsync: %s", strerror(errno));
-		goto fail;
-	}
-	rv = 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	if (rv)
-		unlinkat(dfd, tmp, 0);
-	return rv;
+	if (qd_atomic_write(&f, text, n, why, sizeof(why)))
+		return fail(err, errlen, dir, "%s", why);
+	return 0;
 }
 
 static int write_record(const char *dir, const struct qd_usage_record *r,
@@ -248,7 +209,7 @@ int qd_spool_overwrite(const char *dir, const struct qd_usage_record *r,
 		fail(err, errlen, dir, "open %s: %s", name, strerror(errno));
 		goto fail;
 	}
-	if (write_all(fd, text, n) || ftruncate(fd, n) || fsync(fd)) {
+	if (qd_write_all(fd, text, n) || ftruncate(fd, n) || fsync(fd)) {
 		fail(err, errlen, dir, "overwrite %s: %s", name,
 		     strerror(errno));
 		goto fail;

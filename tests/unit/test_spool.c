@@ -14,6 +14,7 @@
 
 #include <criterion/criterion.h>
 
+#include "dir_names.h"
 #include "spool.h"
 #include "usage_fixture.h"
 
@@ -45,27 +46,6 @@ static struct qd_usage_record rec(uint32_t job, bool open)
 	return test_record(job, 1, 1700000000, open ? 0 : 1700000000 + job);
 }
 
-/* Names in dir (all of them, temp files too), space-separated, sorted. */
-static char *ls(const char *d)
-{
-	static char out[4096];
-	struct dirent **v;
-	int n = scandir(d, &v, NULL, alphasort);
-
-	out[0] = '\0';
-	for (int i = 0; i < n; i++) {
-		if (strcmp(v[i]->d_name, ".") && strcmp(v[i]->d_name, "..")) {
-			if (out[0])
-				strcat(out, " ");
-			strcat(out, v[i]->d_name);
-		}
-		free(v[i]);
-	}
-	if (n >= 0)
-		free(v);
-	return out;
-}
-
 static void write_ok(const struct qd_usage_record *r)
 {
 	cr_assert_eq(qd_spool_write(dir, r, err, sizeof(err)), 0, "%s", err);
@@ -78,7 +58,7 @@ Test(spool, write_read_back)
 	char path[256];
 
 	write_ok(&r);
-	cr_expect_str_eq(ls(dir), "qd:7:n1:1700000000.rec");
+	cr_expect_str_eq(dir_names(dir), "qd:7:n1:1700000000.rec");
 	cr_assert_eq(stat(dir, &st), 0);
 	cr_expect_eq(st.st_mode & 07777, 0700);
 	snprintf(path, sizeof(path), "%s/qd:7:n1:1700000000.rec", dir);
@@ -98,7 +78,7 @@ Test(spool, closed_replaces_open)
 	write_ok(&r);
 	cr_assert_eq(qd_usage_record_close(&r, r.start + 60), 0);
 	write_ok(&r);
-	cr_expect_str_eq(ls(dir), "qd:7:n1:1700000000.rec");
+	cr_expect_str_eq(dir_names(dir), "qd:7:n1:1700000000.rec");
 	cr_assert_eq(qd_spool_read(dir, "qd:7:n1:1700000000.rec", &back, err,
 				   sizeof(err)),
 		     0);
@@ -115,7 +95,7 @@ Test(spool, stage_replaces_open_and_sync)
 	write_ok(&r);
 	cr_assert_eq(qd_usage_record_close(&r, r.start + 60), 0);
 	cr_assert_eq(qd_spool_stage(dir, &r, err, sizeof(err)), 0, "%s", err);
-	cr_expect_str_eq(ls(dir), "qd:7:n1:1700000000.rec");
+	cr_expect_str_eq(dir_names(dir), "qd:7:n1:1700000000.rec");
 	cr_assert_eq(qd_spool_read(dir, "qd:7:n1:1700000000.rec", &back, err,
 				   sizeof(err)),
 		     0, "%s", err);
@@ -143,7 +123,7 @@ Test(spool, list_and_remove)
 	cr_assert_eq(qd_spool_remove(dir, &a, err, sizeof(err)), 0, "%s", err);
 	cr_expect_eq(qd_spool_remove(dir, &a, err, sizeof(err)), 0,
 		     "already gone is fine");
-	cr_expect_str_eq(ls(dir), "qd:10:n1:1700000000.rec");
+	cr_expect_str_eq(dir_names(dir), "qd:10:n1:1700000000.rec");
 }
 
 /* Records are found by job and by age from their file names alone. */
@@ -170,7 +150,7 @@ Test(spool, refuses_invalid_record)
 	snprintf(want, sizeof(want),
 		 "spool %s: usage record: invalid node '../etc'", dir);
 	cr_expect_str_eq(err, want);
-	cr_expect_str_eq(ls(dir), "");
+	cr_expect_str_eq(dir_names(dir), "");
 }
 
 /* A spool others could write to would let them charge GPU time to anyone. */
@@ -237,7 +217,7 @@ Test(spool, failed_write_leaves_nothing)
 	cr_expect(strstr(err, ": write .tmp.qd:7:n1:1700000000.rec."), "%s",
 		  err);
 	cr_expect(strstr(err, ": File too large"), "%s", err);
-	cr_expect_str_eq(ls(dir), "");
+	cr_expect_str_eq(dir_names(dir), "");
 }
 
 /* A full filesystem: a 4 KiB tmpfs filled up, in a mount namespace of the
@@ -260,7 +240,7 @@ Test(spool, full_spool)
 	close(fd);
 	cr_expect_eq(qd_spool_write(dir, &r, err, sizeof(err)), -1);
 	cr_expect(strstr(err, ": No space left on device"), "%s", err);
-	cr_expect_str_eq(ls(dir), "");
+	cr_expect_str_eq(dir_names(dir), "");
 	umount2(base, MNT_DETACH);
 }
 
@@ -315,7 +295,7 @@ Test(spool, replay_sends_closed_keeps_open)
 	cr_expect_eq(st.open, 1);
 	cr_expect_eq(st.left, 0);
 	cr_expect_eq(st.bad, 0);
-	cr_expect_str_eq(ls(dir), "qd:3:n1:1700000000.rec");
+	cr_expect_str_eq(dir_names(dir), "qd:3:n1:1700000000.rec");
 	cr_expect_str_eq(reports, "");
 }
 
@@ -350,7 +330,7 @@ Test(spool, replay_skips_what_another_replay_removed)
 	cr_expect_eq(st.sent, 1);
 	cr_expect_eq(st.left, 0);
 	cr_expect_eq(st.bad, 0);
-	cr_expect_str_eq(ls(dir), "");
+	cr_expect_str_eq(dir_names(dir), "");
 	cr_expect_str_eq(reports, "");
 }
 
@@ -369,7 +349,7 @@ Test(spool, replay_stops_at_first_failure)
 	cr_expect_eq(s.calls, 1);
 	cr_expect_eq(st.left, 2);
 	cr_expect_eq(st.sent, 0);
-	cr_expect_str_eq(ls(dir),
+	cr_expect_str_eq(dir_names(dir),
 			 "qd:1:n1:1700000000.rec qd:2:n1:1700000000.rec");
 	snprintf(want, sizeof(want),
 		 "spool %s: qd:1:n1:1700000000.rec: not sent: redis "
@@ -397,7 +377,7 @@ Test(spool, replay_quarantines_garbage)
 	    qd_spool_replay(dir, NOW, send_stub, &s, report, NULL, &st), -1);
 	cr_expect_eq(st.bad, 1);
 	cr_expect_eq(st.sent, 1);
-	cr_expect_str_eq(ls(dir), "junk.rec.bad");
+	cr_expect_str_eq(dir_names(dir), "junk.rec.bad");
 	snprintf(want, sizeof(want),
 		 "spool %s: junk.rec: usage record: missing fields after "
 		 "'job'\n",
@@ -427,7 +407,7 @@ Test(spool, replay_sets_aside_what_redis_may_have_forgotten)
 	cr_expect_str_eq(s.ids[0], "qd/2/n1/1700000000");
 	cr_expect_eq(st.sent, 1);
 	cr_expect_eq(st.aside, 1);
-	cr_expect_str_eq(ls(dir), "qd:1:n1:1700000000.rec.expired");
+	cr_expect_str_eq(dir_names(dir), "qd:1:n1:1700000000.rec.expired");
 	snprintf(want, sizeof(want),
 		 "spool %s: qd:1:n1:1700000000.rec: ended 89 days ago, longer "
 		 "than Redis keeps a record's id (90 days): it may have been "
@@ -471,7 +451,7 @@ Test(spool, replay_removes_stale_temp_files)
 	close(open(path, O_WRONLY | O_CREAT, 0600));
 	cr_expect_eq(
 	    qd_spool_replay(dir, NOW, send_stub, &s, report, NULL, &st), 0);
-	cr_expect_str_eq(ls(dir), ".tmp.new");
+	cr_expect_str_eq(dir_names(dir), ".tmp.new");
 }
 
 /* A spool emptied by an earlier replay. */
