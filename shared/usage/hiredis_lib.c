@@ -71,14 +71,24 @@ struct qd_tls_calls qd_tls;
 
 static struct lib_load tls_load = {.once = PTHREAD_ONCE_INIT};
 
-/* hiredis_ssl's function from it, OpenSSL's from libssl (dlsym searches
- * the libcrypto it needs too). */
+/*
+ * hiredis_ssl's function from it, OpenSSL's from libssl (dlsym searches
+ * the libcrypto it needs too). hiredis_ssl calls hiredis without naming it
+ * as a library it needs (Debian 13's), so hiredis, loaded local to
+ * qosdeny, is made global first.
+ */
 static void tls_open(void)
 {
 	struct lib_load *l = &tls_load;
-	const char *soname = QD_HIREDIS_SSL_SONAME;
+	const char *soname = QD_HIREDIS_SONAME;
 	struct qd_tls_calls t;
-	void *h = lib_open(l, soname);
+	void *h = dlopen(soname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+
+	if (!h)
+		l->rv = qd_errf(l->err, sizeof(l->err), "cannot load %s: %s",
+				soname, dlerror());
+	soname = QD_HIREDIS_SSL_SONAME;
+	h = l->rv ? NULL : lib_open(l, soname);
 
 	QD_HIREDIS_SSL_CALLS(QD_LIB_RESOLVE)
 	soname = QD_SSL_SONAME;
