@@ -320,6 +320,13 @@ $(HOOKS_ONLY_SO): tests/bench/spank_hooks_only.c
 	$(Q_LD)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) \
 		$(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $<
 
+# dlopen's cost per library in a fresh process, for the launch benchmark.
+LOAD_COST := $(B)/tests/load_cost
+$(LOAD_COST): tests/bench/load_cost.c
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) \
+		$(QD_LDFLAGS) $(LDFLAGS) -rdynamic -o $@ $<
+
 $(FILL_QUEUE): tests/bench/fill_queue.c tests/helpers/slurm_ids.h
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) \
@@ -440,7 +447,7 @@ demo: deps
 		{ tail -n 20 $(B)/demo-build.log; exit 1; }
 	bash tests/demo.sh
 
-bench: deps $(BENCH_BIN) $(USAGE_BENCH_BIN) $(SF_BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SF_SO) $(SPANK_SO) $(HOOKS_ONLY_SO)
+bench: deps $(BENCH_BIN) $(USAGE_BENCH_BIN) $(SF_BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SF_SO) $(SPANK_SO) $(HOOKS_ONLY_SO) $(LOAD_COST)
 	bash tests/bench/usage.sh
 	QD_EXTRA_PKGS=linux-perf sh tests/cluster/install-deps.sh
 	bash tests/bench/launch.sh

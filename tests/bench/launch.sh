@@ -86,6 +86,7 @@ slurm_spank_task_exit slurm_spank_job_epilog slurm_spank_exit"
 command -v perf >/dev/null || die "perf missing (apt-get install linux-perf)"
 [ -r "$SO" ] || die "$SO missing (make)"
 [ -r "$HOOKS_SO" ] || die "$HOOKS_SO missing (make $HOOKS_SO)"
+[ -x "$QD_BUILD/tests/load_cost" ] || die "$QD_BUILD/tests/load_cost missing (make bench)"
 mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing ||
 	die "cannot mount tracefs for uprobes"
 probes_off() { perf probe -q -d 'qdlaunch:*' 2>/dev/null || true; }
@@ -324,6 +325,21 @@ client_runs() {
 	done
 }
 
+# loading: what loading each library costs a fresh process (load_cost):
+# the do-nothing plugin, the plugin measured, and the libraries qosdeny
+# loads only to talk to Redis (hiredis; with TLS, hiredis_ssl, libssl and
+# libcrypto after it).
+loading() {
+	local so hiredis ssl
+	so() { objdump -p "$(cc -print-file-name="lib$1.so")" 2>/dev/null | sed -n 's/^ *SONAME *//p'; }
+	hiredis=$(so hiredis)
+	ssl=$(so hiredis_ssl)
+	echo "## loading: dlopen(RTLD_NOW) in a fresh process, microseconds"
+	row what n median p10 p90 min max
+	"$QD_BUILD/tests/load_cost" 200 "$HOOKS_SO" "$SO" "$hiredis" \
+		${ssl:+"$hiredis+$ssl"}
+}
+
 # client_report FILE
 client_report() {
 	local n m p10 p90 lo hi e p
@@ -396,4 +412,5 @@ elapsed=$((SECONDS - T_START))
 		report "$setup_name"
 	done
 	[ "$CLIENT_RUNS" -gt 0 ] && client_report "$work/client"
+	loading
 } | tee "$out"

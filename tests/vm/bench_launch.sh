@@ -17,8 +17,9 @@
 # lines ("calling ... spank MODE" to "spank/MODE returned success"), which
 # it runs only for a plugin with those hooks, and which also hold the
 # 10 ms slurmd sleeps after each (docs/performance.md "Launch cost").
-# SlurmdDebug is debug2 in every setting. TCG: every figure is a software
-# CPU's.
+# SlurmdDebug is debug2 in every setting. The whole job, as
+# tests/bench/launch.sh's: srun's start to slurmd's "completed epilog"
+# line. TCG: every figure is a software CPU's, reported, never judged.
 source "$(dirname "$0")/vm-lib.sh"
 ROUNDS=${QD_BENCH_ROUNDS:-5}
 RUNS=${QD_BENCH_RUNS:-10}
@@ -41,8 +42,22 @@ use() { # SETTING: plugstack.conf for it, slurmd restarted
 	bash "$VMDIR/slurm.sh" restart-slurmd && wait_for "node idle" 30 node_idle
 }
 
-one_run() { # microseconds of one srun as alice
-	local t0 t1
+# epilog_end T0_US FROM_LINE: when slurmd said a job's epilog completed
+# ("completed epilog for jobid", debug), from line FROM_LINE of its log on,
+# in epoch microseconds from its millisecond stamps, or nothing.
+epilog_end() {
+	tail -n +"$2" "$SLURMD_LOG" | awk -v t0="$1" '/completed epilog for jobid/ {
+		ts = substr($1, 2, 23); gsub(/[-T:.]/, " ", ts); split(ts, t, " ")
+		us = mktime(t[1] " " t[2] " " t[3] " " t[4] " " t[5] " " t[6]) * 1e6 + t[7] * 1000
+		if (us >= t0 - 1000 && us > last) last = us } END { if (last) printf "%.0f\n", last }'
+}
+
+# one_run SETTING: "SRUN_US WHOLE_US" of one srun as alice, as
+# tests/bench/launch.sh's: the whole job ends with the epilog slurmd logs,
+# or with srun where no plugin makes slurmd run one (empty).
+one_run() {
+	local t0 t1 end from
+	from=$(($(wc -l <"$SLURMD_LOG") + 1))
 	t0=$(date +%s%N)
 	as alice srun -A research -n 1 --gres=gpu:1 true
 	t1=$(date +%s%N)
@@ -50,8 +65,13 @@ one_run() { # microseconds of one srun as alice
 		echo "# srun failed: $OUT"
 		return 1
 	}
-	echo $(((t1 - t0) / 1000))
 	wait_for "the job's epilog" 60 queue_empty >&2
+	if [ "$1" = empty ]; then
+		end=$((t1 / 1000))
+	else
+		end=$(epilog_end $((t0 / 1000)) "$from")
+	fi
+	echo "$(((t1 - t0) / 1000)) $([ -n "$end" ] && echo $((end - t0 / 1000)) || echo -)"
 }
 
 summary() { # "n median p10 p90 min max" of the numbers on stdin
@@ -69,9 +89,9 @@ for ((r = 0; r < ROUNDS; r++)); do
 		s=${SETTINGS[$(((k + r) % ${#SETTINGS[@]}))]}
 		log_mark
 		use "$s" || failed=1
-		one_run >/dev/null || failed=1
+		one_run "$s" >/dev/null || failed=1
 		for ((i = 0; i < RUNS; i++)); do
-			if t=$(one_run); then
+			if t=$(one_run "$s"); then
 				echo "$s $r $t" >>"$OUTDIR/srun"
 			else
 				failed=1
@@ -106,6 +126,22 @@ cp "$SLURMD_LOG" "$OUTDIR/slurmd.log"
 	for s in "${SETTINGS[@]}"; do
 		read -r n m p10 p90 lo hi < <(awk -v s="$s" '$1 == s { print $3 }' "$OUTDIR/srun" | summary)
 		printf '%-20s %4s %8s %8s %8s %8s %8s\n' "srun_$s" "$n" "$m" "$p10" "$p90" "$lo" "$hi"
+	done
+	for s in "${SETTINGS[@]}"; do
+		read -r n m p10 p90 lo hi < <(awk -v s="$s" '$1 == s && $4 != "-" { print $4 }' "$OUTDIR/srun" | summary)
+		printf '%-20s %4s %8s %8s %8s %8s %8s\n' "whole_$s" "$n" "$m" "$p10" "$p90" "$lo" "$hi"
+	done
+	echo "# whole job per round: hooks - empty (Slurm's charge), plugin - hooks (qosdeny's own)"
+	printf '%-20s %4s %8s %8s\n' round runs slurm qosdeny
+	for ((r = 0; r < ROUNDS; r++)); do
+		m=()
+		for s in "${SETTINGS[@]}"; do
+			m+=("$(awk -v s="$s" -v r="$r" '$1 == s && $2 == r && $4 != "-" { print $4 }' "$OUTDIR/srun" | summary | cut -d' ' -f2)")
+		done
+		for k in 2 1; do
+			[ "${m[k]}" = - ] || [ "${m[k - 1]}" = - ] || m[k]=$((m[k] - m[k - 1]))
+		done
+		printf 'whole_round_%-8s %4s %8s %8s\n' "$r" "$RUNS" "${m[1]}" "${m[2]}"
 	done
 	printf '%-20s %4s %8s %8s\n' round runs hooks plugin
 	for ((r = 0; r < ROUNDS; r++)); do
