@@ -2,14 +2,16 @@
 # to the confinement spank_qosdeny.so's extern step prepared (pam/
 # pam_qosdeny.c). Links the cgroup module and the records from
 # libqosdeny_spank.a (spank/spank.mk), which need nothing of Slurm's, and
-# what they share with the rest from the core's ground floor: the error
-# formatter and the whole-file writer the records are written with
-# (shared/common/errmsg.c, atomic_file.c, write_all.c).
+# what they share with the rest from the core: the error formatter and the
+# whole-file writer the records are written with (shared/common/errmsg.c,
+# atomic_file.c, write_all.c), and the names of the cgroup= modes the
+# records hold (shared/plugstack/cgroup_mode.c). Compiled as the spank
+# library is: its headers include the core's.
 
 PAM_SO    := $(B)/pam_qosdeny.so
 PAM_MAP   := pam/pam_qosdeny.map
 PAM_CORE  := $(addprefix $(B)/shared/common/,errmsg.o atomic_file.o \
-               write_all.o)
+               write_all.o) $(B)/shared/plugstack/cgroup_mode.o
 # Where this release's own PAM modules are (dpkg knows the path it
 # installed them under: /lib on Debian 12, /usr/lib from 13, whose merged
 # /usr makes /lib an alias that packages may not use); /lib elsewhere.
@@ -20,8 +22,8 @@ PAMDIR    ?= $(shell d=/usr/lib/$(PAM_MA)/security; \
 
 $(B)/pam/%.o: pam/%.c
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) -Ispank $(CPPFLAGS) $(QD_CFLAGS) \
-		$(CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(SPANK_CFLAGS) $(CPPFLAGS) \
+		$(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(PAM_SO): $(B)/pam/pam_qosdeny.o $(SPANK_LIB) $(PAM_CORE) $(PAM_MAP)
 	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $(B)/pam/pam_qosdeny.o \

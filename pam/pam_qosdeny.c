@@ -48,6 +48,7 @@
 
 #include "adopt.h"
 #include "cgroup.h"
+#include "spank_opts.h"
 #include "step_cgroup.h"
 
 struct opts {

@@ -22,7 +22,8 @@
 #include "policy_keep.h"
 #include "refresh.h"
 #include "site.h"
-#include "site_redis.h"
+#include "site_opts.h"
+#include "site_policy.h"
 #include "snapshot.h"
 
 #define ERR_MAX (QD_SITE_ERR_MAX + QD_ERR_MAX)
@@ -58,25 +59,38 @@ static char redis_conf[6 * PATH_MAX]; /* what redis was made from */
 static bool outage;
 static bool warned_no_gpu_tres;
 
+/* slurm.conf and the spank_qosdeny.so line, read as the plugin reads it
+ * (README "plugstack.conf"): o has the defaults where it was not read. */
+static int load_site(struct qd_site *site, struct qd_spank_opts *o, char *err,
+		     size_t errlen)
+{
+	qd_spank_opts_init(o);
+	return qd_site_load_from(site, conf_path, err, errlen) ||
+		       qd_site_spank_opts(site, o, err, errlen)
+		   ? -1
+		   : 0;
+}
+
 /* This cluster, as usage records name it: plugstack's cluster=, else
  * ClusterName. */
-static const char *this_cluster(const struct qd_site *site)
+static const char *this_cluster(const struct qd_site *site,
+				const struct qd_spank_opts *o)
 {
-	const char *c = qd_site_cluster(site);
+	const char *c = qd_site_cluster(site, o);
 
 	return c ? c : ctld_cluster;
 }
 
 /* FairShareClusters, else this cluster. */
 static size_t fs_clusters(const struct qd_policy *p, const struct qd_site *site,
-			  const char **out)
+			  const struct qd_spank_opts *o, const char **out)
 {
 	size_t n = 0;
 
 	for (; p && n < p->n_fs_clusters && n < QD_FS_CLUSTERS_MAX; n++)
 		out[n] = p->fs_clusters[n];
 	if (!n)
-		out[n++] = this_cluster(site);
+		out[n++] = this_cluster(site, o);
 	return n;
 }
 
@@ -88,20 +102,20 @@ static void warn(const char *msg, void *arg)
 	info("qosdeny: site factor: %s", msg);
 }
 
-/* The Redis handle for the site's settings, made anew when they change. */
-static struct qd_redis *redis_for(const struct qd_site *site, char *err,
+/* The Redis handle for the line's settings, made anew when they change. */
+static struct qd_redis *redis_for(const struct qd_spank_opts *o, char *err,
 				  size_t errlen)
 {
 	struct qd_redis_config cfg;
 	char conf[sizeof(redis_conf)];
 
-	qd_site_redis_config(site, NULL, &cfg);
+	qd_spank_opts_redis_config(o, &cfg);
 	cfg.warn = warn;
 	cfg.stop_ms = &stop_ms;
-	snprintf(conf, sizeof(conf), "%s|%s|%d|%s|%d|%s|%s|%s", site->redis,
-		 site->password_file, site->timeout_ms, site->redis_user,
-		 site->redis_replicas, site->tls_ca, site->tls_cert,
-		 site->tls_key);
+	snprintf(conf, sizeof(conf), "%s|%s|%u|%s|%d|%s|%s|%s", o->redis,
+		 o->redis_password_file, o->timeout_ms, o->redis_user,
+		 o->redis_replicas, o->redis_tls_ca, o->redis_tls_cert,
+		 o->redis_tls_key);
 	if (redis && !strcmp(conf, redis_conf))
 		return redis;
 	qd_redis_free(redis);
@@ -238,14 +252,15 @@ static int refresh(uint32_t weight, char *err, size_t errlen)
 	struct qd_sf_snapshot s;
 	struct qd_factor_table *ft;
 	struct qd_site site;
+	struct qd_spank_opts opts;
 	struct qd_redis *r;
 	size_t n;
 	int rv = -1;
 
-	if (qd_site_load_from(&site, conf_path, err, errlen))
+	if (load_site(&site, &opts, err, errlen))
 		return -1;
 	policy = current_policy(&site);
-	n = fs_clusters(policy, &site, clusters);
+	n = fs_clusters(policy, &site, &opts, clusters);
 	if (qd_sf_snapshot_take(&s, time(NULL))) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
@@ -257,13 +272,13 @@ static int refresh(uint32_t weight, char *err, size_t errlen)
 		      "until they end");
 		warned_no_gpu_tres = true;
 	}
-	r = redis_for(&site, err, errlen);
+	r = redis_for(&opts, err, errlen);
 	/* Each refresh on the primary the sentinels name now, not on one a
 	 * partition left behind (README "High availability"). */
 	if (r)
 		qd_redis_follow(r);
-	if (!r || qd_redis_publish_running(r, this_cluster(&site), s.jobs,
-					   s.n_jobs, err, errlen) < 0)
+	if (!r || qd_redis_publish_running(r, this_cluster(&site, &opts),
+					   s.jobs, s.n_jobs, err, errlen) < 0)
 		goto fail;
 	if (add_shares(&t, &s)) {
 		snprintf(err, errlen, "out of memory");
@@ -369,13 +384,14 @@ int qd_sf_start(const char *slurm_conf, const char *cluster_name,
 	const char *clusters[QD_FS_CLUSTERS_MAX];
 	char list[QD_FS_CLUSTERS_MAX * QD_NAME_MAX] = "";
 	struct qd_site site;
+	struct qd_spank_opts opts;
 	size_t n, len = 0;
 
 	snprintf(conf_path, sizeof(conf_path), "%s", slurm_conf);
 	snprintf(ctld_cluster, sizeof(ctld_cluster), "%s",
 		 cluster_name ? cluster_name : "");
 	snprintf(keep_dir, sizeof(keep_dir), "%s", state_dir);
-	if (qd_site_load_from(&site, conf_path, err, errlen)) {
+	if (load_site(&site, &opts, err, errlen)) {
 		if (!again)
 			return -1;
 		error("qosdeny: site factor: %s; slurmctld goes on after its "
@@ -385,7 +401,7 @@ int qd_sf_start(const char *slurm_conf, const char *cluster_name,
 	} else if (start_policy(site.qosdeny_conf, again, err, errlen)) {
 		return -1;
 	}
-	n = fs_clusters(policy_file.current, &site, clusters);
+	n = fs_clusters(policy_file.current, &site, &opts, clusters);
 	for (size_t i = 0; i < n; i++)
 		len += snprintf(list + len, sizeof(list) - len, "%s%s",
 				i ? "," : "", clusters[i]);

@@ -27,9 +27,6 @@
 
 #include "cgroup.h"
 
-/* Emptied at every boot, as the confinements it describes are. */
-#define QD_ADOPT_DIR_DEFAULT "/run/qosdeny"
-
 struct qd_adopt_rec {
 	/*
 	 * OFF: nothing to deny (no GPU on the node, or the job holds them

@@ -39,17 +39,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "cgroup_mode.h"
 #include "paths.h"
 
 /* Every cgroup this module creates is named with this prefix. */
 #define QD_CG_PREFIX "qosdeny_"
-
-enum qd_cg_mode {
-	QD_CG_AUTO, /* v1 where the process has a v1 devices cgroup, else v2 */
-	QD_CG_V1,
-	QD_CG_V2,
-	QD_CG_OFF,
-};
 
 /* The three ways of binding (see above); OFF: none (cgroup=off). */
 enum qd_cg_layout {
@@ -83,9 +77,6 @@ struct qd_cg_binding {
 	int nomove;	  /* qd_cg_prepare(): pid stays where it is */
 	int above;	  /* qd_cg_attach_above(): in place, ALLOW_MULTI */
 };
-
-/* "auto", "v1", "v2", "off". */
-const char *qd_cg_mode_name(enum qd_cg_mode mode);
 
 /* "off", "v1 child cgroup", "v2 child cgroup", "v2 in place". */
 const char *qd_cg_layout_name(enum qd_cg_layout layout);

@@ -14,7 +14,7 @@ SPANK_CFLAGS   := -Ispank $(CORE_CFLAGS)
 SPANK_LIB_SRC  := spank/paths.c spank/cgroup.c spank/cgroup_v1.c \
                   spank/cgroup_v2.c spank/cgroup_bpf.c spank/cgroup_file.c \
                   spank/cgroup_locate.c spank/cgroup_deny.c \
-                  spank/gpu_devices.c spank/options.c \
+                  spank/gpu_devices.c \
                   spank/usage_job.c spank/usage_site.c spank/usage_report.c \
                   spank/job_qos.c spank/adopt.c spank/step_cgroup.c \
                   spank/slurm_cmd.c spank/job_end_ask.c

@@ -9,7 +9,7 @@
 
 #include <slurm/spank.h>
 
-#include "options.h"
+#include "spank_opts.h"
 #include "usage_report.h"
 
 /*

@@ -18,6 +18,7 @@
 
 #include "spool.h"
 #include "spool_orphan.h"
+#include "site_policy.h"
 #include "usage_report.h"
 
 /* The Redis side of one hook: connected and the half-life read only when a

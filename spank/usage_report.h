@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "options.h"
+#include "spank_opts.h"
 #include "redis_usage.h"
 #include "site.h"
 #include "spool_orphan.h"

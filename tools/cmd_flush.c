@@ -16,7 +16,8 @@
 #include "commands.h"
 #include "job_end_ask.h"
 #include "redis_usage.h"
-#include "site_redis.h"
+#include "site_opts.h"
+#include "site_policy.h"
 #include "spool.h"
 #include "spool_alive.h"
 #include "spool_orphan.h"
@@ -65,13 +66,14 @@ static void orphan_note(bool failed, const char *msg, void *arg)
 }
 
 /* The spool path with %n and %h as '*' and %% as '%', for glob(3). */
-static int spool_pattern(const struct qd_site *s, char *out, size_t len)
+static int spool_pattern(const struct qd_site *s, const struct qd_spank_opts *o,
+			 char *out, size_t len)
 {
 	char path[PATH_MAX + 16];
 	size_t n = 0;
 
-	if (s->spool[0])
-		snprintf(path, sizeof(path), "%s", s->spool);
+	if (o->spool[0])
+		snprintf(path, sizeof(path), "%s", o->spool);
 	else
 		snprintf(path, sizeof(path), "%s/qosdeny", s->slurmd_spool_dir);
 	for (const char *p = path; *p; p++) {
@@ -128,25 +130,27 @@ static int flush(const char *spool)
 	struct qd_policy *policy = NULL;
 	struct flush_ctx f = {0};
 	struct qd_site site;
+	struct qd_spank_opts opts;
 	struct qd_job_end_asker asker;
 	struct qd_orphan_bounds b = {0};
 	glob_t g = {0};
 	int rv = 1;
 
 	if (qd_site_load(&site, err, sizeof(err)) ||
+	    qd_site_spank_opts(&site, &opts, err, sizeof(err)) ||
 	    qd_site_policy(&site, &policy, err, sizeof(err)))
 		goto fail;
 	if (spool) {
 		snprintf(pattern, sizeof(pattern), "%s", spool);
 		g.gl_pathc = 1;
-	} else if (spool_pattern(&site, pattern, sizeof(pattern))) {
+	} else if (spool_pattern(&site, &opts, pattern, sizeof(pattern))) {
 		snprintf(err, sizeof(err), "spool path too long");
 		goto fail;
 	} else if (glob(pattern, GLOB_ONLYDIR, NULL, &g) == GLOB_NOSPACE) {
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
-	qd_site_redis_config(&site, NULL, &cfg);
+	qd_spank_opts_redis_config(&opts, &cfg);
 	cfg.warn = warn;
 	f.r = qd_redis_new(&cfg, err, sizeof(err));
 	if (!f.r)

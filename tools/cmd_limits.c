@@ -16,6 +16,8 @@
 #include "commands.h"
 #include "ctld_limits.h"
 #include "headroom.h"
+#include "site_opts.h"
+#include "site_policy.h"
 
 #define MAX_CAPS 64 /* 3 flags x (4 TRES + 16 types) fit */
 
@@ -226,6 +228,8 @@ int qd_cmd_limits(int argc, char **argv)
 	char err[QD_SITE_ERR_MAX > QD_ERR_MAX ? QD_SITE_ERR_MAX : QD_ERR_MAX];
 	struct limits_args a = {0};
 	struct qd_site site;
+	struct qd_spank_opts
+	    opts; /* read for its refusal: README "plugstack.conf" */
 	struct qd_policy *policy = NULL;
 	struct qd_ctld_view view = {0};
 	struct limits_ctx ctx = {&a, &site, NULL, &view};
@@ -250,6 +254,7 @@ int qd_cmd_limits(int argc, char **argv)
 	}
 	uid = pw->pw_uid;
 	if (qd_site_load(&site, err, sizeof(err)) ||
+	    qd_site_spank_opts(&site, &opts, err, sizeof(err)) ||
 	    qd_site_policy(&site, &policy, err, sizeof(err))) {
 		fprintf(stderr, "qosdeny: limits: %s\n", err);
 		goto out;

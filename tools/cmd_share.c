@@ -13,7 +13,8 @@
 #include "fairshare_usage.h"
 #include "redis_addr.h"
 #include "shares.h"
-#include "site_redis.h"
+#include "site_opts.h"
+#include "site_policy.h"
 
 #define MAX_CLUSTERS QD_FS_CLUSTERS_MAX
 
@@ -87,14 +88,14 @@ static int parse_args(int argc, char **argv, struct share_args *a)
 
 /*
  * The clusters whose usage counts: --cluster, else qosdeny.conf's
- * FairShareClusters, else this one. Returns how many, or 0 with err.
+ * FairShareClusters, else this one (self, NULL when unknown). Returns how
+ * many, or 0 with err.
  */
 static size_t clusters_of(const struct share_args *a,
 			  const struct qd_policy *policy,
-			  const struct qd_site *site, const char **out,
-			  char *err, size_t errlen)
+			  const struct qd_site *site, const char *self,
+			  const char **out, char *err, size_t errlen)
 {
-	const char *self = qd_site_cluster(site);
 	size_t n = 0;
 
 	if (a->n) {
@@ -116,11 +117,9 @@ static size_t clusters_of(const struct share_args *a,
 
 /* Shares are this cluster's associations when it is among those counted
  * (as the site factor ranks its jobs), else the first listed cluster's. */
-static const char *shares_cluster(const struct qd_site *site,
-				  const char *const *clusters, size_t n)
+static const char *shares_cluster(const char *self, const char *const *clusters,
+				  size_t n)
 {
-	const char *self = qd_site_cluster(site);
-
 	for (size_t i = 0; self && i < n; i++)
 		if (!strcmp(clusters[i], self))
 			return self;
@@ -144,16 +143,20 @@ static int share(const struct share_args *a, struct qd_fs_table *t)
 	struct qd_redis *r = NULL;
 	bool add = false;
 	struct qd_site site;
+	struct qd_spank_opts opts;
+	const char *self;
 	size_t n;
 	int rv = 1;
 
 	if (qd_site_load(&site, err, sizeof(err)) ||
+	    qd_site_spank_opts(&site, &opts, err, sizeof(err)) ||
 	    qd_site_policy(&site, &policy, err, sizeof(err)))
 		goto fail;
-	n = clusters_of(a, policy, &site, clusters, err, sizeof(err));
+	self = qd_site_cluster(&site, &opts);
+	n = clusters_of(a, policy, &site, self, clusters, err, sizeof(err));
 	if (!n)
 		goto fail;
-	if (qd_shares_from_slurmdb(&site, shares_cluster(&site, clusters, n),
+	if (qd_shares_from_slurmdb(&site, shares_cluster(self, clusters, n),
 				   t)) {
 		fprintf(stderr,
 			"qosdeny: share: slurmdbd not reachable, shares from "
@@ -166,7 +169,9 @@ static int share(const struct share_args *a, struct qd_fs_table *t)
 		if (qd_shares_from_policy(policy, t))
 			goto oom;
 	}
-	qd_site_redis_config(&site, a->redis, &cfg);
+	qd_spank_opts_redis_config(&opts, &cfg);
+	if (a->redis)
+		cfg.addr = a->redis;
 	cfg.warn = warn;
 	r = qd_redis_new(&cfg, err, sizeof(err));
 	if (!r || qd_fs_read_usage(t, r, clusters, n, qd_site_half_life(policy),

@@ -1,8 +1,10 @@
 /*
  * slurm.conf and plugstack.conf, read only for the few settings the tool
- * needs. Syntax as Slurm reads them: '#' starts a comment, blanks separate
- * Key=Value pairs, slurm.conf keys are case-insensitive; a plugstack.conf
- * line is "required|optional PLUGIN [ARGS...]" or "include GLOB".
+ * needs, and the spank_qosdeny.so line found there, as words: its options
+ * are the plugin's to parse (README "plugstack.conf"). Syntax as Slurm
+ * reads them: '#' starts a comment, blanks separate Key=Value pairs, slurm.conf
+ * keys are case-insensitive; a plugstack.conf line is "required|optional PLUGIN
+ * [ARGS...]" or "include GLOB".
  */
 #include <errno.h>
 #include <glob.h>
@@ -15,11 +17,9 @@
 #include <strings.h>
 
 #include "errmsg.h"
-#include "redis_usage.h"
 #include "site.h"
 
-#define DEFAULT_HALF_LIFE_S (7 * 86400)
-#define INCLUDE_DEPTH_MAX   8
+#define INCLUDE_DEPTH_MAX 8
 
 /* Cuts a line at '#' and the newline. */
 static void strip_comment(char *line)
@@ -101,65 +101,6 @@ static int read_slurm_conf(struct qd_site *s, FILE *f)
 	return ferror(f) ? -1 : 0;
 }
 
-/* One argument of the spank_qosdeny.so line. The plugin itself rejects
- * unknown options; here only the ones the tool uses are picked out. */
-static int spank_arg(struct qd_site *s, const char *arg, const char *path,
-		     int lineno, char *err, size_t errlen)
-{
-	static const struct {
-		const char *key;
-		size_t off, len;
-	} keys[] = {
-	    {"redis=", offsetof(struct qd_site, redis), PATH_MAX},
-	    {"redis_password_file=", offsetof(struct qd_site, password_file),
-	     PATH_MAX},
-	    {"cluster=", offsetof(struct qd_site, cluster), QD_NAME_MAX},
-	    {"spool=", offsetof(struct qd_site, spool), PATH_MAX},
-	    {"redis_user=", offsetof(struct qd_site, redis_user), QD_NAME_MAX},
-	    {"redis_tls_ca=", offsetof(struct qd_site, tls_ca), PATH_MAX},
-	    {"redis_tls_cert=", offsetof(struct qd_site, tls_cert), PATH_MAX},
-	    {"redis_tls_key=", offsetof(struct qd_site, tls_key), PATH_MAX},
-	};
-	static const struct {
-		const char *key;
-		size_t off;
-		long min, max;
-	} ints[] = {
-	    {"redis_replicas=", offsetof(struct qd_site, redis_replicas), 0,
-	     QD_REDIS_REPLICAS_MAX},
-	    {"timeout_ms=", offsetof(struct qd_site, timeout_ms), 1, 600000},
-	};
-	const char *val;
-	char *end;
-	long v;
-
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		size_t klen = strlen(keys[i].key);
-
-		if (!strncmp(arg, keys[i].key, klen)) {
-			copy((char *)s + keys[i].off, keys[i].len, arg + klen);
-			return 0;
-		}
-	}
-	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-		size_t klen = strlen(ints[i].key);
-
-		if (strncmp(arg, ints[i].key, klen))
-			continue;
-		val = arg + klen;
-		errno = 0;
-		v = strtol(val, &end, 10);
-		if (val[0] < '0' || val[0] > '9' || *end || errno ||
-		    v < ints[i].min || v > ints[i].max)
-			return qd_errf(err, errlen, "%s:%d: invalid %.*s '%s'",
-				       path, lineno, (int)klen - 1, ints[i].key,
-				       val);
-		*(int *)((char *)s + ints[i].off) = (int)v;
-		return 0;
-	}
-	return 0;
-}
-
 static bool is_qosdeny_plugin(const char *plugin)
 {
 	const char *base = strrchr(plugin, '/');
@@ -215,8 +156,6 @@ static int plugstack_line(struct qd_site *s, char *line, const char *path,
 
 		snprintf(s->spank_args + n, sizeof(s->spank_args) - n, "%s%s",
 			 n ? " " : "", arg);
-		if (spank_arg(s, arg, path, lineno, err, errlen))
-			return -1;
 	}
 	return 0;
 }
@@ -267,7 +206,6 @@ int qd_site_load_from(struct qd_site *s, const char *slurm_conf, char *err,
 	FILE *f;
 
 	memset(s, 0, sizeof(*s));
-	s->redis_replicas = -1;
 	copy(s->slurm_conf, sizeof(s->slurm_conf),
 	     slurm_conf ? slurm_conf : QD_DEFAULT_SLURM_CONF);
 	f = fopen(s->slurm_conf, "re");
@@ -294,27 +232,6 @@ int qd_site_load_from(struct qd_site *s, const char *slurm_conf, char *err,
 	return read_plugstack(s, s->plugstack, 0, err, errlen);
 }
 
-const char *qd_site_cluster(const struct qd_site *s)
-{
-	if (s->cluster[0])
-		return s->cluster;
-	return s->cluster_name[0] ? s->cluster_name : NULL;
-}
-
-int qd_site_policy(const struct qd_site *s, struct qd_policy **p, char *err,
-		   size_t errlen)
-{
-	FILE *f = fopen(s->qosdeny_conf, "re");
-
-	*p = NULL;
-	if (!f && errno == ENOENT)
-		return 0;
-	if (f)
-		fclose(f);
-	*p = qd_policy_load(s->qosdeny_conf, err, errlen);
-	return *p ? 0 : -1;
-}
-
 bool qd_site_private_users(const struct qd_site *s)
 {
 	return list_has(s->private_data, "users") ||
@@ -335,9 +252,4 @@ bool qd_site_accounting_off(const struct qd_site *s)
 bool qd_site_is_partition_qos(const struct qd_site *s, const char *qos)
 {
 	return list_has(s->partition_qos, qos);
-}
-
-uint64_t qd_site_half_life(const struct qd_policy *p)
-{
-	return p ? p->usage_half_life_s : DEFAULT_HALF_LIFE_S;
 }

@@ -16,6 +16,10 @@
 #include "names.h"
 #include "tres.h"
 
+/* UsageHalfLife when qosdeny.conf sets none, or there is no qosdeny.conf
+ * (qosdeny.conf(5)). */
+#define QD_HALF_LIFE_DEFAULT_S (7 * 24 * 3600)
+
 /* The most clusters FairShareClusters= (or `qosdeny share --cluster`)
  * names. */
 #define QD_FS_CLUSTERS_MAX 64

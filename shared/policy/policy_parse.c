@@ -14,8 +14,6 @@
 
 #include "policy.h"
 
-#define DEFAULT_HALF_LIFE_S (7 * 24 * 3600)
-
 enum key {
 	K_ENFORCE,
 	K_EXEMPT_USERS,
@@ -565,7 +563,7 @@ static struct qd_policy *parse(struct parser *ps, const char *text)
 		goto fail;
 	}
 	ps->p->enforce = true;
-	ps->p->usage_half_life_s = DEFAULT_HALF_LIFE_S;
+	ps->p->usage_half_life_s = QD_HALF_LIFE_DEFAULT_S;
 	for (const char *s = text; *s; s++) {
 		size_t n = strcspn(s, "\n");
 

@@ -14,15 +14,6 @@
 
 #define SCAN_COUNT "1000"
 
-int qd_redis_key(char *buf, const char *cluster, const char *kind,
-		 const char *a, const char *b)
-{
-	int n = snprintf(buf, QD_REDIS_KEY_MAX, "qosdeny:{%s}:%s:%s%s%s",
-			 cluster, kind, a, b ? ":" : "", b ? b : "");
-
-	return n < 0 || n >= QD_REDIS_KEY_MAX ? -1 : 0;
-}
-
 static int script_result(struct qd_redis *r, redisReply *reply,
 			 const char *step, char *err, size_t errlen)
 {
@@ -139,34 +130,6 @@ int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 	qd_hiredis.freeReplyObject(reply);
 	if (rv >= 0 && r->replicas && wait_replicas(r, deadline, err, errlen))
 		return -1;
-	return rv;
-}
-
-int qd_redis_time(struct qd_redis *r, double *now, char *err, size_t errlen)
-{
-	const char *argv[] = {"TIME"};
-	redisReply *reply;
-	int rv = -1;
-
-	reply = qd_redis_command(r, qd_redis_deadline(r), "TIME", 1, argv, NULL,
-				 err, errlen);
-	if (!reply)
-		return -1;
-	if (reply->type == REDIS_REPLY_ERROR) {
-		qd_redis_fail(r, err, errlen, "TIME", "%s", reply->str);
-		goto fail;
-	}
-	if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2 ||
-	    reply->element[0]->type != REDIS_REPLY_STRING ||
-	    reply->element[1]->type != REDIS_REPLY_STRING) {
-		qd_redis_fail(r, err, errlen, "TIME", "unexpected reply");
-		goto fail;
-	}
-	*now = strtod(reply->element[0]->str, NULL) +
-	       strtod(reply->element[1]->str, NULL) / 1e6;
-	rv = 0;
-fail:
-	qd_hiredis.freeReplyObject(reply);
 	return rv;
 }
 

@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "options.h"
+#include "spank_opts.h"
 #include "redis_usage.h"
 #include "spool.h"
 #include "usage_report.h"

@@ -45,12 +45,9 @@ FUZZ_CORE_OBJ := $(CORE_SRC:%.c=$(FUZZ_B)/%.o)
 # Archives, as for the unit tests: a target links only the objects it
 # uses, so core files with their own libraries (hiredis) stay out.
 FUZZ_CORE_LIB := $(FUZZ_B)/libqosdeny_core.a
-# The SPANK plugin's parsers (plugstack options, gres.conf), with the
-# cgroup files options.c reaches for the mode names.
-FUZZ_SPANK_SRC := spank/options.c spank/gpu_devices.c spank/paths.c \
-                  spank/cgroup.c spank/cgroup_v1.c spank/cgroup_v2.c \
-                  spank/cgroup_bpf.c spank/cgroup_file.c \
-                  spank/cgroup_locate.c spank/cgroup_deny.c spank/step_cgroup.c
+# The SPANK plugin's gres.conf parser (the plugstack options' parser is in
+# shared/plugstack, with the core).
+FUZZ_SPANK_SRC := spank/gpu_devices.c spank/paths.c
 FUZZ_SPANK_OBJ := $(FUZZ_SPANK_SRC:%.c=$(FUZZ_B)/%.o)
 FUZZ_SPANK_LIB := $(FUZZ_B)/libqosdeny_spank.a
 

@@ -20,7 +20,7 @@
 #include <ctype.h>
 
 #include "fuzz_util.h"
-#include "options.h"
+#include "spank_opts.h"
 
 #define MAX_WORDS 64
 

@@ -104,10 +104,12 @@ assert_contains "a v2 child cgroup made on the cgroup2 mount" \
 dir=${l#*made in }
 dir=${dir%% and removed*}
 check "and removed ($dir)" test ! -e "$dir"
-# A bad value of an option the tool reads itself (qd_site_load): the
-# plugstack line FAILs, the other checks run with the line's other options.
+# A bad value of an option the tool reads itself, refused in the plugin's
+# words: the plugstack line FAILs, the other checks run with the line's
+# other options.
 plugstack "$GOOD_LINE timeout_ms=abc"
-expect "timeout_ms=abc" --node=n1 plugstack FAIL 1 "invalid timeout_ms 'abc'"
+expect "timeout_ms=abc" --node=n1 plugstack FAIL 1 \
+	"timeout_ms=abc: expected milliseconds, 1 to 600000"
 for c in gpus cgroup cgroup-binding redis spool; do
 	assert_eq "timeout_ms=abc: $c still checked" ok "$(line "$c" | cut -d'|' -f1)"
 done
@@ -259,7 +261,7 @@ expect "the site factor beside the others" --controller site-factor ok 0 \
 assert_eq "the site factor's Redis checked" ok "$(line redis | cut -d'|' -f1)"
 plugstack "$GOOD_LINE timeout_ms=0"
 expect "the site factor stops on plugstack.conf's timeout_ms=0" --controller \
-	site-factor FAIL 1 "invalid timeout_ms '0'"
+	site-factor FAIL 1 "timeout_ms=0: expected milliseconds, 1 to 600000"
 
 # --- undone: the cluster as the other tests expect it
 plugstack ""

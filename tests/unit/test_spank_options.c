@@ -6,7 +6,7 @@
 
 #include <criterion/criterion.h>
 
-#include "options.h"
+#include "spank_opts.h"
 
 static struct qd_spank_opts o;
 static char err[512];

@@ -17,6 +17,7 @@
 
 #include <linux/magic.h>
 
+#include "cgroup.h"
 #include "doctor_node.h"
 #include "errmsg.h"
 #include "textfile.h"

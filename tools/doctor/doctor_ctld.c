@@ -15,7 +15,7 @@
 
 #include "doctor_ctld.h"
 #include "factor_params.h"
-#include "site_redis.h"
+#include "site_opts.h"
 
 #define KEPT "; running on the policy slurmctld accepted at "
 
@@ -155,8 +155,10 @@ static void site_factor(struct qd_doctor *d, const struct qd_site *s,
 			const struct qd_doctor_conf *c, const char *site_err)
 {
 	struct qd_factor_params p;
+	struct qd_spank_opts o;
 	struct qd_redis_config cfg;
-	char err[QD_FACTOR_ERR_MAX];
+	char err[QD_FACTOR_ERR_MAX > QD_SITE_ERR_MAX ? QD_FACTOR_ERR_MAX
+						     : QD_SITE_ERR_MAX];
 	unsigned long others = c->max_other_weight;
 
 	if (strcmp(c->site_factor_plugin, "site_factor/qosdeny")) {
@@ -184,7 +186,9 @@ static void site_factor(struct qd_doctor *d, const struct qd_site *s,
 	}
 	/* It reads Redis's address from the spank_qosdeny.so line at each
 	 * refresh, and a refresh that cannot keeps the factors' last values
-	 * (site_factor/refresh.c). */
+	 * (README "GPU fair share in job priority"). */
+	if (!site_err && qd_site_spank_opts(s, &o, err, sizeof(err)))
+		site_err = err;
 	if (site_err) {
 		qd_doctor_linef(d, QD_DOC_FAIL, "site-factor",
 				"correct plugstack.conf (its options: "
@@ -211,7 +215,7 @@ static void site_factor(struct qd_doctor *d, const struct qd_site *s,
 				"weight=%u interval=%u beside %s", p.weight,
 				p.interval_s,
 				others ? c->other_weights : "no other weight");
-	qd_site_redis_config(s, NULL, &cfg);
+	qd_spank_opts_redis_config(&o, &cfg);
 	qd_doctor_redis(d, &cfg);
 }
 

@@ -2,7 +2,7 @@
  * qosdeny doctor --node: the spool, PrologFlags and the Slurm version here;
  * the spank_qosdeny.so line (doctor_plugstack.c), the GPUs (doctor_gpus.c),
  * cgroups (doctor_cgroup.c) and Redis (doctor_redis.c) with the line's
- * options, as the plugin reads them (spank/options.c).
+ * options, as the plugin reads them.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,12 +1,13 @@
 /*
  * The node checks' parts (doctor_node.c runs them in order), with the
- * plugstack line's options as spank/options.c parses them.
+ * plugstack line's options as the plugin parses them.
  */
 #ifndef QD_DOCTOR_NODE_H
 #define QD_DOCTOR_NODE_H
 
 #include "doctor.h"
-#include "options.h"
+#include "paths.h"
+#include "spank_opts.h"
 
 /* The spank_qosdeny.so line: its plugin file found as slurmd finds it, the
  * line required, its options parsed into *o (the defaults where it is

@@ -3,7 +3,7 @@
  * reads (README, plugstack.conf): its plugin file is where slurmd looks (the
  * path as given when absolute, else in each PluginDir entry), the line is
  * `required` (an `optional` one that fails to load leaves jobs unbound), and
- * its options parse with the plugin's own parser (spank/options.c).
+ * its options parse with the plugin's own parser.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -12,8 +12,7 @@
 #include <unistd.h>
 
 #include "doctor_node.h"
-
-#define ARGS_MAX 64
+#include "site_opts.h"
 
 /* Line `lineno` of path, without its newline (free it); NULL when gone. */
 static char *line_of(const char *path, long lineno)
@@ -52,33 +51,20 @@ static int line_words(const char *path, long lineno, char *kind, char *plugin)
 /*
  * After a FAIL the other checks go on with the options of the line that
  * parse, one word at a time, the defaults for the others: one wrong word is
- * one FAIL, not also a Redis or spool FAIL for the words beside it. The
- * line is read again from the file, as qd_site_load() stops at the word it
- * refuses.
+ * one FAIL, not also a Redis or spool FAIL for the words beside it.
  */
 static void each_word(const struct qd_site *s, struct qd_spank_opts *o)
 {
-	char where[sizeof(s->spank_where)], err[512], *colon, *line, *w;
-	char *save = NULL;
+	char buf[QD_SPANK_ARGS_LEN], err[512], *argv[QD_SPANK_ARGS_MAX];
+	int argc = qd_site_spank_argv(s, buf, argv);
 	struct qd_spank_opts t;
 
 	qd_spank_opts_init(o);
-	snprintf(where, sizeof(where), "%s", s->spank_where);
-	colon = strrchr(where, ':');
-	*colon = '\0';
-	line = line_of(where, atol(colon + 1));
-	if (!line)
-		return;
-	line[strcspn(line, "#")] = '\0';
-	/* past the kind and the plugin */
-	w = strtok_r(line, " \t\r", &save);
-	w = w ? strtok_r(NULL, " \t\r", &save) : NULL;
-	while (w && (w = strtok_r(NULL, " \t\r", &save))) {
+	for (int i = 0; i < argc; i++) {
 		t = *o;
-		if (!qd_spank_opts_parse(&t, 1, &w, err, sizeof(err)))
+		if (!qd_spank_opts_parse(&t, 1, &argv[i], err, sizeof(err)))
 			*o = t;
 	}
-	free(line);
 }
 
 /* The plugin file as slurmd finds it; "" when nowhere. */
@@ -140,13 +126,10 @@ void qd_doctor_plugstack(struct qd_doctor *d, const struct qd_site *s,
 			 const struct qd_doctor_conf *c, const char *site_err,
 			 struct qd_spank_opts *o)
 {
-	char args[sizeof(s->spank_args)], err[512], found[2 * PATH_MAX];
-	char *argv[ARGS_MAX], *save = NULL, *w;
-	int argc = 0;
+	char err[QD_SITE_ERR_MAX], found[2 * PATH_MAX];
 
 	qd_spank_opts_init(o);
-	/* The tool's own reading stopped there (an option it uses, such as
-	 * timeout_ms=, refused, or an include unreadable). */
+	/* The tool's own reading stopped there (an include unreadable). */
 	if (site_err) {
 		qd_doctor_line(d, QD_DOC_FAIL, "plugstack", site_err,
 			       "correct plugstack.conf (its options: "
@@ -163,17 +146,11 @@ void qd_doctor_plugstack(struct qd_doctor *d, const struct qd_site *s,
 				"%s: no spank_qosdeny.so line", s->plugstack);
 		return;
 	}
-	snprintf(args, sizeof(args), "%s", s->spank_args);
-	for (w = strtok_r(args, " ", &save); w && argc < ARGS_MAX;
-	     w = strtok_r(NULL, " ", &save))
-		argv[argc++] = w;
-	if (qd_spank_opts_parse(o, argc, argv, err, sizeof(err))) {
+	if (qd_site_spank_opts(s, o, err, sizeof(err))) {
 		each_word(s, o);
-		qd_doctor_linef(d, QD_DOC_FAIL, "plugstack",
-				"correct the option (plugstack.conf options: "
-				"qosdeny(1), README)",
-				"%s: %s", s->spank_where,
-				err + (strncmp(err, "qosdeny: ", 9) ? 0 : 9));
+		qd_doctor_line(d, QD_DOC_FAIL, "plugstack", err,
+			       "correct the option (plugstack.conf options: "
+			       "qosdeny(1), README)");
 		return;
 	}
 	if (plugin_file(d, s, c, found, sizeof(found)))

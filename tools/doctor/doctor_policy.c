@@ -14,6 +14,7 @@
 #include "check.h"
 #include "ctld_limits.h"
 #include "doctor_ctld.h"
+#include "site_policy.h"
 
 struct first_error {
 	int n;

@@ -3,18 +3,22 @@
  * strictly: an unknown, repeated or malformed one is an error whose message
  * starts with "qosdeny: " and names it, and the plugin's init then fails.
  */
-#ifndef QD_OPTIONS_H
-#define QD_OPTIONS_H
+#ifndef QD_SPANK_OPTS_H
+#define QD_SPANK_OPTS_H
 
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cgroup.h"
+#include "cgroup_mode.h"
+#include "names.h"
 #include "redis_usage.h"
 
 #define QD_TIMEOUT_MS_DEFAULT 500
 #define QD_TIMEOUT_MS_MAX     600000
+/* adopt_dir='s default, and pam_qosdeny's dir= (README "ssh into a job's
+ * node"): emptied at every boot, as the confinements it describes are. */
+#define QD_ADOPT_DIR_DEFAULT "/run/qosdeny"
 
 struct qd_spank_opts {
 	char redis[PATH_MAX];		    /* redis_addr.h's forms */

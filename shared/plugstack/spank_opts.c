@@ -4,9 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adopt.h"
-#include "options.h"
 #include "redis_addr.h"
+#include "spank_opts.h"
 
 enum opt {
 	O_REDIS,
