@@ -241,7 +241,7 @@ static int tls_ready(const struct qd_spank_opts *o)
 	slurm_error("qosdeny: redis_tls_*: %s", err);
 	return -1;
 #else
-	(void)o; /* the options refuse redis_tls_* (options.c) */
+	(void)o; /* the options refuse redis_tls_* (spank_opts.c) */
 	return 0;
 #endif
 }
