@@ -181,6 +181,7 @@ $(error $(firstword $(subst =, ,$(MISSING))) not found: install Debian's $(lastw
 endif
 endif
 
+include node/node.mk
 include spank/spank.mk
 include site_factor/site_factor.mk
 include pam/pam.mk
@@ -214,17 +215,17 @@ $(JS_SO): $(JS_OBJ) $(CORE_LIB) job_submit/job_submit_qosdeny.map
 		-Wl,--version-script=job_submit/job_submit_qosdeny.map
 
 # The tool's doctor checks a node with the plugin's own parts (plugstack
-# options, GPU lists, cgroups): it links libqosdeny_spank.a. Both tool
+# options, GPU lists, cgroups): it links libqosdeny_node.a. Both tool
 # folders are searched: cmd_doctor.c includes the doctor's headers, and the
 # doctor's files ctld_limits.h and libslurm_compat.h from tools/.
 $(B)/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(TOOL_DIRS:%=-I%) \
-		$(SPANK_CFLAGS) $(CPPFLAGS) \
+		$(NODE_CFLAGS) $(CPPFLAGS) \
 		$(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(TOOL): $(TOOL_OBJ) $(SPANK_LIB) $(CORE_LIB)
-	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(SPANK_LIB) $(CORE_LIB) -lslurm -lm
+$(TOOL): $(TOOL_OBJ) $(NODE_LIB) $(CORE_LIB)
+	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(NODE_LIB) $(CORE_LIB) -lslurm -lm
 
 # The tool's end-to-end tests run this build's qosdeny (B differs per
 # Slurm version).
@@ -301,11 +302,11 @@ $(BENCH_BIN): $(BENCH_SRC) $(CORE_LIB)
 		$(QD_CFLAGS) $(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $(BENCH_SRC) \
 		$(CORE_LIB)
 
-$(USAGE_BENCH_BIN): tests/bench/bench_usage.c $(SPANK_LIB) $(CORE_LIB)
+$(USAGE_BENCH_BIN): tests/bench/bench_usage.c $(NODE_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(SPANK_CFLAGS) $(CPPFLAGS) \
-		$(QD_CFLAGS) $(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $< $(SPANK_LIB) \
-		$(SPANK_LIBS)
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(NODE_CFLAGS) $(CPPFLAGS) \
+		$(QD_CFLAGS) $(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $< $(NODE_LIB) \
+		$(NODE_LIBS)
 
 $(SF_BENCH_BIN): tests/bench/bench_site_factor.c $(CORE_LIB)
 	@mkdir -p $(@D)
@@ -406,7 +407,7 @@ check-gpu-node: $(GPU_NODE_RUNTIME)
 	bash tests/gpu-node/run.sh $(GPU_NODE_RUNTIME)
 
 $(GPU_NODE_RUNTIME): $(wildcard shared/*/*.[ch] job_submit/* site_factor/* \
-		spank/* pam/* tools/* tools/doctor/* debian/* docs/man/* \
+		node/* spank/* pam/* tools/* tools/doctor/* debian/* docs/man/* \
 		conf.example/*) \
 		tests/gpu-node/runtime.sh tests/gpu-node/cuda_probe.c Makefile
 	bash tests/gpu-node/runtime.sh $(GPU_NODE_SLURM)
@@ -514,7 +515,7 @@ deb-test:
 		QD_SUITE=deb bash tests/build/hardening.sh "$$1" || true; fi
 	bash tests/integration/deb-test.sh
 
-FORMAT_FILES := $(wildcard shared/*/*.[ch] job_submit/*.[ch] site_factor/*.[ch] spank/*.[ch] pam/*.[ch] \
+FORMAT_FILES := $(wildcard shared/*/*.[ch] job_submit/*.[ch] site_factor/*.[ch] node/*.[ch] spank/*.[ch] pam/*.[ch] \
                  $(TOOL_DIRS:%=%/*.[ch]) tests/unit/*.[ch] tests/bench/*.[ch] \
                  tests/helpers/*.[ch] tests/gpu-node/*.[ch] \
                  tests/fuzz/*.[ch])
@@ -530,8 +531,8 @@ format-check:
 # clusters' files; the other Slurm versions' builds (build/<release>:
 # tests/chroot/make-in.sh VERSION clean). make distclean removes the rest.
 clean:
-	rm -rf $(addprefix $(B)/,shared job_submit site_factor spank pam tools \
-		tests) $(CORE_LIB) $(SPANK_LIB) $(JS_SO) $(SF_SO) $(SPANK_SO) \
+	rm -rf $(addprefix $(B)/,shared job_submit site_factor node spank pam \
+		tools tests) $(CORE_LIB) $(NODE_LIB) $(JS_SO) $(SF_SO) $(SPANK_SO) \
 		$(PAM_SO) $(TOOL) $(B)/*.so $(B)/*.a $(ASAN_B) $(ASAN_CTLD_B) \
 		$(FUZZ_B) $(DEB_B) $(B)/results
 
@@ -573,6 +574,6 @@ uninstall: pam-uninstall
 
 # The header dependencies the compiler wrote (DEPFLAGS), for the objects
 # and programs of this build directory.
-DEP_DIRS := shared/* job_submit site_factor spank pam $(TOOL_DIRS) tests
+DEP_DIRS := shared/* job_submit site_factor node spank pam $(TOOL_DIRS) tests
 -include $(wildcard $(foreach b,$(B) $(ASAN_B) $(ASAN_CTLD_B) $(FUZZ_B),\
                       $(DEP_DIRS:%=$(b)/%/*.d)) $(FUZZ_B)/*.d)

@@ -1,7 +1,7 @@
 # pam_qosdeny.so: ssh sessions adopted into a job (pam_slurm_adopt) joined
 # to the confinement spank_qosdeny.so's extern step prepared (pam/
 # pam_qosdeny.c). Links the cgroup module and the records from
-# libqosdeny_spank.a (spank/spank.mk), which need nothing of Slurm's, and
+# libqosdeny_node.a (node/node.mk), which need nothing of Slurm's, and
 # what they share with the rest from the core's ground floor: the error
 # formatter and the whole-file writer the records are written with
 # (shared/common/errmsg.c, atomic_file.c, write_all.c).
@@ -20,12 +20,12 @@ PAMDIR    ?= $(shell d=/usr/lib/$(PAM_MA)/security; \
 
 $(B)/pam/%.o: pam/%.c
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) -Ispank $(CPPFLAGS) $(QD_CFLAGS) \
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) -Inode $(CPPFLAGS) $(QD_CFLAGS) \
 		$(CFLAGS) -c -o $@ $<
 
-$(PAM_SO): $(B)/pam/pam_qosdeny.o $(SPANK_LIB) $(PAM_CORE) $(PAM_MAP)
+$(PAM_SO): $(B)/pam/pam_qosdeny.o $(NODE_LIB) $(PAM_CORE) $(PAM_MAP)
 	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $(B)/pam/pam_qosdeny.o \
-		$(SPANK_LIB) $(PAM_CORE) -lpam \
+		$(NODE_LIB) $(PAM_CORE) -lpam \
 		-Wl,--version-script=$(PAM_MAP)
 
 .PHONY: pam-install pam-uninstall

@@ -40,19 +40,19 @@ FUZZ_HARDEN   := $(or $(HARDEN_CFLAGS),-fstack-protector-strong \
                  -fstack-clash-protection -fcf-protection)
 FUZZ_LDFLAGS  := -Wl,-z,relro,-z,now
 FUZZ_CFLAGS   := -g -O1 -std=gnu11 -Wall -Wextra -U_FORTIFY_SOURCE \
-                 -D_GNU_SOURCE $(QD_DEFS) $(CORE_CFLAGS) -Ispank $(FUZZ_HARDEN) $(FUZZ_SAN)
+                 -D_GNU_SOURCE $(QD_DEFS) $(CORE_CFLAGS) -Inode -Ispank $(FUZZ_HARDEN) $(FUZZ_SAN)
 FUZZ_CORE_OBJ := $(CORE_SRC:%.c=$(FUZZ_B)/%.o)
 # Archives, as for the unit tests: a target links only the objects it
 # uses, so core files with their own libraries (hiredis) stay out.
 FUZZ_CORE_LIB := $(FUZZ_B)/libqosdeny_core.a
-# The SPANK plugin's parsers (plugstack options, gres.conf), with the
-# cgroup files options.c reaches for the mode names.
-FUZZ_SPANK_SRC := spank/options.c spank/gpu_devices.c spank/paths.c \
-                  spank/cgroup.c spank/cgroup_v1.c spank/cgroup_v2.c \
-                  spank/cgroup_bpf.c spank/cgroup_file.c \
-                  spank/cgroup_locate.c spank/cgroup_deny.c spank/step_cgroup.c
-FUZZ_SPANK_OBJ := $(FUZZ_SPANK_SRC:%.c=$(FUZZ_B)/%.o)
-FUZZ_SPANK_LIB := $(FUZZ_B)/libqosdeny_spank.a
+# The node's parsers (plugstack options, gres.conf), with the cgroup files
+# options.c reaches for the mode names.
+FUZZ_NODE_SRC := spank/options.c node/gpu_devices.c node/paths.c \
+                 node/cgroup.c node/cgroup_v1.c node/cgroup_v2.c \
+                 node/cgroup_bpf.c node/cgroup_file.c \
+                 node/cgroup_locate.c node/cgroup_deny.c node/step_cgroup.c
+FUZZ_NODE_OBJ := $(FUZZ_NODE_SRC:%.c=$(FUZZ_B)/%.o)
+FUZZ_NODE_LIB := $(FUZZ_B)/libqosdeny_node.a
 
 # Run from the make that is already running: the top Makefile, plus this
 # file when the top one does not include it.
@@ -70,6 +70,11 @@ $(FUZZ_B)/shared/%.o: shared/%.c
 	$(Q_CC)$(FUZZ_CC) $(DEPFLAGS) $(FUZZ_CFLAGS) $(CPPFLAGS) \
 		-fsanitize=fuzzer-no-link -c -o $@ $<
 
+$(FUZZ_B)/node/%.o: node/%.c
+	@mkdir -p $(@D)
+	$(Q_CC)$(FUZZ_CC) $(DEPFLAGS) $(FUZZ_CFLAGS) $(CPPFLAGS) \
+		-fsanitize=fuzzer-no-link -c -o $@ $<
+
 $(FUZZ_B)/spank/%.o: spank/%.c
 	@mkdir -p $(@D)
 	$(Q_CC)$(FUZZ_CC) $(DEPFLAGS) $(FUZZ_CFLAGS) $(CPPFLAGS) \
@@ -79,14 +84,14 @@ $(FUZZ_CORE_LIB): $(FUZZ_CORE_OBJ)
 	@rm -f $@
 	$(Q_AR)ar rcs $@ $^
 
-$(FUZZ_SPANK_LIB): $(FUZZ_SPANK_OBJ)
+$(FUZZ_NODE_LIB): $(FUZZ_NODE_OBJ)
 	@rm -f $@
 	$(Q_AR)ar rcs $@ $^
 
-$(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SPANK_LIB) $(FUZZ_CORE_LIB)
+$(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_NODE_LIB) $(FUZZ_CORE_LIB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(FUZZ_CC) $(DEPFLAGS) $(FUZZ_CFLAGS) $(CPPFLAGS) -fsanitize=fuzzer \
-		$(FUZZ_LDFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_SPANK_LIB) $(FUZZ_CORE_LIB)
+		$(FUZZ_LDFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_NODE_LIB) $(FUZZ_CORE_LIB)
 
 # Every target runs even when an earlier one crashed; the run fails after.
 fuzz: fuzz-build
