@@ -191,12 +191,46 @@ include tests/fuzz/fuzz.mk
         install uninstall deps format format-check clean distclean
 all: $(CORE_LIB) $(JS_SO) $(SF_SO) $(SPANK_SO) $(PAM_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
 
-$(B)/shared/%.o: shared/%.c
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CORE_CFLAGS) $(CPPFLAGS) \
-		$(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
+# Every object, in each of the three builds of the same sources: this one
+# ($(B), hardened), the unit tests' under ASan and UBSan ($(ASAN_B)) and
+# slurmctld's plugins under ASan with UBSan trapping ($(ASAN_CTLD_B)). A
+# build gives its preprocessor flags, the _FORTIFY_SOURCE level or none, and
+# its sanitizer flags, after the user's CFLAGS; a source folder its include
+# paths (FOLDER_CFLAGS_<folder>), the same in every build.
+FOLDER_CFLAGS_shared      = $(CORE_CFLAGS)
+FOLDER_CFLAGS_job_submit  = $(CORE_CFLAGS) $(SLURM_CFLAGS)
+FOLDER_CFLAGS_site_factor = $(SF_CFLAGS)
+FOLDER_CFLAGS_node        = $(NODE_CFLAGS)
+FOLDER_CFLAGS_spank       = $(SPANK_CFLAGS)
+FOLDER_CFLAGS_pam         = $(PAM_CFLAGS)
+# The tool's doctor checks a node with the plugin's own parts (plugstack
+# options, GPU lists, cgroups): it links libqosdeny_node.a. Both tool
+# folders are searched: cmd_doctor.c includes the doctor's headers, and the
+# doctor's files ctld_limits.h and libslurm_compat.h from tools/.
+FOLDER_CFLAGS_tools       = $(TOOL_DIRS:%=-I%) $(NODE_CFLAGS)
 
+# $(1): a build directory; $(2): its preprocessor flags; $(3): its
+# sanitizer flags.
+define object_rule
+$(1)/%.o: %.c
+	@mkdir -p $$(@D)
+	$$(Q_CC)$$(CC) $$(DEPFLAGS) $(2) \
+		$$(FOLDER_CFLAGS_$$(firstword $$(subst /, ,$$*))) $$(CPPFLAGS) \
+		$$(QD_CFLAGS) $$(CFLAGS)$(if $(3), $(3)) -c -o $$@ $$<
+endef
+$(eval $(call object_rule,$(B),$$(QD_CPPFLAGS)))
+$(eval $(call object_rule,$(ASAN_B),$$(QD_SAN_CPPFLAGS),$$(ASAN_FLAGS)))
+$(eval $(call object_rule,$(ASAN_CTLD_B),$$(QD_SAN_CPPFLAGS),$$(ASAN_CTLD_FLAGS)))
+
+# The slurmctld adapters read Slurm's configured headers.
+$(JS_OBJ) $(ASAN_CTLD_OBJ) $(SF_OBJ) $(ASAN_SF_OBJ): $(B)/slurm-config/config.h
+
+# Every library, in any build: its objects are listed with it, as
+# prerequisites without a recipe.
 $(CORE_LIB): $(CORE_OBJ)
+$(ASAN_CORE_LIB): $(ASAN_CORE_OBJ)
+$(ASAN_CTLD_CORE_LIB): $(CORE_SRC:%.c=$(ASAN_CTLD_B)/%.o)
+$(B)/%.a:
 	@rm -f $@
 	$(Q_AR)ar rcs $@ $^
 
@@ -204,25 +238,10 @@ $(B)/slurm-config/config.h: job_submit/get-slurm-source.sh \
 		$(wildcard /usr/include/slurm/slurm_version.h /usr/sbin/slurmctld)
 	$(Q_GEN)SLURM_SRC=$(SLURM_SRC) B=$(B) sh job_submit/get-slurm-source.sh $(Q_OUT)
 
-$(B)/job_submit/%.o: job_submit/%.c $(B)/slurm-config/config.h
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CORE_CFLAGS) $(SLURM_CFLAGS) \
-		$(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
-
 # Only the plugin's entry points are exported (job_submit_qosdeny.map).
 $(JS_SO): $(JS_OBJ) $(CORE_LIB) job_submit/job_submit_qosdeny.map
 	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $(JS_OBJ) $(CORE_LIB) \
 		-Wl,--version-script=job_submit/job_submit_qosdeny.map
-
-# The tool's doctor checks a node with the plugin's own parts (plugstack
-# options, GPU lists, cgroups): it links libqosdeny_node.a. Both tool
-# folders are searched: cmd_doctor.c includes the doctor's headers, and the
-# doctor's files ctld_limits.h and libslurm_compat.h from tools/.
-$(B)/tools/%.o: tools/%.c
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(TOOL_DIRS:%=-I%) \
-		$(NODE_CFLAGS) $(CPPFLAGS) \
-		$(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(TOOL): $(TOOL_OBJ) $(NODE_LIB) $(CORE_LIB)
 	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(NODE_LIB) $(CORE_LIB) -lslurm -lm
@@ -249,15 +268,6 @@ $(B)/tests/test_%: tests/unit/test_%.c $(CORE_LIB)
 		$(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $< \
 		$(CORE_LIB) -lcriterion $(TEST_LIBS) -lm
 
-$(ASAN_B)/shared/%.o: shared/%.c
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(CORE_CFLAGS) $(CPPFLAGS) \
-		$(QD_CFLAGS) $(CFLAGS) $(ASAN_FLAGS) -c -o $@ $<
-
-$(ASAN_CORE_LIB): $(ASAN_CORE_OBJ)
-	@rm -f $@
-	$(Q_AR)ar rcs $@ $^
-
 $(ASAN_B)/tests/test_%: tests/unit/test_%.c $(ASAN_CORE_LIB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(TEST_DEFS) $(CORE_CFLAGS) \
@@ -269,21 +279,6 @@ $(B)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) \
 		$(QD_LDFLAGS) $(LDFLAGS) -o $@ $< $(HELPER_LIBS)
-
-$(ASAN_CTLD_B)/shared/%.o: shared/%.c
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(CORE_CFLAGS) $(CPPFLAGS) \
-		$(QD_CFLAGS) $(CFLAGS) $(ASAN_CTLD_FLAGS) -c -o $@ $<
-
-$(ASAN_CTLD_B)/job_submit/%.o: job_submit/%.c \
-		$(B)/slurm-config/config.h
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(CORE_CFLAGS) $(SLURM_CFLAGS) \
-		$(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) $(ASAN_CTLD_FLAGS) -c -o $@ $<
-
-$(ASAN_CTLD_CORE_LIB): $(CORE_SRC:%.c=$(ASAN_CTLD_B)/%.o)
-	@rm -f $@
-	$(Q_AR)ar rcs $@ $^
 
 $(ASAN_CTLD_DIR)/job_submit_qosdeny.so: $(ASAN_CTLD_OBJ) $(ASAN_CTLD_CORE_LIB) \
 		job_submit/job_submit_qosdeny.map

@@ -21,14 +21,8 @@ NODE_UNIT_SRC := $(filter-out %_plugin.c,$(wildcard tests/unit/test_cgroup*.c \
                    tests/unit/test_usage_report*.c tests/unit/test_job_qos.c))
 NODE_TESTS    := $(NODE_UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-$(B)/node/%.o: node/%.c
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(NODE_CFLAGS) $(CPPFLAGS) \
-		$(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
-
+# The objects of the library; the Makefile compiles and archives them.
 $(NODE_LIB): $(NODE_LIB_SRC:%.c=$(B)/%.o)
-	@rm -f $@
-	$(Q_AR)ar rcs $@ $^
 
 # Explicit (static pattern) rules, so they win over the Makefile's generic
 # test rule.
@@ -42,14 +36,7 @@ $(NODE_TESTS): $(B)/tests/%: tests/unit/%.c $(NODE_LIB) $(CORE_LIB)
 NODE_ASAN_LIB   := $(ASAN_B)/libqosdeny_node.a
 NODE_ASAN_TESTS := $(NODE_TESTS:$(B)/tests/%=$(ASAN_B)/tests/%)
 
-$(ASAN_B)/node/%.o: node/%.c
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(NODE_CFLAGS) $(CPPFLAGS) \
-		$(QD_CFLAGS) $(CFLAGS) $(ASAN_FLAGS) -c -o $@ $<
-
 $(NODE_ASAN_LIB): $(NODE_LIB_SRC:%.c=$(ASAN_B)/%.o)
-	@rm -f $@
-	$(Q_AR)ar rcs $@ $^
 
 $(NODE_ASAN_TESTS): $(ASAN_B)/tests/%: tests/unit/%.c $(NODE_ASAN_LIB) \
 		$(ASAN_CORE_LIB)

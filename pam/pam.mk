@@ -18,10 +18,8 @@ PAMDIR    ?= $(shell d=/usr/lib/$(PAM_MA)/security; \
                dpkg-query -S $$d/pam_unix.so >/dev/null 2>&1 || \
                d=/lib/$(PAM_MA)/security; echo $$d)
 
-$(B)/pam/%.o: pam/%.c
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) -Inode $(CPPFLAGS) $(QD_CFLAGS) \
-		$(CFLAGS) -c -o $@ $<
+# The adoption records' and the cgroup module's headers.
+PAM_CFLAGS := -Inode
 
 $(PAM_SO): $(B)/pam/pam_qosdeny.o $(NODE_LIB) $(PAM_CORE) $(PAM_MAP)
 	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $(B)/pam/pam_qosdeny.o \

@@ -13,11 +13,6 @@ SPANK_MAP      := spank/spank_qosdeny.map
 # test_spank_plugin and test_usage_report_plugin load the .so.
 SPANK_PLUG_TEST := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard                      tests/unit/test_*_plugin.c))
 
-$(B)/spank/%.o: spank/%.c
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(SPANK_CFLAGS) $(CPPFLAGS) \
-		$(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
-
 # Only the SPANK entry points are exported (spank_qosdeny.map); the spank_*
 # and slurm_* functions it calls are slurmstepd's, resolved when loaded.
 $(SPANK_SO): $(SPANK_PLUG_OBJ) $(NODE_LIB) $(CORE_LIB) $(SPANK_MAP)
@@ -38,11 +33,6 @@ $(SPANK_PLUG_TEST): $(B)/tests/%: tests/unit/%.c $(SPANK_SO) $(NODE_LIB) \
 # The same under the sanitizers, for the Makefile's unit-asan.
 SPANK_ASAN_SO   := $(ASAN_B)/spank_qosdeny.so
 SPANK_ASAN_PLUG := $(SPANK_PLUG_TEST:$(B)/tests/%=$(ASAN_B)/tests/%)
-
-$(ASAN_B)/spank/%.o: spank/%.c
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(SPANK_CFLAGS) $(CPPFLAGS) \
-		$(QD_CFLAGS) $(CFLAGS) $(ASAN_FLAGS) -c -o $@ $<
 
 $(SPANK_ASAN_SO): $(SPANK_PLUG_SRC:%.c=$(ASAN_B)/%.o) $(NODE_ASAN_LIB) \
 		$(ASAN_CORE_LIB) $(SPANK_MAP)
