@@ -1,6 +1,7 @@
 # libFuzzer targets for the parsers that see user or admin input
-# (tests/fuzz/README.md). Included by the main Makefile, which defines B and
-# CORE_SRC; for a tree whose Makefile does not include it yet:
+# (tests/fuzz/README.md). Included by tests/tests.mk from the main
+# Makefile, which defines B and CORE_SRC; for a tree whose Makefile does not
+# include it yet:
 #     make -f Makefile -f tests/fuzz/fuzz.mk fuzz
 #
 #   make fuzz        build, then run each target FUZZ_SECONDS (default 60)
