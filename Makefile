@@ -183,21 +183,54 @@ $(error $(firstword $(subst =, ,$(MISSING))) not found: install Debian's $(lastw
 endif
 endif
 
+include node/node.mk
 include spank/spank.mk
 include site_factor/site_factor.mk
 include pam/pam.mk
-include tests/fuzz/fuzz.mk
 
-.PHONY: all build-test check check-here check-vm check-vm-26.05 check-gpu-node slurm-from-source deb deb-test bench-plugin unit unit-asan integration integration-asan demo bench \
-        install uninstall deps format format-check clean distclean
+.PHONY: all install uninstall deps format format-check clean distclean
 all: $(CORE_LIB) $(JS_SO) $(SF_SO) $(SPANK_SO) $(PAM_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
 
-$(B)/shared/%.o: shared/%.c
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CORE_CFLAGS) $(CPPFLAGS) \
-		$(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
+# Every object, in each of the three builds of the same sources: this one
+# ($(B), hardened), the unit tests' under ASan and UBSan ($(ASAN_B)) and
+# slurmctld's plugins under ASan with UBSan trapping ($(ASAN_CTLD_B)). A
+# build gives its preprocessor flags, the _FORTIFY_SOURCE level or none, and
+# its sanitizer flags, after the user's CFLAGS; a source folder its include
+# paths (FOLDER_CFLAGS_<folder>), the same in every build.
+FOLDER_CFLAGS_shared      = $(CORE_CFLAGS)
+FOLDER_CFLAGS_job_submit  = $(CORE_CFLAGS) $(SLURM_CFLAGS)
+FOLDER_CFLAGS_site_factor = $(SF_CFLAGS)
+FOLDER_CFLAGS_node        = $(NODE_CFLAGS)
+FOLDER_CFLAGS_spank       = $(SPANK_CFLAGS)
+FOLDER_CFLAGS_pam         = $(PAM_CFLAGS)
+# The tool's doctor checks a node with the plugin's own parts (plugstack
+# options, GPU lists, cgroups): it links libqosdeny_node.a. Both tool
+# folders are searched: cmd_doctor.c includes the doctor's headers, and the
+# doctor's files ctld_limits.h and libslurm_compat.h from tools/.
+FOLDER_CFLAGS_tools       = $(TOOL_DIRS:%=-I%) $(NODE_CFLAGS)
 
+# $(1): a build directory; $(2): its preprocessor flags; $(3): its
+# sanitizer flags.
+define object_rule
+$(1)/%.o: %.c
+	@mkdir -p $$(@D)
+	$$(Q_CC)$$(CC) $$(DEPFLAGS) $(2) \
+		$$(FOLDER_CFLAGS_$$(firstword $$(subst /, ,$$*))) $$(CPPFLAGS) \
+		$$(QD_CFLAGS) $$(CFLAGS)$(if $(3), $(3)) -c -o $$@ $$<
+endef
+$(eval $(call object_rule,$(B),$$(QD_CPPFLAGS)))
+$(eval $(call object_rule,$(ASAN_B),$$(QD_SAN_CPPFLAGS),$$(ASAN_FLAGS)))
+$(eval $(call object_rule,$(ASAN_CTLD_B),$$(QD_SAN_CPPFLAGS),$$(ASAN_CTLD_FLAGS)))
+
+# The slurmctld adapters read Slurm's configured headers.
+$(JS_OBJ) $(ASAN_CTLD_OBJ) $(SF_OBJ) $(ASAN_SF_OBJ): $(B)/slurm-config/config.h
+
+# Every library, in any build: its objects are listed with it, as
+# prerequisites without a recipe.
 $(CORE_LIB): $(CORE_OBJ)
+$(ASAN_CORE_LIB): $(ASAN_CORE_OBJ)
+$(ASAN_CTLD_CORE_LIB): $(CORE_SRC:%.c=$(ASAN_CTLD_B)/%.o)
+$(B)/%.a:
 	@rm -f $@
 	$(Q_AR)ar rcs $@ $^
 
@@ -205,28 +238,13 @@ $(B)/slurm-config/config.h: job_submit/get-slurm-source.sh \
 		$(wildcard /usr/include/slurm/slurm_version.h /usr/sbin/slurmctld)
 	$(Q_GEN)SLURM_SRC=$(SLURM_SRC) B=$(B) sh job_submit/get-slurm-source.sh $(Q_OUT)
 
-$(B)/job_submit/%.o: job_submit/%.c $(B)/slurm-config/config.h
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CORE_CFLAGS) $(SLURM_CFLAGS) \
-		$(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
-
 # Only the plugin's entry points are exported (job_submit_qosdeny.map).
 $(JS_SO): $(JS_OBJ) $(CORE_LIB) job_submit/job_submit_qosdeny.map
 	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $(JS_OBJ) $(CORE_LIB) \
 		-Wl,--version-script=job_submit/job_submit_qosdeny.map
 
-# The tool's doctor checks a node with the plugin's own parts (plugstack
-# options, GPU lists, cgroups): it links libqosdeny_spank.a. Both tool
-# folders are searched: cmd_doctor.c includes the doctor's headers, and the
-# doctor's files ctld_limits.h and libslurm_compat.h from tools/.
-$(B)/tools/%.o: tools/%.c
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(TOOL_DIRS:%=-I%) \
-		$(SPANK_CFLAGS) $(CPPFLAGS) \
-		$(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
-
-$(TOOL): $(TOOL_OBJ) $(SPANK_LIB) $(CORE_LIB)
-	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(SPANK_LIB) $(CORE_LIB) -lslurm -lm
+$(TOOL): $(TOOL_OBJ) $(NODE_LIB) $(CORE_LIB)
+	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(NODE_LIB) $(CORE_LIB) -lslurm -lm
 
 # The tool's end-to-end tests run this build's qosdeny (B differs per
 # Slurm version).
@@ -250,15 +268,6 @@ $(B)/tests/test_%: tests/unit/test_%.c $(CORE_LIB)
 		$(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $< \
 		$(CORE_LIB) -lcriterion $(TEST_LIBS) -lm
 
-$(ASAN_B)/shared/%.o: shared/%.c
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(CORE_CFLAGS) $(CPPFLAGS) \
-		$(QD_CFLAGS) $(CFLAGS) $(ASAN_FLAGS) -c -o $@ $<
-
-$(ASAN_CORE_LIB): $(ASAN_CORE_OBJ)
-	@rm -f $@
-	$(Q_AR)ar rcs $@ $^
-
 $(ASAN_B)/tests/test_%: tests/unit/test_%.c $(ASAN_CORE_LIB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(TEST_DEFS) $(CORE_CFLAGS) \
@@ -270,21 +279,6 @@ $(B)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) \
 		$(QD_LDFLAGS) $(LDFLAGS) -o $@ $< $(HELPER_LIBS)
-
-$(ASAN_CTLD_B)/shared/%.o: shared/%.c
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(CORE_CFLAGS) $(CPPFLAGS) \
-		$(QD_CFLAGS) $(CFLAGS) $(ASAN_CTLD_FLAGS) -c -o $@ $<
-
-$(ASAN_CTLD_B)/job_submit/%.o: job_submit/%.c \
-		$(B)/slurm-config/config.h
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(CORE_CFLAGS) $(SLURM_CFLAGS) \
-		$(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) $(ASAN_CTLD_FLAGS) -c -o $@ $<
-
-$(ASAN_CTLD_CORE_LIB): $(CORE_SRC:%.c=$(ASAN_CTLD_B)/%.o)
-	@rm -f $@
-	$(Q_AR)ar rcs $@ $^
 
 $(ASAN_CTLD_DIR)/job_submit_qosdeny.so: $(ASAN_CTLD_OBJ) $(ASAN_CTLD_CORE_LIB) \
 		job_submit/job_submit_qosdeny.map
@@ -303,11 +297,11 @@ $(BENCH_BIN): $(BENCH_SRC) $(CORE_LIB)
 		$(QD_CFLAGS) $(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $(BENCH_SRC) \
 		$(CORE_LIB)
 
-$(USAGE_BENCH_BIN): tests/bench/bench_usage.c $(SPANK_LIB) $(CORE_LIB)
+$(USAGE_BENCH_BIN): tests/bench/bench_usage.c $(NODE_LIB) $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(SPANK_CFLAGS) $(CPPFLAGS) \
-		$(QD_CFLAGS) $(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $< $(SPANK_LIB) \
-		$(SPANK_LIBS)
+	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(NODE_CFLAGS) $(CPPFLAGS) \
+		$(QD_CFLAGS) $(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -o $@ $< $(NODE_LIB) \
+		$(NODE_LIBS)
 
 $(SF_BENCH_BIN): tests/bench/bench_site_factor.c $(CORE_LIB)
 	@mkdir -p $(@D)
@@ -338,139 +332,6 @@ $(FILL_QUEUE): tests/bench/fill_queue.c tests/helpers/slurm_ids.h
 deps:
 	sh tests/cluster/install-deps.sh
 
-# A fresh copy of the tree built as an administrator would (tests/build/).
-build-test:
-	@mkdir -p $(QD_RESULTS)
-	bash tests/build/t_build.sh
-
-unit: $(UNIT_BIN)
-	@mkdir -p $(QD_RESULTS)
-	sh tests/run-unit.sh $(UNIT_BIN)
-
-unit-asan: $(ASAN_UNIT_BIN)
-	@mkdir -p $(QD_RESULTS)
-	ASAN_OPTIONS=detect_leaks=1 QD_SUITE=unit-asan \
-		sh tests/run-unit.sh $(ASAN_UNIT_BIN)
-
-integration: all
-	@mkdir -p $(QD_RESULTS)
-	bash tests/integration/run.sh
-
-# The whole suite again, slurmctld loading the plugin built with ASan and
-# UBSan; any sanitizer report fails it (tests/integration/asan.sh).
-integration-asan: all $(ASAN_CTLD_DIR)/job_submit_qosdeny.so \
-		$(ASAN_CTLD_DIR)/site_factor_qosdeny.so \
-		$(ASAN_CTLD_DIR)/spank_qosdeny.so
-	@mkdir -p $(QD_RESULTS)
-	QD_ASAN_RT=$(ASAN_RT) QD_PLUGINDIR=$(abspath $(ASAN_CTLD_DIR)) \
-		bash tests/integration/asan.sh
-
-# The Slurm versions `make check` runs the whole suite on, each here when
-# this host's Debian release ships it, else in a Debian chroot of the release
-# that does (tests/chroot/suite.sh). 26.05 runs only when SLURM_SRC names a
-# 26.05 tree (Debian ships no source for it; it is built and installed inside
-# the chroot), else the summary says it was skipped. `make check SLURM=24.11`
-# runs one.
-SLURM ?= 22.05 24.11 26.05
-
-CHECK_RESULTS := $(QD_BUILD)/check-results
-check:
-	@rm -rf $(CHECK_RESULTS)
-	@mkdir -p $(CHECK_RESULTS)
-	@for v in $(SLURM); do \
-		QD_RESULTS=$(CHECK_RESULTS) bash tests/chroot/suite.sh "$$v" \
-			"$(if $(filter command line environment,$(origin SLURM_SRC)),$(SLURM_SRC))" || true; \
-	done
-	sh tests/summary.sh $(CHECK_RESULTS)
-
-# The pure cgroup v2 node (tests/vm/README.md): the 24.11 build's
-# spank_qosdeny.so in a qemu VM of the 24.11 chroot, Slurm on cgroup/v2.
-check-vm:
-	bash tests/chroot/make-in.sh 24.11 deps all
-	@mkdir -p $(QD_RESULTS)
-	bash tests/vm/run.sh
-
-# The pure cgroup v2 node on Debian testing's Slurm 26.05 (tests/vm/README.md).
-check-vm-26.05:
-	bash tests/vm/image.sh 26.05 >/dev/null
-	bash tests/chroot/chroot.sh run forky-deb make B=build/forky-deb \
-		build/forky-deb/spank_qosdeny.so build/forky-deb/pam_qosdeny.so
-	@mkdir -p $(QD_RESULTS)
-	QD_VM_SLURM=26.05 bash tests/vm/run.sh t_lifecycle.sh t_suspend_restart.sh \
-		t_v2_usage.sh t_v2_binding.sh t_v2_adopt.sh \
-		t_v2_binding.sh@jobidpaths t_v2_adopt.sh@jobidpaths
-
-# The real-GPU check (tests/gpu-node/README.md): the runtime of one Slurm
-# version (24.11, Debian 13 with this checkout's package; SLURM=26.05,
-# Debian testing with the node-side plugins), rebuilt where missing or
-# older than the sources, then the checks on this host (root, pure cgroup
-# v2, with or without NVIDIA's driver). On a GPU node without network:
-# copy that runtime and the checkout there and run tests/gpu-node/run.sh.
-# Two runtimes do not fit one copy to a node: one version a run.
-GPU_NODE_SLURM := $(if $(filter command line,$(origin SLURM)),$(filter 26.05,$(SLURM)))
-GPU_NODE_SLURM := $(or $(GPU_NODE_SLURM),24.11)
-GPU_NODE_RUNTIME := build/gpu-node/runtime-$(GPU_NODE_SLURM).tar.xz
-check-gpu-node: $(GPU_NODE_RUNTIME)
-	@mkdir -p $(QD_RESULTS)
-	bash tests/gpu-node/run.sh $(GPU_NODE_RUNTIME)
-
-$(GPU_NODE_RUNTIME): $(wildcard shared/*/*.[ch] job_submit/* site_factor/* \
-		spank/* pam/* tools/* tools/doctor/* debian/* docs/man/* \
-		conf.example/*) \
-		tests/gpu-node/runtime.sh tests/gpu-node/cuda_probe.c Makefile
-	bash tests/gpu-node/runtime.sh $(GPU_NODE_SLURM)
-
-# Slurm built and installed from SLURM_SRC (26.05: Debian ships no source
-# for it), in the chroot make-in.sh runs this in.
-slurm-from-source:
-	bash tests/chroot/build-slurm.sh $(SLURM_SRC) $(B)/slurm-build
-
-# The whole suite against the Slurm installed here.
-check-here: deps
-	$(MAKE) all
-	$(MAKE) build-test || true
-	$(MAKE) unit || true
-	$(MAKE) unit-asan || true
-	$(MAKE) fuzz-smoke || true
-	$(MAKE) integration || true
-	$(MAKE) integration-asan || true
-	@if dpkg-query -W -f '$${db:Status-Status}' slurmctld 2>/dev/null | \
-		grep -qx installed; then \
-		$(MAKE) deb-test || true; \
-	else \
-		echo "deb-test: skipped: this Slurm is not Debian's package"; \
-	fi
-
-# The build's lines go to a log, so that the worked example is all it shows.
-demo: deps
-	@mkdir -p $(B)
-	@echo "make demo: building (log: $(B)/demo-build.log)"
-	@$(MAKE) all >$(B)/demo-build.log 2>&1 || \
-		{ tail -n 20 $(B)/demo-build.log; exit 1; }
-	bash tests/demo.sh
-
-bench: deps $(BENCH_BIN) $(USAGE_BENCH_BIN) $(SF_BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SF_SO) $(SPANK_SO) $(HOOKS_ONLY_SO) $(LOAD_COST)
-	bash tests/bench/usage.sh
-	QD_EXTRA_PKGS=linux-perf sh tests/cluster/install-deps.sh
-	bash tests/bench/launch.sh
-	QD_MEMORY_SUBMISSIONS=20000 QD_MEMORY_OUT=tests/bench/memory.txt \
-		bash tests/integration/run.sh tests/integration/t_memory.sh
-	bash tests/bench/submit.sh
-	$(SF_BENCH_BIN) | tee tests/bench/site_factor.txt
-	$(MAKE) bench-plugin
-	bash tests/bench/site_factor.sh
-	bash tests/chroot/make-in.sh 24.11 bench-plugin BENCH_VERSION=-24.11
-
-# The decision path and the time inside job_submit per submission (uprobes,
-# beside job_submit/lua), for one Slurm version: make bench runs it here and
-# in the 24.11 chroot (tests/bench/*-24.11.txt).
-BENCH_VERSION ?=
-bench-plugin: deps $(BENCH_BIN) $(FILL_QUEUE) $(JS_SO)
-	$(BENCH_BIN) | tee tests/bench/decision$(BENCH_VERSION).txt
-	QD_EXTRA_PKGS=linux-perf sh tests/cluster/install-deps.sh
-	QD_BENCH_OUT=tests/bench/plugin_time$(BENCH_VERSION).txt \
-		bash tests/bench/plugin_time.sh
-
 install: $(JS_SO) $(SF_SO) $(SPANK_SO) $(TOOL) pam-install
 	install -D -m 0755 $(JS_SO) $(DESTDIR)$(PLUGINDIR)/job_submit_qosdeny.so
 	install -D -m 0755 $(SF_SO) \
@@ -488,42 +349,7 @@ install: $(JS_SO) $(SF_SO) $(SPANK_SO) $(TOOL) pam-install
 			$(DESTDIR)$(SYSCONFDIR)/qosdeny.conf; \
 	fi
 
-# One binary package for the running Debian release and the Slurm it was
-# built against: the Slurm version is in its revision, and it depends on
-# that exact slurmctld or slurmd (debian/control). Built from a copy of
-# the tree, so that dpkg-buildpackage's files stay out of the checkout.
-DEB_B    := $(B)/deb-pkg
-DEB_TREE := $(DEB_B)/qosdeny-$(VERSION)
-deb:
-	QD_DEPS=build QD_EXTRA_PKGS="debhelper lintian build-essential" \
-		sh tests/cluster/install-deps.sh
-	$(MAKE) $(B)/slurm-config/config.h
-	rm -rf $(DEB_B)
-	mkdir -p $(DEB_TREE)
-	tar --exclude=./build --exclude=./.git -cf - . | tar -xf - -C $(DEB_TREE)
-	printf '%s\n' \
-	  "qosdeny ($(VERSION)-1+slurm$$(cat $(B)/slurm-config/version)) $$(. /etc/os-release && echo $$VERSION_CODENAME); urgency=medium" \
-	  "" "  * Built for Slurm $$(cat $(B)/slurm-config/version)." "" \
-	  " -- qosdeny developers <qosdeny@example.org>  $$(date -R)" \
-	  >$(DEB_TREE)/debian/changelog
-	cd $(DEB_TREE) && SLURM_SRC=$(abspath $(SLURM_SRC)) \
-		dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
-		{ tail -n 30 ../build.log; exit 1; }
-	lintian --fail-on error $(DEB_B)/*.changes
-	@ls $(DEB_B)/*.deb
-
-# The package installed with apt, run on the test cluster, purged.
-# make deb's own failure (lintian's too) is one failed count; the hardening
-# of the binaries in the package is checked before it is installed.
-deb-test:
-	@mkdir -p $(QD_RESULTS)
-	@if $(MAKE) deb; then r="1 0"; else r="0 1"; fi; \
-		echo "deb make-deb $$r" >>$(QD_RESULTS)/counts
-	@set -- $(DEB_B)/qosdeny_*.deb; if [ -e "$$1" ]; then \
-		QD_SUITE=deb bash tests/build/hardening.sh "$$1" || true; fi
-	bash tests/integration/deb-test.sh
-
-FORMAT_FILES := $(wildcard shared/*/*.[ch] job_submit/*.[ch] site_factor/*.[ch] spank/*.[ch] pam/*.[ch] \
+FORMAT_FILES := $(wildcard shared/*/*.[ch] job_submit/*.[ch] site_factor/*.[ch] node/*.[ch] spank/*.[ch] pam/*.[ch] \
                  $(TOOL_DIRS:%=%/*.[ch]) tests/unit/*.[ch] tests/bench/*.[ch] \
                  tests/helpers/*.[ch] tests/gpu-node/*.[ch] \
                  tests/fuzz/*.[ch])
@@ -539,8 +365,8 @@ format-check:
 # clusters' files; the other Slurm versions' builds (build/<release>:
 # tests/chroot/make-in.sh VERSION clean). make distclean removes the rest.
 clean:
-	rm -rf $(addprefix $(B)/,shared job_submit site_factor spank pam tools \
-		tests) $(CORE_LIB) $(SPANK_LIB) $(JS_SO) $(SF_SO) $(SPANK_SO) \
+	rm -rf $(addprefix $(B)/,shared job_submit site_factor node spank pam \
+		tools tests) $(CORE_LIB) $(NODE_LIB) $(JS_SO) $(SF_SO) $(SPANK_SO) \
 		$(PAM_SO) $(TOOL) $(B)/*.so $(B)/*.a $(ASAN_B) $(ASAN_CTLD_B) \
 		$(FUZZ_B) $(DEB_B) $(B)/results
 
@@ -580,8 +406,11 @@ uninstall: pam-uninstall
 		$(DESTDIR)$(PREFIX)/share/man/man1/qosdeny.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man5/qosdeny.conf.5
 
+# make check, unit, bench, deb, demo and the others that run tests.
+include tests/tests.mk
+
 # The header dependencies the compiler wrote (DEPFLAGS), for the objects
 # and programs of this build directory.
-DEP_DIRS := shared/* job_submit site_factor spank pam $(TOOL_DIRS) tests
+DEP_DIRS := shared/* job_submit site_factor node spank pam $(TOOL_DIRS) tests
 -include $(wildcard $(foreach b,$(B) $(ASAN_B) $(ASAN_CTLD_B) $(FUZZ_B),\
                       $(DEP_DIRS:%=$(b)/%/*.d)) $(FUZZ_B)/*.d)

@@ -1,12 +1,11 @@
 # pam_qosdeny.so: ssh sessions adopted into a job (pam_slurm_adopt) joined
 # to the confinement spank_qosdeny.so's extern step prepared (pam/
 # pam_qosdeny.c). Links the cgroup module and the records from
-# libqosdeny_spank.a (spank/spank.mk), which need nothing of Slurm's, and
+# libqosdeny_node.a (node/node.mk), which need nothing of Slurm's, and
 # what they share with the rest from the core: the error formatter and the
 # whole-file writer the records are written with (shared/common/errmsg.c,
 # atomic_file.c, write_all.c), and the names of the cgroup= modes the
-# records hold (shared/plugstack/cgroup_mode.c). Compiled as the spank
-# library is: its headers include the core's.
+# records hold (shared/plugstack/cgroup_mode.c).
 
 PAM_SO    := $(B)/pam_qosdeny.so
 PAM_MAP   := pam/pam_qosdeny.map
@@ -20,14 +19,13 @@ PAMDIR    ?= $(shell d=/usr/lib/$(PAM_MA)/security; \
                dpkg-query -S $$d/pam_unix.so >/dev/null 2>&1 || \
                d=/lib/$(PAM_MA)/security; echo $$d)
 
-$(B)/pam/%.o: pam/%.c
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(SPANK_CFLAGS) $(CPPFLAGS) \
-		$(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
+# The adoption records' and the cgroup module's headers, which include
+# the core's.
+PAM_CFLAGS := $(NODE_CFLAGS)
 
-$(PAM_SO): $(B)/pam/pam_qosdeny.o $(SPANK_LIB) $(PAM_CORE) $(PAM_MAP)
+$(PAM_SO): $(B)/pam/pam_qosdeny.o $(NODE_LIB) $(PAM_CORE) $(PAM_MAP)
 	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $(B)/pam/pam_qosdeny.o \
-		$(SPANK_LIB) $(PAM_CORE) -lpam \
+		$(NODE_LIB) $(PAM_CORE) -lpam \
 		-Wl,--version-script=$(PAM_MAP)
 
 .PHONY: pam-install pam-uninstall

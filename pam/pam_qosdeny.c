@@ -5,7 +5,7 @@
  *
  * slurmstepd runs no SPANK hook when it adopts a process, so
  * spank_qosdeny.so prepares the confinement in the job's extern step
- * (PrologFlags=Contain) and records it (spank/adopt.h); this module, stacked
+ * (PrologFlags=Contain) and records it (node/adopt.h); this module, stacked
  * after pam_slurm_adopt in the account stack, reads which job
  * pam_slurm_adopt put the process in and joins that job's confinement. On
  * Slurm's cgroup/v2 the extern step confined, in place, the very cgroup

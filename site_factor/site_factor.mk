@@ -10,11 +10,6 @@ SF_SO     := $(B)/site_factor_qosdeny.so
 SF_MAP    := site_factor/site_factor_qosdeny.map
 SF_CFLAGS := -Isite_factor -Ijob_submit $(CORE_CFLAGS) $(SLURM_CFLAGS)
 
-$(B)/site_factor/%.o: site_factor/%.c $(B)/slurm-config/config.h
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(SF_CFLAGS) $(CPPFLAGS) \
-		$(QD_CFLAGS) $(CFLAGS) -c -o $@ $<
-
 # Only the plugin's entry points are exported (site_factor_qosdeny.map).
 $(SF_SO): $(SF_OBJ) $(CORE_LIB) $(SF_MAP)
 	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $(SF_OBJ) $(CORE_LIB) \
@@ -24,12 +19,6 @@ $(SF_SO): $(SF_OBJ) $(CORE_LIB) $(SF_MAP)
 # The same under ASan and UBSan for make integration-asan, beside the
 # instrumented job_submit plugin.
 ASAN_SF_OBJ := $(SF_SRC:%.c=$(ASAN_CTLD_B)/%.o)
-
-$(ASAN_CTLD_B)/site_factor/%.o: site_factor/%.c \
-		$(B)/slurm-config/config.h
-	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(SF_CFLAGS) $(CPPFLAGS) \
-		$(QD_CFLAGS) $(CFLAGS) $(ASAN_CTLD_FLAGS) -c -o $@ $<
 
 $(ASAN_CTLD_DIR)/site_factor_qosdeny.so: $(ASAN_SF_OBJ) $(ASAN_CTLD_CORE_LIB) \
 		$(SF_MAP)

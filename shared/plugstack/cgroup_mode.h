@@ -1,6 +1,6 @@
 /*
  * The values of the plugin's cgroup= option (README "plugstack.conf"): how
- * the SPANK plugin binds a job to its GPUs (spank/cgroup.h). Here, beside
+ * the SPANK plugin binds a job to its GPUs (node/cgroup.h). Here, beside
  * the option's parser, so that the tool and the site factor read the option
  * without the cgroup module.
  */

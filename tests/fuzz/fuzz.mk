@@ -1,6 +1,7 @@
 # libFuzzer targets for the parsers that see user or admin input
-# (tests/fuzz/README.md). Included by the main Makefile, which defines B and
-# CORE_SRC; for a tree whose Makefile does not include it yet:
+# (tests/fuzz/README.md). Included by tests/tests.mk from the main
+# Makefile, which defines B and CORE_SRC; for a tree whose Makefile does not
+# include it yet:
 #     make -f Makefile -f tests/fuzz/fuzz.mk fuzz
 #
 #   make fuzz        build, then run each target FUZZ_SECONDS (default 60)
@@ -40,16 +41,16 @@ FUZZ_HARDEN   := $(or $(HARDEN_CFLAGS),-fstack-protector-strong \
                  -fstack-clash-protection -fcf-protection)
 FUZZ_LDFLAGS  := -Wl,-z,relro,-z,now
 FUZZ_CFLAGS   := -g -O1 -std=gnu11 -Wall -Wextra -U_FORTIFY_SOURCE \
-                 -D_GNU_SOURCE $(QD_DEFS) $(CORE_CFLAGS) -Ispank $(FUZZ_HARDEN) $(FUZZ_SAN)
+                 -D_GNU_SOURCE $(QD_DEFS) $(CORE_CFLAGS) -Inode $(FUZZ_HARDEN) $(FUZZ_SAN)
 FUZZ_CORE_OBJ := $(CORE_SRC:%.c=$(FUZZ_B)/%.o)
 # Archives, as for the unit tests: a target links only the objects it
 # uses, so core files with their own libraries (hiredis) stay out.
 FUZZ_CORE_LIB := $(FUZZ_B)/libqosdeny_core.a
-# The SPANK plugin's gres.conf parser (the plugstack options' parser is in
+# The node's gres.conf parser (the plugstack options' parser is in
 # shared/plugstack, with the core).
-FUZZ_SPANK_SRC := spank/gpu_devices.c spank/paths.c
-FUZZ_SPANK_OBJ := $(FUZZ_SPANK_SRC:%.c=$(FUZZ_B)/%.o)
-FUZZ_SPANK_LIB := $(FUZZ_B)/libqosdeny_spank.a
+FUZZ_NODE_SRC := node/gpu_devices.c node/paths.c
+FUZZ_NODE_OBJ := $(FUZZ_NODE_SRC:%.c=$(FUZZ_B)/%.o)
+FUZZ_NODE_LIB := $(FUZZ_B)/libqosdeny_node.a
 
 # Run from the make that is already running: the top Makefile, plus this
 # file when the top one does not include it.
@@ -67,6 +68,11 @@ $(FUZZ_B)/shared/%.o: shared/%.c
 	$(Q_CC)$(FUZZ_CC) $(DEPFLAGS) $(FUZZ_CFLAGS) $(CPPFLAGS) \
 		-fsanitize=fuzzer-no-link -c -o $@ $<
 
+$(FUZZ_B)/node/%.o: node/%.c
+	@mkdir -p $(@D)
+	$(Q_CC)$(FUZZ_CC) $(DEPFLAGS) $(FUZZ_CFLAGS) $(CPPFLAGS) \
+		-fsanitize=fuzzer-no-link -c -o $@ $<
+
 $(FUZZ_B)/spank/%.o: spank/%.c
 	@mkdir -p $(@D)
 	$(Q_CC)$(FUZZ_CC) $(DEPFLAGS) $(FUZZ_CFLAGS) $(CPPFLAGS) \
@@ -76,14 +82,14 @@ $(FUZZ_CORE_LIB): $(FUZZ_CORE_OBJ)
 	@rm -f $@
 	$(Q_AR)ar rcs $@ $^
 
-$(FUZZ_SPANK_LIB): $(FUZZ_SPANK_OBJ)
+$(FUZZ_NODE_LIB): $(FUZZ_NODE_OBJ)
 	@rm -f $@
 	$(Q_AR)ar rcs $@ $^
 
-$(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SPANK_LIB) $(FUZZ_CORE_LIB)
+$(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_NODE_LIB) $(FUZZ_CORE_LIB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(FUZZ_CC) $(DEPFLAGS) $(FUZZ_CFLAGS) $(CPPFLAGS) -fsanitize=fuzzer \
-		$(FUZZ_LDFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_SPANK_LIB) $(FUZZ_CORE_LIB)
+		$(FUZZ_LDFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_NODE_LIB) $(FUZZ_CORE_LIB)
 
 # Every target runs even when an earlier one crashed; the run fails after.
 fuzz: fuzz-build

@@ -1,5 +1,5 @@
 /*
- * The GPU lists of spank/gpu_devices.c, read in every slurmstepd: gres.conf
+ * The GPU lists of node/gpu_devices.c, read in every slurmstepd: gres.conf
  * (qd_gres_conf_parse), Slurm's host/file lists in it (qd_expand_list,
  * qd_nodelist_has), the gpu_devices= pattern with %n (qd_gpu_pattern,
  * without globs: those read /dev) and a step's GPU indices (qd_gpu_select).

@@ -90,7 +90,7 @@ Test(doctor_text, list_has_with_and_without_prefix)
 }
 
 /* Where Slurm puts a task in a cgroup2 cgroup of its own (binding in place,
- * spank/cgroup.h), from the node's settings alone. */
+ * node/cgroup.h), from the node's settings alone. */
 Test(doctor_text, slurm_task_cgroups_from_the_settings)
 {
 	cr_assert(qd_doctor_slurm_task_cgroups("cgroup/v2", "proctrack/cgroup",

@@ -1,5 +1,5 @@
 /*
- * The QoS a job ran under, from `scontrol -o show job` (spank/job_qos.c):
+ * The QoS a job ran under, from `scontrol -o show job` (node/job_qos.c):
  * the parse, and scontrol run for real as a stand-in script on PATH that
  * answers, fails or hangs.
  */

@@ -1,5 +1,5 @@
 /*
- * The records behind pam_qosdeny.so (spank/adopt.c): written whole, read
+ * The records behind pam_qosdeny.so (node/adopt.c): written whole, read
  * back only when root's and writable by root alone, the node found for a
  * job, refusals kept.
  */

@@ -1,5 +1,5 @@
 /*
- * The job prolog's and epilog's reporting (spank/usage_report.c) against a
+ * The job prolog's and epilog's reporting (node/usage_report.c) against a
  * real redis-server (test_redis_server.h) and a real spool directory: what
  * ends up in Redis and in the spool when Redis is up, down, slow, or a
  * reply was lost, and when a reboot cut a job off.

@@ -1,6 +1,6 @@
 /*
  * What the job prolog and epilog take from their environment and from the
- * site's configuration (spank/usage_job.c, spank/usage_site.c): the job's
+ * site's configuration (node/usage_job.c, node/usage_site.c): the job's
  * record, its GPU count, the spool directory and Redis address.
  */
 #include <stdio.h>

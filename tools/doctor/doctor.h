@@ -96,7 +96,7 @@ void qd_doctor_conf_value(const char *text, const char *key, char *out,
 
 /*
  * Whether Slurm puts a node's tasks in cgroup2 cgroups of its own
- * (job_N/step_S/user/task_T), where qosdeny binds in place (spank/cgroup.h):
+ * (job_N/step_S/user/task_T), where qosdeny binds in place (node/cgroup.h):
  * its cgroup plugin (CgroupPlugin, autodetect resolved) is cgroup/v2 and a
  * plugin makes step cgroups: proctrack/cgroup, task/cgroup or
  * jobacct_gather/cgroup (each calls cgroup_g_step_create, 22.05 to 26.05).

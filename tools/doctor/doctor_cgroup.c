@@ -2,7 +2,7 @@
  * qosdeny doctor's cgroup checks: the node's cgroups (v1, hybrid, pure v2)
  * beside Slurm's CgroupPlugin, ProctrackType, TaskPlugin and
  * JobAcctGatherType, the binding layout the plugin gives a task there
- * (spank/cgroup.h; docs/gpu-and-usage.md, Cgroup layouts), and that
+ * (node/cgroup.h; docs/gpu-and-usage.md, Cgroup layouts), and that
  * layout's confinement of the node's GPUs actually made on a scratch cgroup
  * and removed.
  */
@@ -129,7 +129,7 @@ static int binding_layout(struct qd_doctor *d, const struct qd_site *s,
 }
 
 /*
- * In place, a task's own cgroup is confined (spank/cgroup.h): the same done
+ * In place, a task's own cgroup is confined (node/cgroup.h): the same done
  * to a scratch cgroup made below this process's cgroup2 cgroup, then taken
  * off and removed. Never one of Slurm's cgroups (README, GPU binding).
  */

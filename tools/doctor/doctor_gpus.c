@@ -1,7 +1,7 @@
 /*
  * qosdeny doctor's GPU check: the files the plugin would bind (its
  * gpu_devices= option, else gres.conf's Name=gpu File= for the node, else
- * /dev/nvidia[0-9]*: spank/gpu_devices.h) against the ones slurmd itself
+ * /dev/nvidia[0-9]*: node/gpu_devices.h) against the ones slurmd itself
  * reads (`slurmd -G`), compared by device number in Slurm's index order:
  * a difference means a job's GPU index names another device for qosdeny
  * than for Slurm.

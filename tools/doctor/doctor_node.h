@@ -22,7 +22,7 @@ void qd_doctor_gpus(struct qd_doctor *d, const struct qd_site *s,
 		    const struct qd_spank_opts *o, const char *node);
 
 /* The node's cgroups, Slurm's cgroup settings, the binding layout a task
- * gets, and that layout's confinement made and removed (spank/cgroup.h). */
+ * gets, and that layout's confinement made and removed (node/cgroup.h). */
 void qd_doctor_cgroup(struct qd_doctor *d, const struct qd_site *s,
 		      const struct qd_doctor_conf *c,
 		      const struct qd_spank_opts *o, const char *node);

@@ -1,0 +1,178 @@
+# The tests, benchmarks, package and worked example, run from the top
+# Makefile, which includes this file after its build rules (docs/
+# development.md, Running the tests): what each goal runs is in the scripts
+# under tests/; the programs they need are the Makefile's.
+
+.PHONY: build-test check check-here check-vm check-vm-26.05 check-gpu-node \
+        slurm-from-source deb deb-test bench-plugin unit unit-asan \
+        integration integration-asan demo bench
+
+include tests/fuzz/fuzz.mk
+
+# A fresh copy of the tree built as an administrator would (tests/build/).
+build-test:
+	@mkdir -p $(QD_RESULTS)
+	bash tests/build/t_build.sh
+
+unit: $(UNIT_BIN)
+	@mkdir -p $(QD_RESULTS)
+	sh tests/run-unit.sh $(UNIT_BIN)
+
+unit-asan: $(ASAN_UNIT_BIN)
+	@mkdir -p $(QD_RESULTS)
+	ASAN_OPTIONS=detect_leaks=1 QD_SUITE=unit-asan \
+		sh tests/run-unit.sh $(ASAN_UNIT_BIN)
+
+integration: all
+	@mkdir -p $(QD_RESULTS)
+	bash tests/integration/run.sh
+
+# The whole suite again, slurmctld loading the plugin built with ASan and
+# UBSan; any sanitizer report fails it (tests/integration/asan.sh).
+integration-asan: all $(ASAN_CTLD_DIR)/job_submit_qosdeny.so \
+		$(ASAN_CTLD_DIR)/site_factor_qosdeny.so \
+		$(ASAN_CTLD_DIR)/spank_qosdeny.so
+	@mkdir -p $(QD_RESULTS)
+	QD_ASAN_RT=$(ASAN_RT) QD_PLUGINDIR=$(abspath $(ASAN_CTLD_DIR)) \
+		bash tests/integration/asan.sh
+
+# The Slurm versions `make check` runs the whole suite on, each here when
+# this host's Debian release ships it, else in a Debian chroot of the release
+# that does (tests/chroot/suite.sh). 26.05 runs only when SLURM_SRC names a
+# 26.05 tree (Debian ships no source for it; it is built and installed inside
+# the chroot), else the summary says it was skipped. `make check SLURM=24.11`
+# runs one.
+SLURM ?= 22.05 24.11 26.05
+
+CHECK_RESULTS := $(QD_BUILD)/check-results
+check:
+	@rm -rf $(CHECK_RESULTS)
+	@mkdir -p $(CHECK_RESULTS)
+	@for v in $(SLURM); do \
+		QD_RESULTS=$(CHECK_RESULTS) bash tests/chroot/suite.sh "$$v" \
+			"$(if $(filter command line environment,$(origin SLURM_SRC)),$(SLURM_SRC))" || true; \
+	done
+	sh tests/summary.sh $(CHECK_RESULTS)
+
+# The pure cgroup v2 node (tests/vm/README.md): the 24.11 build's
+# spank_qosdeny.so in a qemu VM of the 24.11 chroot, Slurm on cgroup/v2.
+check-vm:
+	bash tests/chroot/make-in.sh 24.11 deps all
+	@mkdir -p $(QD_RESULTS)
+	bash tests/vm/run.sh
+
+# The pure cgroup v2 node on Debian testing's Slurm 26.05 (tests/vm/README.md).
+check-vm-26.05:
+	bash tests/vm/image.sh 26.05 >/dev/null
+	bash tests/chroot/chroot.sh run forky-deb make B=build/forky-deb \
+		build/forky-deb/spank_qosdeny.so build/forky-deb/pam_qosdeny.so
+	@mkdir -p $(QD_RESULTS)
+	QD_VM_SLURM=26.05 bash tests/vm/run.sh t_lifecycle.sh t_suspend_restart.sh \
+		t_v2_usage.sh t_v2_binding.sh t_v2_adopt.sh \
+		t_v2_binding.sh@jobidpaths t_v2_adopt.sh@jobidpaths
+
+# The real-GPU check (tests/gpu-node/README.md): the runtime of one Slurm
+# version (24.11, Debian 13 with this checkout's package; SLURM=26.05,
+# Debian testing with the node-side plugins), rebuilt where missing or
+# older than the sources, then the checks on this host (root, pure cgroup
+# v2, with or without NVIDIA's driver). On a GPU node without network:
+# copy that runtime and the checkout there and run tests/gpu-node/run.sh.
+# Two runtimes do not fit one copy to a node: one version a run.
+GPU_NODE_SLURM := $(if $(filter command line,$(origin SLURM)),$(filter 26.05,$(SLURM)))
+GPU_NODE_SLURM := $(or $(GPU_NODE_SLURM),24.11)
+GPU_NODE_RUNTIME := build/gpu-node/runtime-$(GPU_NODE_SLURM).tar.xz
+check-gpu-node: $(GPU_NODE_RUNTIME)
+	@mkdir -p $(QD_RESULTS)
+	bash tests/gpu-node/run.sh $(GPU_NODE_RUNTIME)
+
+$(GPU_NODE_RUNTIME): $(wildcard shared/*/*.[ch] job_submit/* site_factor/* \
+		node/* spank/* pam/* tools/* tools/doctor/* debian/* docs/man/* \
+		conf.example/*) \
+		tests/gpu-node/runtime.sh tests/gpu-node/cuda_probe.c Makefile
+	bash tests/gpu-node/runtime.sh $(GPU_NODE_SLURM)
+
+# Slurm built and installed from SLURM_SRC (26.05: Debian ships no source
+# for it), in the chroot make-in.sh runs this in.
+slurm-from-source:
+	bash tests/chroot/build-slurm.sh $(SLURM_SRC) $(B)/slurm-build
+
+# The whole suite against the Slurm installed here.
+check-here: deps
+	$(MAKE) all
+	$(MAKE) build-test || true
+	$(MAKE) unit || true
+	$(MAKE) unit-asan || true
+	$(MAKE) fuzz-smoke || true
+	$(MAKE) integration || true
+	$(MAKE) integration-asan || true
+	@if dpkg-query -W -f '$${db:Status-Status}' slurmctld 2>/dev/null | \
+		grep -qx installed; then \
+		$(MAKE) deb-test || true; \
+	else \
+		echo "deb-test: skipped: this Slurm is not Debian's package"; \
+	fi
+
+# The build's lines go to a log, so that the worked example is all it shows.
+demo: deps
+	@mkdir -p $(B)
+	@echo "make demo: building (log: $(B)/demo-build.log)"
+	@$(MAKE) all >$(B)/demo-build.log 2>&1 || \
+		{ tail -n 20 $(B)/demo-build.log; exit 1; }
+	bash tests/demo.sh
+
+bench: deps $(BENCH_BIN) $(USAGE_BENCH_BIN) $(SF_BENCH_BIN) $(FILL_QUEUE) $(JS_SO) $(SF_SO) $(SPANK_SO) $(HOOKS_ONLY_SO) $(LOAD_COST)
+	bash tests/bench/usage.sh
+	QD_EXTRA_PKGS=linux-perf sh tests/cluster/install-deps.sh
+	bash tests/bench/launch.sh
+	QD_MEMORY_SUBMISSIONS=20000 QD_MEMORY_OUT=tests/bench/memory.txt \
+		bash tests/integration/run.sh tests/integration/t_memory.sh
+	bash tests/bench/submit.sh
+	$(SF_BENCH_BIN) | tee tests/bench/site_factor.txt
+	$(MAKE) bench-plugin
+	bash tests/bench/site_factor.sh
+	bash tests/chroot/make-in.sh 24.11 bench-plugin BENCH_VERSION=-24.11
+
+# The decision path and the time inside job_submit per submission (uprobes,
+# beside job_submit/lua), for one Slurm version: make bench runs it here and
+# in the 24.11 chroot (tests/bench/*-24.11.txt).
+BENCH_VERSION ?=
+bench-plugin: deps $(BENCH_BIN) $(FILL_QUEUE) $(JS_SO)
+	$(BENCH_BIN) | tee tests/bench/decision$(BENCH_VERSION).txt
+	QD_EXTRA_PKGS=linux-perf sh tests/cluster/install-deps.sh
+	QD_BENCH_OUT=tests/bench/plugin_time$(BENCH_VERSION).txt \
+		bash tests/bench/plugin_time.sh
+
+# One binary package for the running Debian release and the Slurm it was
+# built against: the Slurm version is in its revision, and it depends on
+# that exact slurmctld or slurmd (debian/control). Built from a copy of
+# the tree, so that dpkg-buildpackage's files stay out of the checkout.
+DEB_B    := $(B)/deb-pkg
+DEB_TREE := $(DEB_B)/qosdeny-$(VERSION)
+deb:
+	QD_DEPS=build QD_EXTRA_PKGS="debhelper lintian build-essential" \
+		sh tests/cluster/install-deps.sh
+	$(MAKE) $(B)/slurm-config/config.h
+	rm -rf $(DEB_B)
+	mkdir -p $(DEB_TREE)
+	tar --exclude=./build --exclude=./.git -cf - . | tar -xf - -C $(DEB_TREE)
+	printf '%s\n' \
+	  "qosdeny ($(VERSION)-1+slurm$$(cat $(B)/slurm-config/version)) $$(. /etc/os-release && echo $$VERSION_CODENAME); urgency=medium" \
+	  "" "  * Built for Slurm $$(cat $(B)/slurm-config/version)." "" \
+	  " -- qosdeny developers <qosdeny@example.org>  $$(date -R)" \
+	  >$(DEB_TREE)/debian/changelog
+	cd $(DEB_TREE) && SLURM_SRC=$(abspath $(SLURM_SRC)) \
+		dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
+		{ tail -n 30 ../build.log; exit 1; }
+	lintian --fail-on error $(DEB_B)/*.changes
+	@ls $(DEB_B)/*.deb
+
+# The package installed with apt, run on the test cluster, purged.
+# make deb's own failure (lintian's too) is one failed count; the hardening
+# of the binaries in the package is checked before it is installed.
+deb-test:
+	@mkdir -p $(QD_RESULTS)
+	@if $(MAKE) deb; then r="1 0"; else r="0 1"; fi; \
+		echo "deb make-deb $$r" >>$(QD_RESULTS)/counts
+	@set -- $(DEB_B)/qosdeny_*.deb; if [ -e "$$1" ]; then \
+		QD_SUITE=deb bash tests/build/hardening.sh "$$1" || true; fi
+	bash tests/integration/deb-test.sh
