@@ -57,9 +57,11 @@ assert_contains "with its override" "MaxTRESPerJob limit 1" "$OUT"
 # A FIFO in the file's place (as a careless `mkfifo` or a config
 # management tool might leave): refused, never opened for reading, so
 # nothing waits for a writer; submissions go on, on the last good policy.
+# The log's length first: the watcher may refuse the FIFO (within 250 ms)
+# before a count taken after mkfifo.
+n=$(ctld_log | wc -l)
 rm -f "$CONF"
 mkfifo -m 0644 "$CONF"
-n=$(ctld_log | wc -l)
 fifo_refused() { log_since "$n" | grep -q "qosdeny: $CONF: not a regular file; the previous policy stays in force"; }
 check "a FIFO as qosdeny.conf is refused with its reason" wait_for "the error line" 5 fifo_refused
 QD_CLIENT_TIMEOUT=20 as alice sbatch -q research --gres=gpu:2 --wrap true
