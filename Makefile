@@ -316,12 +316,13 @@ $(HOOKS_ONLY_SO): tests/bench/spank_hooks_only.c
 	$(Q_LD)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) \
 		$(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $<
 
-# dlopen's cost per library in a fresh process, for the launch benchmark.
+# dlopen's cost per library in a fresh process, for the launch benchmark;
+# with libm, which srun and slurmstepd have loaded already.
 LOAD_COST := $(B)/tests/load_cost
 $(LOAD_COST): tests/bench/load_cost.c
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) \
-		$(QD_LDFLAGS) $(LDFLAGS) -rdynamic -o $@ $<
+		$(QD_LDFLAGS) $(LDFLAGS) -rdynamic -o $@ $< -Wl,--no-as-needed -lm
 
 $(FILL_QUEUE): tests/bench/fill_queue.c tests/helpers/slurm_ids.h
 	@mkdir -p $(@D)
