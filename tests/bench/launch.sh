@@ -230,9 +230,7 @@ report() {
 	printf '%-26s %6s %8s %8s\n' round runs hooks plugin
 	: >"$d/rounds"
 	for ((r = 0; r < ROUNDS; r++)); do
-		e=$(awk -v r="$r" '$1 == "empty" && $2 == r { print $3 }' "$d/srun" | median)
-		h=$(awk -v r="$r" '$1 == "hooks" && $2 == r { print $3 }' "$d/srun" | median)
-		p=$(awk -v r="$r" '$1 == "plugin" && $2 == r { print $3 }' "$d/srun" | median)
+		read -r e h p < <(round_medians "$d" "$r" 3)
 		printf '%-26s %6s %8s %8s\n' "round_$r" "$RUNS" "$(minus "$h" "$e")" "$(minus "$p" "$e")"
 		echo "$(minus "$h" "$e") $(minus "$p" "$e")" >>"$d/rounds"
 	done
@@ -264,6 +262,16 @@ report() {
 # col FILE N: column N of FILE's lines, "-" left out.
 col() { cut -d' ' -f"$2" "$1" | grep -v '^-$'; }
 
+# round_medians DIR ROUND COLUMN: "EMPTY HOOKS PLUGIN", the settings'
+# medians of that column of DIR/srun in that round ("-" left out).
+round_medians() {
+	local s
+	for s in "${SETTINGS[@]}"; do
+		awk -v s="$s" -v r="$2" -v c="$3" '$1 == s && $2 == r && $c != "-" { print $c }' \
+			"$1/srun" | median
+	done | paste -sd' '
+}
+
 # whole_rounds DIR: per round, the whole job's medians' differences:
 # Slurm's charge (hooks - empty) and qosdeny's own (plugin - hooks).
 whole_rounds() {
@@ -273,9 +281,7 @@ whole_rounds() {
 	printf '%-26s %6s %8s %8s\n' round runs slurm qosdeny
 	: >"$1/whole_rounds"
 	for ((r = 0; r < ROUNDS; r++)); do
-		e=$(awk -v r="$r" '$1 == "empty" && $2 == r && $4 != "-" { print $4 }' "$1/srun" | median)
-		h=$(awk -v r="$r" '$1 == "hooks" && $2 == r && $4 != "-" { print $4 }' "$1/srun" | median)
-		p=$(awk -v r="$r" '$1 == "plugin" && $2 == r && $4 != "-" { print $4 }' "$1/srun" | median)
+		read -r e h p < <(round_medians "$1" "$r" 4)
 		printf '%-26s %6s %8s %8s\n' "whole_round_$r" "$RUNS" "$(minus "$h" "$e")" "$(minus "$p" "$h")"
 		echo "$(minus "$h" "$e") $(minus "$p" "$h")" >>"$1/whole_rounds"
 	done
