@@ -116,7 +116,15 @@ TOOL_SRC  := $(wildcard $(TOOL_DIRS:%=%/*.c))
 TOOL_OBJ  := $(TOOL_SRC:%.c=$(B)/%.o)
 TOOL      := $(B)/qosdeny
 
-UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+# The unit tests of the slurmctld adapters' parts (test_decide,
+# test_refresh) are built against Slurm's internal headers, as the plugins
+# are. CTLD_TESTS=no leaves them out: a build without Slurm's source tree,
+# which builds the node side alone (make check's of Debian's 26.05 packages,
+# docs/development.md "Running the tests").
+CTLD_TESTS ?= yes
+CTLD_UNIT_SRC := tests/unit/test_decide.c tests/unit/test_refresh.c
+UNIT_SRC  := $(filter-out $(if $(filter no,$(CTLD_TESTS)),$(CTLD_UNIT_SRC)), \
+               $(wildcard tests/unit/test_*.c))
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 # The core and its unit tests again under AddressSanitizer and
@@ -262,6 +270,29 @@ $(B)/tests/test_doctor $(ASAN_B)/tests/test_doctor: \
 TEST_LIBS = $(HIREDIS_LIBS)
 $(B)/tests/test_hiredis_lib $(ASAN_B)/tests/test_hiredis_lib: TEST_LIBS :=
 
+# A test of a slurmctld adapter's parts: the test links their objects and
+# the core as the plugin does, and libslurm for the Slurm calls slurmctld
+# would answer; slurmctld's own globals and functions are the test's.
+# $(1): a build directory; $(2): its preprocessor flags; $(3): its sanitizer
+# flags; $(4): the test; $(5): the objects; $(6): their folder's include
+# paths; $(7): more libraries.
+define ctld_test_rule
+$(5:%=$(1)/%): $(B)/slurm-config/config.h
+$(1)/tests/$(4): tests/unit/$(4).c $(5:%=$(1)/%) $(1)/libqosdeny_core.a \
+		$(B)/slurm-config/config.h
+	@mkdir -p $$(@D)
+	$$(Q_CC)$$(CC) $$(DEPFLAGS) $(2) $(6) $$(CPPFLAGS) $$(QD_CFLAGS) \
+		$$(CFLAGS) $(3) $$(QD_LDFLAGS) $$(LDFLAGS) -o $$@ $$< \
+		$(5:%=$(1)/%) $(1)/libqosdeny_core.a -lslurm -lcriterion $(7)
+endef
+DECIDE_OBJ  := $(addprefix job_submit/,decide.o assoc_view.o slurm_fields.o \
+                 partition_gpus.o)
+REFRESH_OBJ := site_factor/refresh.o site_factor/snapshot.o
+DECIDE_CFLAGS = $(FOLDER_CFLAGS_job_submit) -Ijob_submit
+$(eval $(call ctld_test_rule,$(B),$$(QD_CPPFLAGS),,test_decide,$(DECIDE_OBJ),$$(DECIDE_CFLAGS),-lm))
+$(eval $(call ctld_test_rule,$(ASAN_B),$$(QD_SAN_CPPFLAGS),$$(ASAN_FLAGS),test_decide,$(DECIDE_OBJ),$$(DECIDE_CFLAGS),-lm))
+$(eval $(call ctld_test_rule,$(B),$$(QD_CPPFLAGS),,test_refresh,$(REFRESH_OBJ),$$(SF_CFLAGS),$$(HIREDIS_LIBS) -lm -pthread))
+$(eval $(call ctld_test_rule,$(ASAN_B),$$(QD_SAN_CPPFLAGS),$$(ASAN_FLAGS),test_refresh,$(REFRESH_OBJ),$$(SF_CFLAGS),$$(HIREDIS_LIBS) -lm -pthread))
 $(B)/tests/test_%: tests/unit/test_%.c $(CORE_LIB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(TEST_DEFS) $(CORE_CFLAGS) \
