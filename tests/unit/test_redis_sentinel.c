@@ -12,7 +12,7 @@
 #include <criterion/criterion.h>
 #include <hiredis/hiredis.h>
 
-#include "redis_conn.h" /* qd_redis_drop: a connection lost */
+#include "redis_link.h" /* qd_redis_open, qd_redis_drop */
 #include "redis_usage.h"
 #include "running_usage.h"
 #include "spool.h"
