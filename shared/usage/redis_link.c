@@ -24,19 +24,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "now_ms.h"
 #include "redis_link.h"
-
-int64_t qd_redis_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int64_t qd_redis_deadline(const struct qd_redis *r)
 {
-	int64_t d = qd_redis_now_ms() + r->timeout_ms;
+	int64_t d = qd_now_ms() + r->timeout_ms;
 	int64_t stop =
 	    r->stop_ms ? __atomic_load_n(r->stop_ms, __ATOMIC_ACQUIRE) : 0;
 
@@ -47,7 +40,7 @@ int64_t qd_redis_deadline(const struct qd_redis *r)
 
 void qd_redis_budget(struct qd_redis *r)
 {
-	r->until_ms = qd_redis_now_ms() + r->timeout_ms;
+	r->until_ms = qd_now_ms() + r->timeout_ms;
 }
 
 int qd_redis_fail(const struct qd_redis *r, char *err, size_t errlen,
@@ -103,7 +96,7 @@ static void sigpipe_restore(struct sigpipe_guard *g)
 /* What is left until deadline; -1 when nothing is. */
 static int remaining(int64_t deadline_ms, struct timeval *tv)
 {
-	int64_t left = deadline_ms - qd_redis_now_ms();
+	int64_t left = deadline_ms - qd_now_ms();
 
 	if (left <= 0)
 		return -1;
@@ -180,7 +173,7 @@ static int get_reply(redisContext *c, int64_t deadline_ms, void **reply)
 			return REDIS_ERR;
 		if (*reply)
 			return REDIS_OK;
-		left = deadline_ms - qd_redis_now_ms();
+		left = deadline_ms - qd_now_ms();
 		k = left > 0 ? poll(&pfd, 1, (int)left) : 0;
 		if (k < 0 && errno == EINTR)
 			continue;

@@ -45,9 +45,6 @@ struct qd_redis {
 	char sha_running[41]; /* qd_running_script */
 };
 
-/* Milliseconds on the monotonic clock. */
-int64_t qd_redis_now_ms(void);
-
 /* A call's deadline: timeout_ms from now, or the budget's end or the
  * owner's stop if sooner. */
 int64_t qd_redis_deadline(const struct qd_redis *r);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "errmsg.h"
+#include "now_ms.h"
 #include "redis_sentinel.h"
 
 static void warn(const struct qd_redis *r, const char *fmt, ...)
@@ -51,7 +52,7 @@ static const char *bare(const struct qd_redis *r, const char *cause)
 /* What is left of the deadline, shared out among `ways` more attempts. */
 static int64_t share(int64_t deadline_ms, size_t ways)
 {
-	int64_t now = qd_redis_now_ms();
+	int64_t now = qd_now_ms();
 
 	return deadline_ms <= now ? now
 				  : now + (deadline_ms - now) / (int64_t)ways;
