@@ -4,6 +4,7 @@
 
 #include "job_end.h"
 #include "job_end_ask.h"
+#include "now_ms.h"
 #include "slurm_cmd.h"
 
 /* scontrol's and sacct's output for one job: its lines, with room. */
@@ -11,7 +12,7 @@
 
 void qd_job_end_asker(struct qd_job_end_asker *a, int budget_ms)
 {
-	a->deadline_ms = qd_slurm_cmd_now_ms() + budget_ms;
+	a->deadline_ms = qd_now_ms() + budget_ms;
 	a->ctld_silent = false;
 	a->dbd_silent = false;
 }
@@ -20,7 +21,7 @@ void qd_job_end_asker(struct qd_job_end_asker *a, int budget_ms)
 static int run(struct qd_job_end_asker *a, const char *const argv[], char *out,
 	       int *status)
 {
-	long long left = a->deadline_ms - qd_slurm_cmd_now_ms();
+	int64_t left = a->deadline_ms - qd_now_ms();
 	char err[256];
 
 	if (left <= 0)

@@ -9,13 +9,14 @@
 #define QD_JOB_END_ASK_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "spool_orphan.h"
 
 struct qd_job_end_asker {
-	long long deadline_ms; /* CLOCK_MONOTONIC; set by qd_job_end_asker */
-	bool ctld_silent;      /* scontrol failed: not asked again */
-	bool dbd_silent;       /* sacct failed: not asked again */
+	int64_t deadline_ms; /* qd_now_ms; set by qd_job_end_asker */
+	bool ctld_silent;    /* scontrol failed: not asked again */
+	bool dbd_silent;     /* sacct failed: not asked again */
 };
 
 /* A budget of budget_ms from now. */

@@ -7,30 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "errmsg.h"
+#include "now_ms.h"
 #include "slurm_cmd.h"
 
 extern char **environ;
 
-long long qd_slurm_cmd_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* What the child writes, until it closes its end or the time is up. */
-static int read_all(int fd, char *buf, size_t len, long long deadline)
+static int read_all(int fd, char *buf, size_t len, int64_t deadline)
 {
 	size_t got = 0;
 
 	for (;;) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
-		long long left = deadline - qd_slurm_cmd_now_ms();
+		int64_t left = deadline - qd_now_ms();
 		char sink[512];
 		ssize_t r;
 		int ready;
@@ -109,8 +101,7 @@ int qd_slurm_cmd(const char *const argv[], int timeout_ms, char *out,
 	}
 	free(env);
 	close(fds[1]);
-	in_time =
-	    read_all(fds[0], out, len, qd_slurm_cmd_now_ms() + timeout_ms) == 0;
+	in_time = read_all(fds[0], out, len, qd_now_ms() + timeout_ms) == 0;
 	close(fds[0]);
 	if (!in_time)
 		kill(pid, SIGKILL);

@@ -21,7 +21,4 @@
 int qd_slurm_cmd(const char *const argv[], int timeout_ms, char *out,
 		 size_t len, int *status, char *err, size_t errlen);
 
-/* Milliseconds on the monotonic clock, which timeout_ms counts on. */
-long long qd_slurm_cmd_now_ms(void);
-
 #endif

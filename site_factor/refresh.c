@@ -19,6 +19,7 @@
 #include "errmsg.h"
 #include "fairshare_usage.h"
 #include "names.h"
+#include "now_ms.h"
 #include "policy_keep.h"
 #include "refresh.h"
 #include "site.h"
@@ -433,14 +434,6 @@ void qd_sf_reconfigure(const struct qd_factor_params *p)
 	pthread_mutex_unlock(&table_lock);
 }
 
-static int64_t monotonic_ms(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-}
-
 /* Said with the time it took: a slow Redis's share of a shutdown or a
  * 24.05+ reconfigure, within timeout_ms. */
 void qd_sf_stop(void)
@@ -449,14 +442,14 @@ void qd_sf_stop(void)
 
 	if (!started)
 		return;
-	t0 = monotonic_ms();
+	t0 = qd_now_ms();
 	__atomic_store_n(&stop_ms, t0, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&ctl_lock);
 	pthread_cond_signal(&ctl_cond);
 	pthread_mutex_unlock(&ctl_lock);
 	pthread_join(thread, NULL);
 	info("qosdeny: site factor: stopped in %" PRId64 " ms",
-	     monotonic_ms() - t0);
+	     qd_now_ms() - t0);
 	started = false;
 	swap_table(NULL);
 	qd_redis_free(redis);

@@ -8,6 +8,10 @@
  * the call outlast timeout_ms. When none answers, the primary found last
  * keeps being used (a warning says so): an outage of the sentinels alone
  * stops nothing.
+ *
+ * Over the link to one server (redis_link.c), each command sent once;
+ * redis_conn.c calls this for a Sentinel address, and nothing here calls
+ * back up.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,7 +19,8 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "redis_conn.h"
+#include "now_ms.h"
+#include "redis_sentinel.h"
 
 static void warn(const struct qd_redis *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -47,7 +52,7 @@ static const char *bare(const struct qd_redis *r, const char *cause)
 /* What is left of the deadline, shared out among `ways` more attempts. */
 static int64_t share(int64_t deadline_ms, size_t ways)
 {
-	int64_t now = qd_redis_now_ms();
+	int64_t now = qd_now_ms();
 
 	return deadline_ms <= now ? now
 				  : now + (deadline_ms - now) / (int64_t)ways;
@@ -65,8 +70,8 @@ static redisReply *endpoint_command(struct qd_redis *r, const char *what,
 
 	if (!qd_redis_open(r, e->host, e->port, NULL, deadline_ms, cause,
 			   sizeof(cause)))
-		reply = qd_redis_command(r, deadline_ms, argv[0], argc, argv,
-					 NULL, cause, sizeof(cause));
+		reply = qd_redis_link_command(r, deadline_ms, argv[0], argc,
+					      argv, NULL, cause, sizeof(cause));
 	if (!reply)
 		qd_errf(why, whylen, "%s %s:%d: %s", what, e->host, e->port,
 			bare(r, cause));
@@ -141,8 +146,8 @@ static int open_primary(struct qd_redis *r, const struct qd_redis_endpoint *p,
 	return 0;
 }
 
-static int discover(struct qd_redis *r, int64_t deadline_ms, char *err,
-		    size_t errlen)
+int qd_sentinel_connect(struct qd_redis *r, int64_t deadline_ms, char *err,
+			size_t errlen)
 {
 	size_t n = r->addr.n_sentinels;
 	char why[QD_REDIS_ERR_MAX] = "no time left";
@@ -189,7 +194,6 @@ void qd_redis_follow(struct qd_redis *r)
 	/* ask() connects the handle to the sentinel: the primary's
 	 * connection is set aside meanwhile. */
 	r->c = NULL;
-	r->connecting = true;
 	for (size_t i = 0; i < n && !answered; i++) {
 		size_t k = (r->next_sentinel + i) % n;
 
@@ -199,22 +203,9 @@ void qd_redis_follow(struct qd_redis *r)
 		if (answered)
 			r->next_sentinel = k;
 	}
-	r->connecting = false;
 	qd_redis_drop(r);
 	r->c = kept;
 	if (answered &&
 	    (strcmp(p.host, r->primary.host) || p.port != r->primary.port))
 		qd_redis_drop(r);
-}
-
-int qd_sentinel_connect(struct qd_redis *r, int64_t deadline_ms, char *err,
-			size_t errlen)
-{
-	int rv;
-
-	/* Each step on a connection just made: one try each. */
-	r->connecting = true;
-	rv = discover(r, deadline_ms, err, errlen);
-	r->connecting = false;
-	return rv;
 }

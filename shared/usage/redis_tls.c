@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "redis_conn.h"
+#include "redis_link.h"
 
 #ifdef QD_HAVE_TLS
 #include <arpa/inet.h>

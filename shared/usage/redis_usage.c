@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "decay.h"
+#include "now_ms.h"
 #include "redis_conn.h"
 #include "running_usage.h"
 
@@ -37,7 +38,7 @@ static int wait_replicas(struct qd_redis *r, int64_t deadline, char *err,
 {
 	char n[16], ms[24];
 	const char *argv[] = {"WAIT", n, ms};
-	int64_t left = deadline - qd_redis_now_ms();
+	int64_t left = deadline - qd_now_ms();
 	redisReply *reply;
 	int rv = -1;
 

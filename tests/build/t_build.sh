@@ -44,6 +44,17 @@ assert_contains "quiet lines name the object" \
 check "no compiler command line without V=1" \
 	bash -c '! grep -Eq "^(cc|gcc|clang) " <<<"$1"' _ "$out"
 
+# Calls between objects go one way (docs/development.md, Source layout):
+# no loop among the objects each binary links. The slurmctld plugins, each
+# with the same plugin_* symbols, are checked apart.
+b=$src/build
+for set in "shared node spank pam tools" "shared job_submit" \
+	"shared site_factor"; do
+	read -ra dirs <<<"$set"
+	check "no call loop among the objects of ${set// /, }" \
+		bash "$here/no_cycles.sh" "${dirs[@]/#/$b/}"
+done
+
 # The five installed binaries, as plain make built them.
 for f in job_submit_qosdeny.so site_factor_qosdeny.so spank_qosdeny.so \
 	pam_qosdeny.so qosdeny; do

@@ -12,7 +12,8 @@
 #include <criterion/criterion.h>
 #include <hiredis/hiredis.h>
 
-#include "redis_conn.h" /* qd_redis_drop: a connection lost */
+#include "now_ms.h"
+#include "redis_link.h" /* qd_redis_open, qd_redis_drop */
 #include "redis_usage.h"
 #include "running_usage.h"
 #include "spool.h"
@@ -73,16 +74,11 @@ static void teardown(void)
 
 TestSuite(sentinel, .init = setup, .fini = teardown, .timeout = 90);
 
-static int64_t now_ms(void)
-{
-	return qd_redis_now_ms();
-}
-
 /* Polls a condition every 20 ms until it holds or ms pass. */
 #define WAIT_FOR(cond, ms)                                                     \
 	do {                                                                   \
-		int64_t until_ = now_ms() + (ms);                              \
-		while (!(cond) && now_ms() < until_)                           \
+		int64_t until_ = qd_now_ms() + (ms);                           \
+		while (!(cond) && qd_now_ms() < until_)                        \
 			usleep(20000);                                         \
 		cr_assert((cond), "not within %d ms: %s", (int)(ms), #cond);   \
 	} while (0)
@@ -222,10 +218,10 @@ static void sentinels_ready(void)
 static int apply_timed(struct qd_redis *r, uint32_t job, int64_t *took_ms)
 {
 	struct qd_usage_record x = rec(job);
-	int64_t t0 = now_ms();
+	int64_t t0 = qd_now_ms();
 	int k = qd_redis_apply(r, &x, WEEK, err, sizeof(err));
 
-	*took_ms = now_ms() - t0;
+	*took_ms = qd_now_ms() - t0;
 	return k;
 }
 
@@ -367,11 +363,11 @@ Test(sentinel, the_next_write_goes_to_the_new_primary_after_a_kill)
 	kill(primary.pid, SIGKILL);
 	waitpid(primary.pid, NULL, 0);
 	primary.pid = 0;
-	t0 = now_ms();
+	t0 = qd_now_ms();
 	/* As a node would: the record stays spooled until a call works;
 	 * no call takes longer than timeout_ms meanwhile. The new primary
 	 * applies it at once, but has no replica for WAIT to count. */
-	while (!holds(&replica, 2) && now_ms() - t0 < SETTLE_MS) {
+	while (!holds(&replica, 2) && qd_now_ms() - t0 < SETTLE_MS) {
 		k = apply_timed(rd, 2, &took);
 		cr_expect_eq(k, -1);
 		cr_expect_leq(took, 500 + SLACK_MS, "%lld ms", (long long)took);
@@ -381,7 +377,7 @@ Test(sentinel, the_next_write_goes_to_the_new_primary_after_a_kill)
 	cr_assert(holds(&replica, 2), "%s", err);
 	cr_log_info("failover: a write reached the new primary %lld ms after "
 		    "the kill",
-		    (long long)(now_ms() - t0));
+		    (long long)(qd_now_ms() - t0));
 	cr_expect(is_primary(&replica));
 	cr_expect(holds(&replica, 1), "the record WAIT confirmed survived");
 	cr_expect(strstr(err, "WAIT: 0 of the 1 replicas"), "%s", err);
@@ -421,7 +417,7 @@ Test(sentinel, readonly_from_a_demoted_primary_leads_to_the_new_one)
 	 * (not closed by the sentinels): READONLY, then the new primary,
 	 * in one call. */
 	cr_assert_eq(qd_redis_open(rd, "127.0.0.1", primary.port, NULL,
-				   now_ms() + 1000, err, sizeof(err)),
+				   qd_now_ms() + 1000, err, sizeof(err)),
 		     0, "%s", err);
 	cr_expect_eq(apply(rd, 3), 1, "%s", err);
 	cr_expect(holds(&replica, 3));

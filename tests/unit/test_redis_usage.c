@@ -23,6 +23,7 @@
 #include <hiredis/hiredis.h>
 
 #include "fairshare_usage.h"
+#include "now_ms.h"
 #include "redis_usage.h"
 #include "spool.h"
 #include "test_redis_server.h"
@@ -634,14 +635,6 @@ Test(redis, connection_refused)
 	cr_expect_str_eq(err, want);
 }
 
-static int64_t ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* A listening socket that never accepts, on a free loopback port. */
 static int listener(int backlog, int *port)
 {
@@ -665,9 +658,9 @@ static void expect_timeout(const char *addr, const char *pw, const char *step)
 	int64_t t0, took;
 
 	rd = handle(addr, pw, 300);
-	t0 = ms();
+	t0 = qd_now_ms();
 	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
-	took = ms() - t0;
+	took = qd_now_ms() - t0;
 	snprintf(want, sizeof(want), "redis %s: %s: timed out after 300 ms",
 		 addr, step);
 	cr_expect_str_eq(err, want);
@@ -768,7 +761,7 @@ Test(redis, budget_bounds_the_calls_together)
 	start_fresh(&srv, debug_command);
 	rd = handle(srv.addr, NULL, 700);
 	cr_expect_eq(apply(&a), 1);
-	t0 = ms();
+	t0 = qd_now_ms();
 	qd_redis_budget(rd);
 	sleeper = sleep_server("0.4");
 	cr_expect_eq(qd_redis_apply(rd, &b, WEEK, err, sizeof(err)), 1, "%s",
@@ -776,8 +769,8 @@ Test(redis, budget_bounds_the_calls_together)
 	redisFree(sleeper);
 	sleeper = sleep_server("0.4");
 	cr_expect_eq(qd_redis_apply(rd, &c, WEEK, err, sizeof(err)), -1);
-	cr_expect(ms() - t0 <= 700 + 100, "took %lld ms",
-		  (long long)(ms() - t0));
+	cr_expect(qd_now_ms() - t0 <= 700 + 100, "took %lld ms",
+		  (long long)(qd_now_ms() - t0));
 	cr_expect(strstr(err, "timed out"), "%s", err);
 	redisFree(sleeper);
 }
@@ -801,16 +794,17 @@ Test(redis, stop_ends_the_calls)
 	cr_assert_not_null(rd, "%s", err);
 	cr_expect_eq(apply(&a), 1);
 	sleeper = sleep_server("1");
-	t0 = ms();
+	t0 = qd_now_ms();
 	stop = t0 + 200;
 	cr_expect_eq(qd_redis_apply(rd, &b, WEEK, err, sizeof(err)), -1);
-	cr_expect(ms() - t0 <= 200 + 100, "took %lld ms",
-		  (long long)(ms() - t0));
+	cr_expect(qd_now_ms() - t0 <= 200 + 100, "took %lld ms",
+		  (long long)(qd_now_ms() - t0));
 	cr_expect(strstr(err, "timed out"), "%s", err);
 	redisFree(sleeper);
-	t0 = ms();
+	t0 = qd_now_ms();
 	cr_expect_eq(qd_redis_apply(rd, &b, WEEK, err, sizeof(err)), -1);
-	cr_expect(ms() - t0 <= 50, "took %lld ms", (long long)(ms() - t0));
+	cr_expect(qd_now_ms() - t0 <= 50, "took %lld ms",
+		  (long long)(qd_now_ms() - t0));
 }
 
 /* Redis restarted: the handle connects again by itself. */

@@ -22,6 +22,7 @@
 #include <criterion/criterion.h>
 #include <hiredis/hiredis.h>
 
+#include "now_ms.h"
 #include "spool.h"
 #include "test_redis_server.h"
 #include "usage_report.h"
@@ -452,14 +453,6 @@ Test(usage_report, invalid_qosdeny_conf_keeps_the_record)
 	cr_expect(NEAR(usage("user", "alice"), 10));
 }
 
-static int64_t ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* A Redis that does not answer costs the job's end one timeout_ms, not one
  * per spooled record; all of them go once it answers again. */
 Test(usage_report, a_hung_redis_costs_one_timeout)
@@ -482,9 +475,9 @@ Test(usage_report, a_hung_redis_costs_one_timeout)
 	put_in_spool(&a); /* sent, but their replies were lost */
 	put_in_spool(&b);
 	cr_assert_eq(kill(srv.pid, SIGSTOP), 0);
-	t0 = ms();
+	t0 = qd_now_ms();
 	cr_expect_eq(qd_report_epilog(&rp, &c, now), QD_REPORT_SPOOLED);
-	took = ms() - t0;
+	took = qd_now_ms() - t0;
 	kill(srv.pid, SIGCONT);
 	cr_expect(took < 300 + 250, "took %lld ms", (long long)took);
 	cr_expect(strstr(logbuf, "timed out after 300 ms"), "%s", logbuf);

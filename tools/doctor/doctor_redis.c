@@ -9,15 +9,15 @@
 #include <time.h>
 
 #include "doctor.h"
+#include "now_ms.h"
 #include "redis_conn.h"
 
 /* One command within timeout_ms; 0, or -1 with err. */
 static int run(struct qd_redis *r, int timeout_ms, const char *step, int argc,
 	       const char **argv, char *err, size_t errlen)
 {
-	redisReply *reply =
-	    qd_redis_command(r, qd_redis_now_ms() + timeout_ms, step, argc,
-			     argv, NULL, err, errlen);
+	redisReply *reply = qd_redis_command(r, qd_now_ms() + timeout_ms, step,
+					     argc, argv, NULL, err, errlen);
 	int rv = 0;
 
 	if (!reply)
@@ -35,9 +35,8 @@ static int may_evalsha(struct qd_redis *r, int timeout_ms, char *err,
 {
 	const char *argv[] = {"EVALSHA",
 			      "0000000000000000000000000000000000000000", "0"};
-	redisReply *reply =
-	    qd_redis_command(r, qd_redis_now_ms() + timeout_ms, "EVALSHA", 3,
-			     argv, NULL, err, errlen);
+	redisReply *reply = qd_redis_command(
+	    r, qd_now_ms() + timeout_ms, "EVALSHA", 3, argv, NULL, err, errlen);
 	int rv = 0;
 
 	if (!reply)
