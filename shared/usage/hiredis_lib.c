@@ -18,10 +18,11 @@ struct lib_load {
 	char err[512];
 };
 
-/* The library by its soname; NULL with l's error. */
-static void *lib_open(struct lib_load *l, const char *soname)
+/* The library by its soname, dlopen's flags beside RTLD_NOW; NULL with
+ * l's error. */
+static void *lib_open(struct lib_load *l, const char *soname, int flags)
 {
-	void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+	void *h = dlopen(soname, RTLD_NOW | flags);
 
 	if (!h)
 		l->rv = qd_errf(l->err, sizeof(l->err), "cannot load %s: %s",
@@ -52,7 +53,7 @@ static void hiredis_open(void)
 	struct lib_load *l = &hiredis_load;
 	const char *soname = QD_HIREDIS_SONAME;
 	struct qd_hiredis_calls t;
-	void *h = lib_open(l, soname);
+	void *h = lib_open(l, soname, RTLD_LOCAL);
 
 	QD_HIREDIS_CALLS(QD_LIB_RESOLVE)
 	if (!l->rv)
@@ -82,17 +83,14 @@ static void tls_open(void)
 	struct lib_load *l = &tls_load;
 	const char *soname = QD_HIREDIS_SONAME;
 	struct qd_tls_calls t;
-	void *h = dlopen(soname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+	void *h = lib_open(l, soname, RTLD_NOLOAD | RTLD_GLOBAL);
 
-	if (!h)
-		l->rv = qd_errf(l->err, sizeof(l->err), "cannot load %s: %s",
-				soname, dlerror());
 	soname = QD_HIREDIS_SSL_SONAME;
-	h = l->rv ? NULL : lib_open(l, soname);
+	h = l->rv ? NULL : lib_open(l, soname, RTLD_LOCAL);
 
 	QD_HIREDIS_SSL_CALLS(QD_LIB_RESOLVE)
 	soname = QD_SSL_SONAME;
-	h = l->rv ? NULL : lib_open(l, soname);
+	h = l->rv ? NULL : lib_open(l, soname, RTLD_LOCAL);
 	QD_OPENSSL_CALLS(QD_LIB_RESOLVE)
 	if (!l->rv)
 		qd_tls = t;
