@@ -96,18 +96,24 @@ $(GPU_NODE_RUNTIME): $(wildcard shared/*/*.[ch] job_submit/* site_factor/* \
 slurm-from-source:
 	bash tests/chroot/build-slurm.sh $(SLURM_SRC) $(B)/slurm-build
 
+# One part of check-here: its failures are counted by its own suite, and
+# its time is printed, so that make check's cost reads part by part
+# (docs/development.md).
+check_part = s=$$(date +%s); $(MAKE) $(1) || true; \
+	echo "\# check-here: $(1) took $$(($$(date +%s) - s)) s"
+
 # The whole suite against the Slurm installed here.
 check-here: deps
 	$(MAKE) all
-	$(MAKE) build-test || true
-	$(MAKE) unit || true
-	$(MAKE) unit-asan || true
-	$(MAKE) fuzz-smoke || true
-	$(MAKE) integration || true
-	$(MAKE) integration-asan || true
-	@if dpkg-query -W -f '$${db:Status-Status}' slurmctld 2>/dev/null | \
+	@+$(call check_part,build-test)
+	@+$(call check_part,unit)
+	@+$(call check_part,unit-asan)
+	@+$(call check_part,fuzz-smoke)
+	@+$(call check_part,integration)
+	@+$(call check_part,integration-asan)
+	@+if dpkg-query -W -f '$${db:Status-Status}' slurmctld 2>/dev/null | \
 		grep -qx installed; then \
-		$(MAKE) deb-test || true; \
+		$(call check_part,deb-test); \
 	else \
 		echo "deb-test: skipped: this Slurm is not Debian's package"; \
 	fi

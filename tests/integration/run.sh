@@ -21,7 +21,9 @@ fi
 rc=0
 for t in "${tests[@]}"; do
 	echo "# --- $(basename "$t")"
+	t0=$(date +%s)
 	write_policy "$EXAMPLE_POLICY"
 	bash "$t" || rc=1
+	echo "# $(basename "$t") took $(($(date +%s) - t0)) s"
 done
 exit $rc
