@@ -12,6 +12,7 @@
 
 #include "redis_conn.h"
 #include "redis_sentinel.h"
+#include "sha1.h"
 
 static int connect_at(struct qd_redis *r, int64_t deadline_ms, char *err,
 		      size_t errlen)
@@ -151,35 +152,25 @@ void qd_redis_free(struct qd_redis *r)
 	free(r);
 }
 
-/* Loads a script once per handle; its SHA survives reconnects. */
-static int load_script(struct qd_redis *r, const char *script, char *sha,
-		       int64_t deadline, char *err, size_t errlen)
+/*
+ * A server that wants a password answers a client that sent none with
+ * NOAUTH, except for a command of more than 10 arguments (a script's run
+ * is one): that gets "Protocol error: unauthenticated multibulk length",
+ * and the connection is closed. Said as what it means.
+ */
+static redisReply *without_auth(struct qd_redis *r, redisReply *reply,
+				const char *step, char *err, size_t errlen)
 {
-	const char *argv[] = {"SCRIPT", "LOAD", script};
-	redisReply *reply;
-	int rv = -1;
-
-	if (sha[0])
-		return 0;
-	reply = qd_redis_command(r, deadline, "SCRIPT LOAD", 3, argv, NULL, err,
-				 errlen);
-	if (!reply)
-		return -1;
-	if (reply->type == REDIS_REPLY_ERROR) {
-		qd_redis_fail(r, err, errlen, "SCRIPT LOAD", "%s", reply->str);
-		goto fail;
-	}
-	if (reply->type != REDIS_REPLY_STRING || reply->len != 40) {
-		qd_redis_fail(r, err, errlen, "SCRIPT LOAD",
-			      "unexpected reply");
-		goto fail;
-	}
-	memcpy(sha, reply->str, 40);
-	sha[40] = '\0';
-	rv = 0;
-fail:
+	if (!reply || reply->type != REDIS_REPLY_ERROR || r->password ||
+	    !strstr(reply->str, "unauthenticated"))
+		return reply;
+	qd_redis_fail(r, err, errlen, step,
+		      "NOAUTH Authentication required (the server answered: "
+		      "%s); set redis_password_file=",
+		      reply->str);
 	qd_hiredis.freeReplyObject(reply);
-	return rv;
+	qd_redis_drop(r);
+	return NULL;
 }
 
 redisReply *qd_redis_eval(struct qd_redis *r, const char *script, char *sha,
@@ -188,12 +179,16 @@ redisReply *qd_redis_eval(struct qd_redis *r, const char *script, char *sha,
 {
 	redisReply *reply;
 
-	if (load_script(r, script, sha, deadline_ms, err, errlen))
-		return NULL;
+	/* The SHA Redis gives a script is its text's SHA-1: no SCRIPT LOAD
+	 * (a round trip, and a compile on the server) for it. */
+	if (!sha[0])
+		qd_sha1_hex(script, strlen(script), sha);
 	argv[0] = "EVALSHA";
 	argv[1] = sha;
-	reply = qd_redis_command(r, deadline_ms, "EVALSHA", argc, argv, NULL,
-				 err, errlen);
+	reply = without_auth(r,
+			     qd_redis_command(r, deadline_ms, "EVALSHA", argc,
+					      argv, NULL, err, errlen),
+			     "EVALSHA", err, errlen);
 	if (reply && reply->type == REDIS_REPLY_ERROR &&
 	    !strncmp(reply->str, "NOSCRIPT", 8)) {
 		qd_hiredis.freeReplyObject(reply);

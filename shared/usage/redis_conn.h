@@ -18,8 +18,9 @@ int qd_redis_key(char *buf, const char *cluster, const char *kind,
 
 /*
  * Runs a Lua script by its SHA (sha: the handle's slot for it, "" until
- * loaded): SCRIPT LOAD first when this handle has not loaded it, and EVAL
- * with the text when the server lost its cache (restart, SCRIPT FLUSH).
+ * its first run computes it from the text): EVALSHA, and EVAL with the
+ * text when the server does not have it (its first run there, a restart,
+ * SCRIPT FLUSH), which also caches it there for the next EVALSHA.
  * argv[0] and argv[1] are set here (EVALSHA, the SHA); the caller fills
  * argv[2..argc-1] (numkeys, keys, arguments). Returns the reply, which may
  * be an error reply, or NULL with err.

@@ -39,8 +39,8 @@ struct qd_redis {
 	int replicas; /* WAIT for this many after each record; 0: none */
 	qd_redis_warn_fn warn;
 	void *warn_arg;
-	/* The scripts' SHA1 once loaded, kept across reconnects: the text,
-	 * hence the SHA, never changes. */
+	/* The scripts' SHA-1, computed at their first run and kept across
+	 * reconnects: the text, hence the SHA, never changes. */
 	char sha[41];	      /* qd_usage_script */
 	char sha_running[41]; /* qd_running_script */
 };

@@ -133,12 +133,15 @@ printf 'doctor-secret\n' >"$PASS_FILE"
 expect "right Redis password" --node=n1 redis ok 0 "AUTH accepted"
 redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" -a doctor-secret --no-auth-warning \
 	config set requirepass '' >/dev/null
-# An ACL user (user and password in the file): without +evalsha, then with
-# the rights docs/gpu-and-usage.md gives.
+# An ACL user (user and password in the file): without +evalsha, without
+# +eval, then with the rights docs/gpu-and-usage.md gives.
 rcli acl setuser doctor on '>doctor-pw' '~qosdeny:*' resetchannels -@all \
 	+time '+script|load' >/dev/null
 printf 'doctor\ndoctor-pw\n' >"$PASS_FILE"
 expect "ACL user without +evalsha" --node=n1 redis FAIL 1 "EVALSHA: NOPERM"
+# The first run of the script on a server is an EVAL (NOSCRIPT).
+rcli acl setuser doctor +evalsha >/dev/null
+expect "ACL user without +eval" --node=n1 redis FAIL 1 "EVAL: NOPERM"
 rcli acl setuser doctor +evalsha +eval +scan +hmget +hget +hgetall +set +hset \
 	+hdel +del +type +zscore +zadd +zremrangebyscore >/dev/null
 expect "ACL user as documented" --node=n1 redis ok 0 "EVALSHA allowed"

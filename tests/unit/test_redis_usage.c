@@ -328,6 +328,28 @@ Test(redis, read_usage_many_keys)
 		cr_expect(seen[i], "u%d not read", i);
 }
 
+/* A server's cached script is run by its SHA, which the handle computes:
+ * no SCRIPT LOAD, and EVAL only when the server does not have it yet. A
+ * wrong SHA would make every run an EVAL. */
+Test(redis, evalsha_without_script_load)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record a = rec(1, 1, now - 10, now),
+			       b = rec(2, 1, now - 10, now);
+	redisReply *x;
+
+	plain();
+	cr_expect_eq(apply(&a), 1);
+	qd_redis_free(rd);
+	rd = handle(srv.addr, NULL, 2000);
+	cr_expect_eq(apply(&b), 1);
+	x = cmd("INFO commandstats");
+	cr_expect(!strstr(x->str, "cmdstat_script"), "%s", x->str);
+	cr_expect(strstr(x->str, "cmdstat_evalsha:calls=2,"), "%s", x->str);
+	cr_expect(strstr(x->str, "cmdstat_eval:calls=1,"), "%s", x->str);
+	freeReplyObject(x);
+}
+
 /* The server lost the script (SCRIPT FLUSH, restart): EVAL, then cached. */
 Test(redis, noscript_fallback)
 {
@@ -360,8 +382,9 @@ Test(redis, wrong_type_leaves_record_unapplied)
 	plain();
 	freeReplyObject(cmd("SET qosdeny:{qd}:account:research oops"));
 	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
+	/* The server's first run of the script is an EVAL (NOSCRIPT). */
 	snprintf(want, sizeof(want),
-		 "redis %s: EVALSHA: qosdeny: qosdeny:{qd}:account:research "
+		 "redis %s: EVAL: qosdeny: qosdeny:{qd}:account:research "
 		 "holds a string, not a hash",
 		 srv.addr);
 	cr_expect(!strncmp(err, want, strlen(want)), "%s", err);
@@ -529,7 +552,9 @@ Test(redis, missing_password_reported)
 	rd = handle(srv.addr, NULL, 2000);
 	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
 	snprintf(want, sizeof(want),
-		 "redis %s: SCRIPT LOAD: NOAUTH Authentication required.",
+		 "redis %s: EVALSHA: NOAUTH Authentication required (the "
+		 "server answered: ERR Protocol error: unauthenticated "
+		 "multibulk length); set redis_password_file=",
 		 srv.addr);
 	cr_expect_str_eq(err, want);
 }
@@ -699,7 +724,7 @@ Test(redis, command_timeout)
 	char addr[32];
 
 	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
-	expect_timeout(addr, NULL, "SCRIPT LOAD");
+	expect_timeout(addr, NULL, "EVALSHA");
 	qd_redis_free(rd);
 	expect_timeout(addr, password_file("pw\n", 0, 0600), "AUTH");
 	close(lfd);

@@ -629,10 +629,11 @@ Test(running, wrong_key_types)
 		 "redis %s: HGETALL: qosdeny:{qd}:running: WRONGTYPE",
 		 srv.addr);
 	cr_expect(!strncmp(err, want, strlen(want)), "%s", err);
-	/* qd_redis_apply checks it too, before writing anything. */
+	/* qd_redis_apply checks it too, before writing anything (the
+	 * server's first run of its script: an EVAL). */
 	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
 	snprintf(want, sizeof(want),
-		 "redis %s: EVALSHA: qosdeny: qosdeny:{qd}:running holds a "
+		 "redis %s: EVAL: qosdeny: qosdeny:{qd}:running holds a "
 		 "string, not a hash",
 		 srv.addr);
 	cr_expect(!strncmp(err, want, strlen(want)), "%s", err);

@@ -485,8 +485,11 @@ Test(usage_report, a_hung_redis_costs_one_timeout)
 	logbuf[0] = '\0';
 	cr_expect_eq(qd_report_prolog(&rp, &(struct qd_usage_record){0}, now),
 		     QD_REPORT_NONE);
-	cr_expect(strstr(logbuf, "1 usage record(s) sent to") &&
-		      strstr(logbuf, "2 counted before"),
+	/* c's EVALSHA, sent before the timeout, may have run once Redis
+	 * woke: then all 3 were counted before, otherwise c is sent now. */
+	cr_expect(strstr(logbuf, "3 counted before") ||
+		      (strstr(logbuf, "1 usage record(s) sent to") &&
+		       strstr(logbuf, "2 counted before")),
 		  "%s", logbuf);
 	cr_expect(NEAR(usage("user", "carol"), 10));
 	cr_expect(NEAR(usage("account", "research"), 30));

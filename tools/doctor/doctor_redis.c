@@ -2,7 +2,8 @@
  * qosdeny doctor's Redis check, as the plugins reach it (README, Redis):
  * the connection and AUTH (a password file, or a user and password for an
  * ACL user), TIME's round trip, SCRIPT LOAD of the usage script that every
- * job's record runs (shared/usage/usage_script.c) and the right to run it.
+ * job's record runs (shared/usage/usage_script.c: does it compile on this
+ * server) and the rights to run it as the plugins do, EVALSHA and EVAL.
  */
 #include <stdio.h>
 #include <string.h>
@@ -28,22 +29,23 @@ static int run(struct qd_redis *r, int timeout_ms, const char *step, int argc,
 	return rv;
 }
 
-/* EVALSHA of a script no server has: NOSCRIPT where the ACL lets the
- * user run scripts, NOPERM where not; nothing runs either way. */
-static int may_evalsha(struct qd_redis *r, int timeout_ms, char *err,
-		       size_t errlen)
+/*
+ * Whether the ACL lets the user run a command, by a call that the server
+ * refuses after the ACL check, so that nothing runs: where allowed, the
+ * reply is the error that starts with want, where not NOPERM.
+ */
+static int may_run(struct qd_redis *r, int timeout_ms, const char **argv,
+		   const char *want, char *err, size_t errlen)
 {
-	const char *argv[] = {"EVALSHA",
-			      "0000000000000000000000000000000000000000", "0"};
 	redisReply *reply = qd_redis_command(
-	    r, qd_now_ms() + timeout_ms, "EVALSHA", 3, argv, NULL, err, errlen);
+	    r, qd_now_ms() + timeout_ms, argv[0], 3, argv, NULL, err, errlen);
 	int rv = 0;
 
 	if (!reply)
 		return -1;
 	if (reply->type != REDIS_REPLY_ERROR ||
-	    strncmp(reply->str, "NOSCRIPT", 8))
-		rv = qd_redis_fail(r, err, errlen, "EVALSHA", "%s",
+	    strncmp(reply->str, want, strlen(want)))
+		rv = qd_redis_fail(r, err, errlen, argv[0], "%s",
 				   reply->type == REDIS_REPLY_ERROR
 				       ? reply->str
 				       : "unexpected reply");
@@ -56,6 +58,12 @@ void qd_doctor_redis(struct qd_doctor *d, const struct qd_redis_config *given)
 	/* TIME, not PING: the ACL of docs/gpu-and-usage.md has no +ping. */
 	const char *time_cmd[] = {"TIME"};
 	const char *load[] = {"SCRIPT", "LOAD", qd_usage_script};
+	/* The plugins run a script by EVALSHA, and by EVAL where the server
+	 * does not have it yet: a script no server has, and one key named
+	 * but none given. */
+	const char *evalsha[] = {
+	    "EVALSHA", "0000000000000000000000000000000000000000", "0"};
+	const char *eval[] = {"EVAL", "return 0", "1"};
 	struct qd_redis_config cfg = *given;
 	char err[QD_REDIS_ERR_MAX];
 	struct qd_redis *r;
@@ -81,10 +89,13 @@ void qd_doctor_redis(struct qd_doctor *d, const struct qd_redis_config *given)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	rtt_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 - t0;
 	if (run(r, cfg.timeout_ms, "SCRIPT LOAD", 3, load, err, sizeof(err)) ||
-	    may_evalsha(r, cfg.timeout_ms, err, sizeof(err)))
+	    may_run(r, cfg.timeout_ms, evalsha, "NOSCRIPT", err, sizeof(err)) ||
+	    may_run(r, cfg.timeout_ms, eval, "ERR Number of keys", err,
+		    sizeof(err)))
 		goto fail;
 	qd_doctor_linef(d, QD_DOC_OK, "redis", NULL,
-			"%s: %s, usage script loaded, EVALSHA allowed, "
+			"%s: %s, usage script loaded, EVAL allowed, "
+			"EVALSHA allowed, "
 			"round trip %.2f ms",
 			qd_redis_label(r),
 			cfg.password_file ? "AUTH accepted" : "no AUTH",
