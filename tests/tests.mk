@@ -88,7 +88,8 @@ check-gpu-node: $(GPU_NODE_RUNTIME)
 $(GPU_NODE_RUNTIME): $(wildcard shared/*/*.[ch] job_submit/* site_factor/* \
 		node/* spank/* pam/* tools/* tools/doctor/* debian/* docs/man/* \
 		conf.example/*) \
-		tests/gpu-node/runtime.sh tests/gpu-node/cuda_probe.c Makefile
+		tests/gpu-node/runtime.sh tests/gpu-node/cuda_probe.c \
+		tests/bench/spank_hooks_only.c Makefile
 	bash tests/gpu-node/runtime.sh $(GPU_NODE_SLURM)
 
 # Slurm built and installed from SLURM_SRC (26.05: Debian ships no source

@@ -16,18 +16,10 @@
 # the plugin's, waits for an RCU grace period (~11 ms here) that Slurm's
 # own move otherwise pays.
 #
-# Rounds: in each, three plugstack.conf settings in rotating order, each
-# with slurmd restarted (slurmd looks for a plugin's job prolog and epilog
-# only when it starts) and RUNS timed `srun -n1 --gres=gpu:1 true` as alice
-# after one untimed warm-up:
-#   empty   no plugin;
-#   hooks   tests/bench/spank_hooks_only.c, a plugin whose job prolog and
-#           epilog do nothing: what Slurm charges any plugin with them;
-#   plugin  spank_qosdeny.so reporting to the cluster's Redis.
-# srun's wall time holds the job prolog and the step, not the epilog,
-# which slurmd runs after srun returned; each srun starts once the one
-# before left the queue, its epilog done, so that no epilog runs beside a
-# timed srun (on 2 cores it slowed it by tens of ms).
+# Rounds, the settings (empty, hooks: the do-nothing plugin, plugin) and
+# the two timings of each job (srun's, and the whole job's to its epilog's
+# end): tests/bench/launch-lib.sh. Here each job is `srun -n1 --gres=gpu:1
+# true` as alice.
 #
 # Beside it, traced system-wide with uprobes (perf probe, as
 # plugin_time.sh): the plugin's SPANK hooks and the functions they spend
@@ -37,17 +29,11 @@
 # or the node spends on it: srun's difference from empty (median of the
 # rounds) plus the epilog process.
 #
-# The whole job: from srun's start to the end of the job's epilog on its
-# node, the "completed epilog" line slurmd logs at debug level (its log
-# stamps are to the millisecond; the medians are over many jobs); with no
-# plugin slurmd runs no epilog, and the job is whole when srun returns. Per
-# round, each setting's median minus the one before it: Slurm's charge
-# (hooks - empty: the spank prolog and epilog processes and slurmd's 10 ms
-# sleep after each) and qosdeny's own (plugin - hooks), the goal's measure
-# (docs/performance.md "Launch cost"): under 2 ms per whole job, judged
-# here with the time the plugin's processes spent in fsync(2) taken out and
-# said beside it (this host's disk syncs several times slower than a
-# node's). Then the client: CLIENT_RUNS `sbatch --test-only` as alice with
+# The whole job's rounds give Slurm's charge (hooks - empty) and qosdeny's
+# own (plugin - hooks), the goal's measure (docs/performance.md "Launch
+# cost"): under 2 ms per whole job, judged here with the time the plugin's
+# processes spent in fsync(2) taken out and said beside it (this host's
+# disk syncs several times slower than a node's). Then the client: CLIENT_RUNS `sbatch --test-only` as alice with
 # and without the plugstack.conf line, alternating in blocks of 20 (the
 # goal: under 0.5 ms more). Each prints a "goal:" line, a report, never a
 # failure.
@@ -61,6 +47,7 @@
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/bench/bench-lib.sh"
+source "$here/bench/launch-lib.sh"
 SETUPS=${QD_BENCH_SETUPS:-alloc contain plain}
 ROUNDS=${QD_BENCH_ROUNDS:-6}
 RUNS=${QD_BENCH_RUNS:-15}
@@ -71,7 +58,6 @@ CLIENT_RUNS=${QD_BENCH_CLIENT_RUNS:-200}
 # slurmd says when a job's epilog ended at debug level.
 export QD_SLURMD_DEBUG=debug
 HOOKS_SO=$QD_BUILD/tests/spank_hooks_only.so
-SETTINGS=(empty hooks plugin)
 T_START=$SECONDS
 FUNCS="slurm_spank_init slurm_spank_job_prolog slurm_spank_job_epilog
 slurm_spank_task_post_fork slurm_spank_task_exit slurm_spank_exit
@@ -124,8 +110,9 @@ setup() {
 		bash "$cluster" restart-ctld >/dev/null || die "setup $1 failed"
 }
 
-# use SETTING: plugstack.conf for it, slurmd restarted.
-use() {
+# launch_use SETTING (launch-lib.sh): plugstack.conf for it, slurmd
+# restarted.
+launch_use() {
 	case $1 in
 	plugin) echo "required $SO redis=$QD_REDIS_ADDR ${QD_BENCH_OPTS:-}" >"$plugstack" ;;
 	hooks) echo "required $HOOKS_SO" >"$plugstack" ;;
@@ -134,61 +121,8 @@ use() {
 	bash "$cluster" restart-slurmd >/dev/null || die "slurmd restart failed"
 }
 
-# epilog_end T0_US: when slurmd last said a job's epilog completed, after
-# T0_US (epoch microseconds, from its millisecond stamps; the logs from the
-# byte offsets in $work/log-offsets on), or nothing.
-epilog_end() {
-	local f off
-	while read -r f off; do
-		tail -c +"$((off + 1))" "$f"
-	done <"$work/log-offsets" | awk -v t0="$1" '/completed epilog for jobid/ {
-		ts = substr($1, 2, 23); gsub(/[-T:.]/, " ", ts); split(ts, t, " ")
-		us = mktime(t[1] " " t[2] " " t[3] " " t[4] " " t[5] " " t[6]) * 1e6 + t[7] * 1000
-		if (us >= t0 - 1000 && us > last) last = us } END { if (last) printf "%.0f\n", last }'
-}
-
-# log_offsets: where the slurmd logs end now.
-log_offsets() {
-	local f
-	for f in "$QD_CLUSTER_DIR"/log/slurmd-*.log; do
-		echo "$f $(stat -c %s "$f")"
-	done >"$work/log-offsets"
-}
-
-# one_run SETTING: "SRUN_US WHOLE_US" of one srun as alice: its wall
-# time, and from its start to the end of the job's epilog (- when slurmd
-# said none). With no plugin slurmd runs no epilog at all (no Epilog=, no
-# SPANK job epilog: src/slurmd/slurmd/req.c answers the job's end at once),
-# so there the job is whole when srun returns.
-one_run() {
-	local t0 t1 end
-	log_offsets
-	t0=$(date +%s%N)
-	as alice srun -n 1 --gres=gpu:1 true
-	t1=$(date +%s%N)
-	[ "$RC" -eq 0 ] || die "srun failed: $OUT"
-	wait_for "the job's epilog" 30 queue_empty >&2 || die "a job stayed in the queue"
-	if [ "$1" = empty ]; then
-		end=$((t1 / 1000))
-	else
-		end=$(epilog_end $((t0 / 1000)))
-	fi
-	echo "$(((t1 - t0) / 1000)) $([ -n "$end" ] && echo $((end - t0 / 1000)) || echo -)"
-}
-
-# summary: "n median p10 p90 min max" of the numbers on stdin.
-summary() {
-	sort -n | awk '{ a[NR] = $1 } END {
-		if (!NR) { print "0 - - - - -"; exit }
-		printf "%d %d %d %d %d %d\n", NR, a[int((NR + 1) / 2)],
-			a[int((NR - 1) * 0.1) + 1], a[int((NR - 1) * 0.9) + 1], a[1], a[NR] }'
-}
-median() { summary | cut -d' ' -f2; }
-# minus A B / plus A B: arithmetic on medians, "-" when either is "-" (no
-# runs or no traced process), so that a short run still writes its report.
-minus() { if [ "$1" = - ] || [ "$2" = - ]; then echo -; else echo $(($1 - $2)); fi; }
-plus() { if [ "$1" = - ] || [ "$2" = - ]; then echo -; else echo $(($1 + $2)); fi; }
-row() { printf '%-26s %6s %8s %8s %8s %8s %8s\n' "$@"; }
+launch_job() { as alice srun -n 1 --gres=gpu:1 true; }
+LAUNCH_LOGS=("$QD_CLUSTER_DIR"/log/slurmd-*.log)
 
 # traced FILE: the hooks' calls, and the spank prolog/epilog processes:
 # from the exec of a pid that ran a job prolog|epilog hook to its exit,
@@ -215,26 +149,9 @@ traced() {
 
 # report NAME: the block of one setup.
 report() {
-	local d=$work/$1 s r k n m p10 p90 lo hi e h p own=0 calls jobs
+	local d=$work/$1 k n m p10 p90 lo hi own=0 calls jobs sync
 	echo "## $1: $(prolog_flags "$1" | grep . || echo no PrologFlags), proctrack/cgroup, task/none"
-	row what n median p10 p90 min max
-	for s in "${SETTINGS[@]}"; do
-		read -r n m p10 p90 lo hi < <(awk -v s="$s" '$1 == s { print $3 }' "$d/srun" | summary)
-		row "srun_$s" "$n" "$m" "$p10" "$p90" "$lo" "$hi"
-	done
-	for s in "${SETTINGS[@]}"; do
-		read -r n m p10 p90 lo hi < <(awk -v s="$s" '$1 == s && $4 != "-" { print $4 }' "$d/srun" | summary)
-		row "whole_$s" "$n" "$m" "$p10" "$p90" "$lo" "$hi"
-	done
-	echo "# per round: median srun minus empty's in the same round, microseconds"
-	printf '%-26s %6s %8s %8s\n' round runs hooks plugin
-	: >"$d/rounds"
-	for ((r = 0; r < ROUNDS; r++)); do
-		read -r e h p < <(round_medians "$d" "$r" 3)
-		printf '%-26s %6s %8s %8s\n' "round_$r" "$RUNS" "$(minus "$h" "$e")" "$(minus "$p" "$e")"
-		echo "$(minus "$h" "$e") $(minus "$p" "$e")" >>"$d/rounds"
-	done
-	whole_rounds "$d"
+	launch_table "$d"
 	for k in process_hooks_job_prolog process_hooks_job_epilog \
 		process_job_prolog process_job_epilog fsync_hooks_job_prolog \
 		fsync_hooks_job_epilog fsync_job_prolog fsync_job_epilog $FUNCS; do
@@ -256,57 +173,9 @@ report() {
 	printf 'per_job_plugin %s\n' "$(plus "$(cut -d' ' -f2 "$d/rounds" | grep -v '^-$' | median)" \
 		"$(awk '$1 == "process_job_epilog" { print $2 }' "$d/traced" | median)")"
 	printf 'per_job_plugin_own %s\n' "$own"
-	goal "$d"
-}
-
-# col FILE N: column N of FILE's lines, "-" left out.
-col() { cut -d' ' -f"$2" "$1" | grep -v '^-$'; }
-
-# round_medians DIR ROUND COLUMN: "EMPTY HOOKS PLUGIN", the settings'
-# medians of that column of DIR/srun in that round ("-" left out).
-round_medians() {
-	local s
-	for s in "${SETTINGS[@]}"; do
-		awk -v s="$s" -v r="$2" -v c="$3" '$1 == s && $2 == r && $c != "-" { print $c }' \
-			"$1/srun" | median
-	done | paste -sd' '
-}
-
-# whole_rounds DIR: per round, the whole job's medians' differences:
-# Slurm's charge (hooks - empty) and qosdeny's own (plugin - hooks).
-whole_rounds() {
-	local r e h p
-	echo "# whole job (srun's start to the epilog's end), per round: median"
-	echo "# hooks - empty (Slurm's charge) and plugin - hooks (qosdeny's own), us"
-	printf '%-26s %6s %8s %8s\n' round runs slurm qosdeny
-	: >"$1/whole_rounds"
-	for ((r = 0; r < ROUNDS; r++)); do
-		read -r e h p < <(round_medians "$1" "$r" 4)
-		printf '%-26s %6s %8s %8s\n' "whole_round_$r" "$RUNS" "$(minus "$h" "$e")" "$(minus "$p" "$h")"
-		echo "$(minus "$h" "$e") $(minus "$p" "$h")" >>"$1/whole_rounds"
-	done
-}
-
-# goal DIR: qosdeny's own time per whole job against the 2 ms goal, with
-# the plugin's fsyncs per job (prolog's and epilog's medians) taken out.
-goal() {
-	local charge own sync net lo hi
-	charge=$(col "$1/whole_rounds" 1 | median)
-	own=$(col "$1/whole_rounds" 2 | median)
-	read -r lo hi < <(col "$1/whole_rounds" 2 | summary | cut -d' ' -f5,6)
-	sync=$(plus "$(awk '$1 == "fsync_job_prolog" { print $2 }' "$1/traced" | median)" \
-		"$(awk '$1 == "fsync_job_epilog" { print $2 }' "$1/traced" | median)")
-	net=$(minus "$own" "$sync")
-	printf 'slurm_charge_per_job %s\n' "$charge"
-	printf 'qosdeny_own_per_job %s (rounds %s to %s)\n' "$own" "$lo" "$hi"
-	printf 'qosdeny_fsync_per_job %s\n' "$sync"
-	if [ "$net" = - ]; then
-		echo "goal: qosdeny's own time per whole job under 2 ms: not measured"
-	elif [ "$net" -lt 2000 ]; then
-		echo "goal: qosdeny's own time per whole job under 2 ms: met, ${net} us without its fsyncs (${sync} us), $((2000 - net)) us to spare"
-	else
-		echo "goal: qosdeny's own time per whole job under 2 ms: missed, ${net} us without its fsyncs (${sync} us), $((net - 2000)) us over"
-	fi
+	sync=$(plus "$(awk '$1 == "fsync_job_prolog" { print $2 }' "$d/traced" | median)" \
+		"$(awk '$1 == "fsync_job_epilog" { print $2 }' "$d/traced" | median)")
+	launch_goal "$d" fsync "$sync"
 }
 
 # client_runs: "SETTING US" per sbatch --test-only as alice, CLIENT_RUNS per
@@ -373,7 +242,6 @@ rcli flushall >/dev/null
 for setup_name in $SETUPS; do
 	d=$work/$setup_name
 	mkdir -p "$d"
-	: >"$d/srun"
 	setup "$setup_name"
 	perf record -q -a -o "$d/perf.data" -e 'qdlaunch:*' \
 		-e sched:sched_process_exec -e sched:sched_process_exit \
@@ -381,18 +249,7 @@ for setup_name in $SETUPS; do
 		-e 'syscalls:sys_enter_fdatasync' -e 'syscalls:sys_exit_fdatasync' \
 		2>"$d/perf.err" &
 	rec=$!
-	for ((r = 0; r < ROUNDS; r++)); do
-		for ((i = 0; i < ${#SETTINGS[@]}; i++)); do
-			s=${SETTINGS[$(((i + r) % ${#SETTINGS[@]}))]}
-			use "$s"
-			one_run "$s" >/dev/null
-			for ((j = 0; j < RUNS; j++)); do
-				t=$(one_run "$s") || exit 1
-				echo "$s $r $t" >>"$d/srun"
-			done
-			echo "bench: $setup_name round $r $s done" >&2
-		done
-	done
+	launch_rounds "$d" || die "$setup_name: a job failed"
 	kill -INT "$rec"
 	wait "$rec"
 	rec=

@@ -16,8 +16,8 @@
 #   srun's interrupt and a signal (scancel -s USR1) the task's trap gets
 #   leave the node idle, not drained, no `Kill task failed`, no cgroup of
 #   qosdeny's and none of the job's left.
-# - Launch cost of `srun -n1 true` with and without the plugin, interleaved
-#   rounds in this one run (QD_GPU_ROUNDS of QD_GPU_JOBS each), medians.
+# - Launch cost, where QD_GPU_LAUNCH is set (launch.sh): a whole job with
+#   the plugin, beside a do-nothing plugin and none.
 #
 # What a task printed is compared on its own (srun --quiet, stdout apart
 # from stderr): srun's and salloc's own lines ("job 8 queued and waiting
@@ -27,12 +27,11 @@ export QD_CLUSTER_DIR=/var/lib/qd
 export SLURM_CONF=$QD_CLUSTER_DIR/etc/slurm.conf
 source /qosdeny/tests/integration/lib.sh
 source /qosdeny/tests/vm/signalled.sh
+source /qosdeny/tests/gpu-node/launch.sh
 NODESH=/qosdeny/tests/gpu-node/node.sh
 SLURMD_LOG=$QD_CLUSTER_DIR/log/slurmd.log
 ALICE=$QD_CLUSTER_DIR/users/alice
 CG=/sys/fs/cgroup
-ROUNDS=${QD_GPU_ROUNDS:-3}
-JOBS=${QD_GPU_JOBS:-15}
 
 skip() { echo "skip - $*"; }
 node_state() { scontrol show node "$NODE" | sed -n 's/.* State=\([^ ]*\).*/\1/p'; }
@@ -290,32 +289,6 @@ srun_interrupted() {
 }
 
 
-# launch_cost: interleaved rounds of JOBS `srun -n1 true` each, without and
-# with the plugin, beside task/none; milliseconds per job, medians.
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-launch_cost() {
-	local r i mode t0 failed=0
-	: >/tmp/launch.off
-	: >/tmp/launch.on
-	for ((r = 1; r <= ROUNDS; r++)); do
-		for mode in off on; do
-			bash "$NODESH" plugin "$mode"
-			for ((i = 0; i < JOBS; i++)); do
-				t0=$(date +%s%N)
-				as alice srun -A research -n1 true
-				[ "$RC" -eq 0 ] || failed=$((failed + 1))
-				echo $((($(date +%s%N) - t0) / 1000000)) >>/tmp/launch.$mode
-			done
-		done
-	done
-	bash "$NODESH" plugin on
-	assert_eq "launch: every srun -n1 true ran" 0 "$failed"
-	off=$(median </tmp/launch.off)
-	on=$(median </tmp/launch.on)
-	echo "# launch cost, srun -n1 true, $ROUNDS rounds of $JOBS: without the plugin $off ms, with it $on ms (median)"
-	echo "${QD_SUITE:-gpu-node} launch-ms $off $on $ROUNDS $JOBS" >>"$QD_RESULTS/launch"
-}
-
 bash "$NODESH" up || {
 	fail "munged and Redis up"
 	finish
@@ -362,20 +335,10 @@ for setting in "task/none no" "task/cgroup no" "task/cgroup yes"; do
 	done
 done
 
-echo "# ---- launch cost, task/none"
-if check "launch: Slurm up, task/none" bash "$NODESH" start task/none no; then
-	# Without the plugin a job without GPUs opens them all: the toggle
-	# really takes the plugin out of the launch.
-	bash "$NODESH" plugin off
-	run_as alice $SRUN bash "$PROBE"
-	assert_eq "launch: without the plugin a job without GPUs opens them" \
-		"$(expected_devs "$(seq -s, 0 99)")" "$(devs_of "$OUT")"
-	if [ -z "${QD_GPU_NO_CUDA:-}" ]; then
-		run_as alice $SRUN $CUDA_PROBE
-		assert_eq "launch: without the plugin a job without GPUs runs CUDA" \
-			"cuInit=0 devices=$(expected_devs "" | wc -w) ctx=0 alloc=0" "$OUT"
-	fi
-	launch_cost
+if [ -n "${QD_GPU_LAUNCH:-}" ]; then
+	gpu_launch
+else
+	echo "skip - launch cost: opt-in, make check-gpu-node QD_GPU_LAUNCH=1"
 fi
 bash "$NODESH" down
 finish

@@ -4,11 +4,12 @@
 # this checkout built for the VM's Slurm version (QD_VM_SLURM, 24.11 or
 # 26.05; the runtime brings its own Slurm of that version), the VM's fake
 # GPUs (tests/vm/boot.sh), no CUDA.
-# Fewer launch rounds, as each srun takes 1-2 s under qemu's TCG. Then
-# what run.sh must leave on a node: nothing.
+# The opt-in launch benchmark too, so that it is tried here, with fewer
+# rounds and jobs, as each srun takes 1-2 s under qemu's TCG. Then what
+# run.sh must leave on a node: nothing.
 source /qosdeny/tests/integration/lib.sh
 
-QD_GPU_ROUNDS=${QD_GPU_ROUNDS:-2} QD_GPU_JOBS=${QD_GPU_JOBS:-5} \
+QD_GPU_LAUNCH=1 QD_GPU_ROUNDS=2 QD_GPU_JOBS=3 \
 	bash /qosdeny/tests/gpu-node/run.sh "${QD_VM_SLURM:-24.11}"
 
 # chrooted: the processes whose root is not the VM's (its own munged and

@@ -9,12 +9,18 @@
 #
 #   node.sh up                      munged and Redis, the node's name,
 #                                   address and ports
-#   node.sh start TASKPLUGIN CONSTRAIN
+#   node.sh start TASKPLUGIN CONSTRAIN [SLURMD_DEBUG]
 #                                   Slurm afresh with that TaskPlugin and
-#                                   cgroup.conf ConstrainDevices=yes|no,
-#                                   the plugin on; waits for the node idle
-#   node.sh plugin on|off           the plugstack.conf line, read by srun
-#                                   and slurmstepd at each launch
+#                                   cgroup.conf ConstrainDevices=yes|no
+#                                   (and SlurmdDebug), the plugin on; waits
+#                                   for the node idle
+#   node.sh plugin on|off|hooks     plugstack.conf: spank_qosdeny.so, none,
+#                                   or the do-nothing plugin of the launch
+#                                   benchmark (empty and plugin: off, on)
+#   node.sh restart-slurmd          slurmd again (it looks for a plugin's
+#                                   job prolog and epilog only at start);
+#                                   waits for the node idle
+#   node.sh hooks-so                prints the do-nothing plugin's path
 #   node.sh down                    every daemon it started, by pid
 #
 # Its files are under /var/lib/qd (QD_CLUSTER_DIR for lib.sh), the node's
@@ -24,6 +30,8 @@ D=/var/lib/qd
 ETC=$D/etc
 export SLURM_CONF=$ETC/slurm.conf
 PLUGIN=/usr/lib/x86_64-linux-gnu/slurm-wlm/spank_qosdeny.so
+# tests/bench/spank_hooks_only.c, built into the runtime by runtime.sh.
+HOOKS_SO=/usr/local/lib/qd-bench/spank_hooks_only.so
 # The same one-node configuration as the VM's.
 # shellcheck source=tests/vm/node-conf.sh
 . /qosdeny/tests/vm/node-conf.sh
@@ -109,11 +117,11 @@ write_conf() {
 }
 
 plugin() {
-	if [ "$1" = on ]; then
-		echo "required $PLUGIN redis=127.0.0.1:$REDIS_PORT" >"$ETC/plugstack.conf"
-	else
-		: >"$ETC/plugstack.conf"
-	fi
+	case $1 in
+	on | plugin) echo "required $PLUGIN redis=127.0.0.1:$REDIS_PORT" >"$ETC/plugstack.conf" ;;
+	hooks) echo "required $HOOKS_SO" >"$ETC/plugstack.conf" ;;
+	*) : >"$ETC/plugstack.conf" ;;
+	esac
 }
 
 node_idle() { scontrol show node "$NODE" 2>/dev/null | grep -q 'State=IDLE '; }
@@ -127,6 +135,7 @@ start)
 	rm -rf "$D/state" "$D/spool"
 	mkdir -p "$D/state" "$D/spool"
 	write_conf "$2" "$3"
+	[ -z "${4:-}" ] || sed -i "s/^SlurmdDebug=.*/SlurmdDebug=$4/" "$SLURM_CONF"
 	slurmctld -f "$SLURM_CONF" -i || exit 1
 	slurmd -f "$SLURM_CONF" || exit 1
 	wait_until 60 node_idle
@@ -135,6 +144,13 @@ plugin)
 	. "$D/node.env"
 	plugin "$2"
 	;;
+restart-slurmd)
+	. "$D/node.env"
+	stop_pid /run/slurmd.pid
+	slurmd -f "$SLURM_CONF" || exit 1
+	wait_until 60 node_idle
+	;;
+hooks-so) echo "$HOOKS_SO" ;;
 down)
 	stop_pid /run/slurmd.pid
 	stop_pid /run/slurmctld.pid
@@ -142,7 +158,7 @@ down)
 	stop_pid /run/munge/munged.pid
 	;;
 *)
-	echo "usage: node.sh up | start TASKPLUGIN yes|no | plugin on|off | down" >&2
+	echo "usage: node.sh up | start TASKPLUGIN yes|no [DEBUG] | plugin on|off|hooks | restart-slurmd | hooks-so | down" >&2
 	exit 2
 	;;
 esac

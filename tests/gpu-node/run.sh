@@ -12,10 +12,11 @@
 #
 # Environment:
 #   QD_RESULTS     where the "gpu-node-VERSION checks passed failed" line
-#                  goes (default build/gpu-node/results), and "launch"
-#                  beside it
+#                  goes (default build/gpu-node/results), and the launch
+#                  benchmark's launch-VERSION.txt beside it
 #   QD_GPU_TMP     where the runtime is unpacked (default /var/tmp)
-#   QD_GPU_ROUNDS, QD_GPU_JOBS   the launch cost's rounds and jobs per round
+#   QD_GPU_LAUNCH  set: the launch benchmark too (launch.sh), opt-in
+#   QD_GPU_ROUNDS, QD_GPU_JOBS   its rounds and jobs per setting and round
 #
 # Without NVIDIA's libcuda on the host the CUDA checks are skipped, saying
 # why; without /dev/nvidia* it makes two fake GPUs as tests/vm/boot.sh does
@@ -150,14 +151,13 @@ unshare --mount --propagation private bash -c '
 	chroot "$root" /usr/bin/env -i \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 QD_RESULTS=/out QD_SUITE="gpu-node-$4" \
-		QD_GPU_NO_CUDA="$3" QD_GPU_ROUNDS="${QD_GPU_ROUNDS:-}" \
-		QD_GPU_JOBS="${QD_GPU_JOBS:-}" \
+		QD_GPU_NO_CUDA="$3" QD_GPU_LAUNCH="${QD_GPU_LAUNCH:-}" \
+		QD_GPU_ROUNDS="${QD_GPU_ROUNDS:-}" QD_GPU_JOBS="${QD_GPU_JOBS:-}" \
 		bash /qosdeny/tests/gpu-node/checks.sh
 ' bash "$ROOT" "$REPO" "$no_cuda" "$VER"
 rc=$?
-for f in counts launch; do
-	[ -s "$ROOT/out/$f" ] && cat "$ROOT/out/$f" >>"$RESULTS/$f"
-done
+[ -s "$ROOT/out/counts" ] && cat "$ROOT/out/counts" >>"$RESULTS/counts"
+[ -s "$ROOT/out/launch.txt" ] && cp "$ROOT/out/launch.txt" "$RESULTS/launch-$VER.txt"
 mkdir -p "$RESULTS/logs"
 cp "$ROOT"/var/lib/qd/log/*.log "$RESULTS/logs/" 2>/dev/null
 [ -s "$ROOT/out/counts" ] || fail_run "the checks stopped before their counts (rc $rc)"

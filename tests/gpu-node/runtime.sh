@@ -3,7 +3,9 @@
 # node, one per Slurm version, each at most 64 MiB: Slurm (slurmctld,
 # slurmd, client), munge, sshd, libpam-slurm-adopt, Redis and this
 # checkout's node-side qosdeny, with the CUDA probe (cuda_probe.c) at
-# /usr/local/bin/qd-cuda-probe.
+# /usr/local/bin/qd-cuda-probe and the launch benchmark's do-nothing plugin
+# (tests/bench/spank_hooks_only.c) at
+# /usr/local/lib/qd-bench/spank_hooks_only.so.
 #
 #   runtime.sh [VERSION]   on a Debian host with network access, as root
 #
@@ -99,6 +101,10 @@ else
 fi
 logged "$OUT/probe.log" builder run "$REL" cc -O2 -Wall -Wextra -Werror \
 	-o "build/gpu-node/qd-cuda-probe-$VER" tests/gpu-node/cuda_probe.c
+# The launch benchmark's do-nothing plugin (tests/gpu-node/launch.sh).
+logged "$OUT/hooks.log" builder run "$REL" cc -O2 -Wall -Wextra -Werror \
+	-shared -fPIC -o "build/gpu-node/spank_hooks_only-$VER.so" \
+	tests/bench/spank_hooks_only.c
 
 msg "the runtime root $ROOT (log: $OUT/$REL-root.log)"
 runtime create "$REL"
@@ -139,6 +145,8 @@ if [ "$VER" = 26.05 ]; then
 	}
 fi
 install -m 755 "$OUT/qd-cuda-probe-$VER" "$ROOT/usr/local/bin/qd-cuda-probe"
+install -D -m 755 "$OUT/spank_hooks_only-$VER.so" \
+	"$ROOT/usr/local/lib/qd-bench/spank_hooks_only.so"
 
 msg "packing (xz -9)"
 tar -C "$ROOT" --one-file-system --numeric-owner -cf - \
