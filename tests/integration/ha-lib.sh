@@ -83,6 +83,8 @@ user admin on >$HA_ADMIN_PW ~* &* +@all
 user $HA_USER on >$HA_PW $HA_ACL
 masteruser admin
 masterauth $HA_ADMIN_PW
+# A replica's full sync at once, not after Redis 7's 5 s wait for others.
+repl-diskless-sync-delay 0
 EOF
 	[ "$i" = 0 ] || echo "replicaof 127.0.0.1 ${HA_PORT[0]}" >>"$dir/redis.conf"
 }
