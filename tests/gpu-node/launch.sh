@@ -8,6 +8,7 @@
 # restarted for each at SlurmdDebug=debug (its "completed epilog" lines
 # end the whole job). The report, with its "goal:" line judged as measured
 # (a real node), goes to $QD_RESULTS/launch.txt and to the output.
+# shellcheck disable=SC2086 # SRUN and CUDA_PROBE: word lists (checks.sh)
 # shellcheck source=tests/bench/launch-lib.sh
 source /qosdeny/tests/bench/launch-lib.sh
 
