@@ -10,6 +10,9 @@
 #            allow, the node side (spank_qosdeny.so, pam_qosdeny.so), the
 #            unit tests and the pure cgroup v2 VM.
 #
+# QD_CORE_EXTRAS=no (make check, for every version after the first): no
+# unit-asan or fuzz-smoke, which do not change with the version.
+#
 # Each version's "suite name passed failed" lines are added to
 # $QD_RESULTS/counts with the version in front (24.11/integration ...), and
 # its cost is printed at the end. A line for the summary to repeat goes to
@@ -112,7 +115,7 @@ else
 			exit 1
 		fi
 	fi
-	bash "$HERE/make-in.sh" "$ver" check-here
+	bash "$HERE/make-in.sh" "$ver" check-here CORE_EXTRAS="${QD_CORE_EXTRAS:-yes}"
 	# 24.11 again on a pure cgroup v2 node, a qemu VM of this chroot with
 	# this build's plugin; 26.05 on one of Debian's packages, the plugin
 	# built against them beside (its counts kept with the version's).
