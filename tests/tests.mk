@@ -34,7 +34,7 @@ integration-asan: all $(ASAN_CTLD_DIR)/job_submit_qosdeny.so \
 		$(ASAN_CTLD_DIR)/spank_qosdeny.so
 	@mkdir -p $(QD_RESULTS)
 	QD_ASAN_RT=$(ASAN_RT) QD_PLUGINDIR=$(abspath $(ASAN_CTLD_DIR)) \
-		bash tests/integration/asan.sh
+		QD_CORE_EXTRAS=$(CORE_EXTRAS) bash tests/integration/asan.sh
 
 # The Slurm versions `make check` runs the whole suite on, each here when
 # this host's Debian release ships it, else in a Debian chroot of the release
@@ -107,8 +107,9 @@ check_part = s=$$(date +%s); $(MAKE) $(1) || true; \
 
 # The whole suite against the Slurm installed here. CORE_EXTRAS=no leaves
 # out what does not change with the Slurm version, the core's unit tests
-# under the sanitizers and the fuzzers: make check runs them with the first
-# version of its list only (docs/development.md).
+# under the sanitizers, the fuzzers and integration-asan's two long drills
+# of the core's Redis code (tests/integration/asan.sh): make check runs
+# them with the first version of its list only (docs/development.md).
 CORE_EXTRAS ?= yes
 check-here: deps
 	$(MAKE) all
