@@ -106,16 +106,17 @@ check_part = s=$$(date +%s); $(MAKE) $(1) || true; \
 	echo "\# check-here: $(1) took $$(($$(date +%s) - s)) s"
 
 # The whole suite against the Slurm installed here. CORE_EXTRAS=no leaves
-# out what does not change with the Slurm version, the core's unit tests
-# under the sanitizers, the fuzzers and integration-asan's two long drills
+# out what does not change with the Slurm version, a fresh copy's build
+# (build-test), the core's unit tests under the sanitizers, the fuzzers
+# and integration-asan's two long drills
 # of the core's Redis code (tests/integration/asan.sh): make check runs
 # them with the first version of its list only (docs/development.md).
 CORE_EXTRAS ?= yes
 check-here: deps
 	$(MAKE) all
-	@+$(call check_part,build-test)
 	@+$(call check_part,unit)
 ifneq ($(CORE_EXTRAS),no)
+	@+$(call check_part,build-test)
 	@+$(call check_part,unit-asan)
 	@+$(call check_part,fuzz-smoke)
 endif
