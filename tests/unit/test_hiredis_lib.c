@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdbool.h>
+
 #include <criterion/criterion.h>
 
 #include "redis_conn.h"
@@ -60,19 +62,26 @@ Test(hiredis_lib, a_second_load_is_the_first)
 	cr_expect_eq(qd_hiredis.redisFree, first);
 }
 
+#ifdef QD_HAVE_TLS
+#define SSL_NAME	 QD_SSL_SONAME
+#define HIREDIS_SSL_NAME QD_HIREDIS_SSL_SONAME
+#else
+#define SSL_NAME	 "libssl.so"
+#define HIREDIS_SSL_NAME "libhiredis_ssl.so"
+#endif
+
+/* libssl counts only where the test's own libraries did not map it
+ * already (Debian testing's Criterion brings it). */
 Test(hiredis_lib, a_handle_without_tls_leaves_openssl_unloaded)
 {
 	char err[QD_REDIS_ERR_MAX] = "";
+	bool ssl_before = mapped(SSL_NAME);
 	struct qd_redis *r = handle(NULL, err, sizeof(err));
 
 	cr_assert(r, "%s", err);
-#ifdef QD_HAVE_TLS
-	cr_expect_not(mapped(QD_HIREDIS_SSL_SONAME));
-	cr_expect_not(mapped(QD_SSL_SONAME));
-#else
-	cr_expect_not(mapped("libhiredis_ssl.so"));
-	cr_expect_not(mapped("libssl.so"));
-#endif
+	cr_expect_not(mapped(HIREDIS_SSL_NAME));
+	cr_expect(ssl_before || !mapped(SSL_NAME), "%s loaded by the handle",
+		  SSL_NAME);
 	qd_redis_free(r);
 }
 
