@@ -25,7 +25,7 @@ unit-asan: $(ASAN_UNIT_BIN)
 
 integration: all
 	@mkdir -p $(QD_RESULTS)
-	bash tests/integration/run.sh
+	QD_CORE_EXTRAS=$(CORE_EXTRAS) bash tests/integration/run.sh
 
 # The whole suite again, slurmctld loading the plugin built with ASan and
 # UBSan; any sanitizer report fails it (tests/integration/asan.sh).
@@ -107,10 +107,11 @@ check_part = s=$$(date +%s); $(MAKE) $(1) || true; \
 
 # The whole suite against the Slurm installed here. CORE_EXTRAS=no leaves
 # out what does not change with the Slurm version, a fresh copy's build
-# (build-test), the core's unit tests under the sanitizers, the fuzzers
-# and integration-asan's two long drills
-# of the core's Redis code (tests/integration/asan.sh): make check runs
-# them with the first version of its list only (docs/development.md).
+# (build-test), the core's unit tests under the sanitizers, the fuzzers,
+# the Sentinel failover drill (tests/integration/run.sh) and
+# integration-asan's two long drills of the core's Redis code
+# (tests/integration/asan.sh): make check runs them with the first version
+# of its list only (docs/development.md).
 CORE_EXTRAS ?= yes
 check-here: deps
 	$(MAKE) all
