@@ -96,23 +96,41 @@ static bool reply_has(redisReply *r, const char *want)
 	return has;
 }
 
-/* Whether the server's reply to the command mentions want. */
-static bool says(const struct server *s, const char *want, const char *fmt, ...)
+/* The server's reply to one command as its admin, or NULL where the
+ * server did not answer (down, stopped, or our connection killed). */
+static redisReply *try_cmdv(const struct server *s, const char *fmt, va_list ap)
 {
 	redisContext *c = admin(s);
 	redisReply *r = NULL;
+
+	if (c && !c->err)
+		r = redisvCommand(c, fmt, ap);
+	if (c)
+		redisFree(c);
+	return r;
+}
+
+static redisReply *try_cmd(const struct server *s, const char *fmt, ...)
+{
+	redisReply *r;
+	va_list ap;
+
+	va_start(ap, fmt);
+	r = try_cmdv(s, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* Whether the server's reply to the command mentions want. */
+static bool says(const struct server *s, const char *want, const char *fmt, ...)
+{
+	redisReply *r;
 	bool has;
 	va_list ap;
 
-	if (!c || c->err) {
-		if (c)
-			redisFree(c);
-		return false;
-	}
 	va_start(ap, fmt);
-	r = redisvCommand(c, fmt, ap);
+	r = try_cmdv(s, fmt, ap);
 	va_end(ap);
-	redisFree(c);
 	has = r && reply_has(r, want);
 	freeReplyObject(r);
 	return has;
@@ -142,16 +160,10 @@ static bool in_sync(const struct server *r, const struct server *p)
 static bool holds(const struct server *s, uint32_t job)
 {
 	for (int i = 0; i < 2; i++) {
-		redisContext *c = admin(s);
-		redisReply *r = NULL;
+		redisReply *r = try_cmd(s, "EXISTS qosdeny:{qd}:rec:%u:n1:%lld",
+					job, (long long)t_start);
 		bool yes;
 
-		if (c && !c->err)
-			r = redisCommand(c,
-					 "EXISTS qosdeny:{qd}:rec:%u:n1:%lld",
-					 job, (long long)t_start);
-		if (c)
-			redisFree(c);
 		if (!r)
 			continue;
 		yes = r->type == REDIS_REPLY_INTEGER && r->integer == 1;
