@@ -114,11 +114,12 @@ cancel_all() {
 }
 queue_empty() { [ -z "$(squeue -h -o %i)" ]; }
 
-# write_policy TEXT: replaces qosdeny.conf next to slurm.conf. The size or
-# mtime change is what slurmctld notices at the next submission.
 # write_policy TEXT: qosdeny.conf replaced whole; where slurmctld runs
 # job_submit/qosdeny, returns once its watcher thread took the file in (a
 # reload or an error line, docs/how-it-decides.md "Reload"), or after 2 s.
+# A line saying the file is missing is not that: the watcher can log one
+# for the moment before the file appeared (a test that removed it), and
+# reads the new file only at its next look, 250 ms later.
 write_policy() {
 	local dir n pid
 	dir=$(dirname "$SLURM_CONF")
@@ -133,10 +134,12 @@ write_policy() {
 	fi
 	return 0
 }
-# policy_lines: slurmctld's log lines on a re-read of qosdeny.conf.
+# policy_lines: slurmctld's log lines on a re-read of a qosdeny.conf that
+# exists.
 policy_lines() {
-	grep -cE "qosdeny: policy reloaded from|qosdeny: .*; the previous policy stays in force" \
-		"$QD_CLUSTER_DIR/log/slurmctld.log" 2>/dev/null
+	grep -E "qosdeny: policy reloaded from|qosdeny: .*; the previous policy stays in force" \
+		"$QD_CLUSTER_DIR/log/slurmctld.log" 2>/dev/null |
+		grep -vc ": No such file or directory; the previous policy stays in force"
 }
 
 ctld_log() { cat "$QD_CLUSTER_DIR/log/slurmctld.log"; }

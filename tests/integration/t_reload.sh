@@ -2,7 +2,8 @@
 # qosdeny.conf changes take effect without a restart, and each one accepted
 # is kept in StateSaveLocation; a broken edit keeps the last good policy, at
 # a re-read and at scontrol reconfigure (from 24.05 a new slurmctld, which
-# runs on the kept copy); Enforce=no accepts and logs.
+# runs on the kept copy), and so does a FIFO or no file in its place;
+# Enforce=no accepts and logs.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"
 CLUSTER="$QD_ROOT/tests/cluster/cluster.sh"
@@ -69,7 +70,16 @@ assert_eq "submissions are answered meanwhile, on the last good policy" 1 "$RC"
 assert_contains "with its override" "MaxTRESPerJob limit 1" "$OUT"
 # Old code blocked opening it, slurmctld's locks held: a writer frees it.
 timeout 1 bash -c "printf '%s\n' \"\$1\" >'$CONF'" _ "$EXAMPLE_POLICY" 2>/dev/null
+
+# No file at all (removed, as before a config management tool writes it
+# anew): said once, and the last good policy stays.
+n=$(ctld_log | wc -l)
 rm -f "$CONF"
+gone_said() { log_since "$n" | grep -q "qosdeny: $CONF: No such file or directory; the previous policy stays in force"; }
+check "a removed qosdeny.conf is logged" wait_for "the error line" 5 gone_said
+as alice sbatch -q research --gres=gpu:2 --wrap true
+assert_eq "and the last good policy stays in force" 1 "$RC"
+assert_contains "with its override" "MaxTRESPerJob limit 1" "$OUT"
 
 write_policy "${EXAMPLE_POLICY/Enforce=yes/Enforce=no}"
 as bob sbatch --parsable --hold -q interactive --gpus=5 --wrap true
