@@ -134,12 +134,13 @@ write_policy() {
 	fi
 	return 0
 }
-# policy_lines: slurmctld's log lines on a re-read of a qosdeny.conf that
-# exists.
+# policy_lines: the watcher's log lines on a re-read of a qosdeny.conf that
+# exists (the site factor's own refresh logs its errors too, on its own
+# schedule: "qosdeny: site factor: ...").
 policy_lines() {
 	grep -E "qosdeny: policy reloaded from|qosdeny: .*; the previous policy stays in force" \
 		"$QD_CLUSTER_DIR/log/slurmctld.log" 2>/dev/null |
-		grep -vc ": No such file or directory; the previous policy stays in force"
+		grep -vE "qosdeny: site factor: |: No such file or directory; the previous policy stays in force" -c
 }
 
 ctld_log() { cat "$QD_CLUSTER_DIR/log/slurmctld.log"; }

@@ -103,6 +103,8 @@ OUT=$(batch -N1 -w n1 --gres=gpu:2)
 check_lines "the batch step still bound beside the extern step" 1 "$OUT"
 assert_not_contains "the extern step no longer fails" "extern task post-fork failed" \
 	"$(cat "$QD_LOG_DIR/slurmd-n1.log")"
+# Until its extern step's slurmstepd exits, pam_slurm_adopt still finds it.
+no_leftovers "the batch job"
 
 ssh_alice "true"
 check "no job of alice's on n1: the login is refused" test "$RC" -ne 0

@@ -113,8 +113,12 @@ check "the running job is published to Redis within the interval" \
 charlie_usage() {
 	"$QD" share -P | awk -F'|' '$1 == "batch" && $2 == "charlie" { print $5 }'
 }
-u1=$(charlie_usage)
-check "qosdeny share counts charlie's running job (RawUsage $u1)" test "${u1:-0}" -gt 0
+# A refresh within the job's first second publishes it with 0 GPU-seconds:
+# the next one, INTERVAL seconds later, counts it.
+counted() { u1=$(charlie_usage); [ "${u1:-0}" -gt 0 ]; }
+check "qosdeny share counts charlie's running job" \
+	wait_for "charlie's usage" $((INTERVAL * 3)) counted
+echo "# RawUsage $u1"
 grows() { [ "$(charlie_usage)" -gt "$u1" ]; }
 check "and its usage grows while it runs" wait_for "charlie's usage to grow" $((INTERVAL * 3)) grows
 c2=$(pending_job charlie -A batch)
@@ -185,11 +189,12 @@ check "charlie's job pending from the start follows his usage" \
 check "which is now below the weight" test "$(site "$c0")" -lt $WEIGHT
 blocker=$(submit_running bob -A research --gres=gpu:4 -w n1 --wrap 'sleep 300')
 jc=$(as charlie sbatch --parsable -A batch --gres=gpu:4 -w n1 --wrap 'sleep 1'; echo "${OUT%%;*}")
-ja=$(as alice sbatch --parsable -A research --gres=gpu:4 -w n1 --wrap 'sleep 1'; echo "${OUT%%;*}")
+ja=$(as alice sbatch --parsable -A research --gres=gpu:4 -w n1 --wrap 'sleep 300'; echo "${OUT%%;*}")
 check "alice's waiting job outranks charlie's" \
 	test "$(site "$ja")" -gt "$(site "$jc")"
 scancel "$blocker"
-starts_first() { [ "$(job_state "$ja")" == RUNNING ] || [ "$(job_state "$ja")" == COMPLETED ] || [ -z "$(job_state "$ja")" ]; }
+# alice's job holds n1's 4 GPUs until cancel_all: charlie's cannot start.
+starts_first() { [ "$(job_state "$ja")" == RUNNING ]; }
 check "when n1 frees up, alice's job starts first" wait_for "job $ja to start" 60 starts_first
 assert_eq "while charlie's still waits" PENDING "$(job_state "$jc")"
 cancel_all
@@ -199,9 +204,9 @@ cancel_all
 # other factor still refreshed.
 sacctmgr -i add account 'ml#x' >/dev/null
 sacctmgr -i add user alice account='ml#x' >/dev/null
+begins=$(log_count "site factor: .*the factors keep their last values")
 odd=$(submit_running alice -A 'ml#x' --gres=gpu:1)
 check "a job runs under account 'ml#x'" test -n "$odd"
-begins=$(log_count "site factor: .*the factors keep their last values")
 left_out="job $odd: user 'alice' or account 'ml#x' is not a name GPU usage can be kept under"
 said() { [ "$(log_count "$left_out")" -ge 1 ]; }
 check "the site factor leaves it out, saying so" \

@@ -9,6 +9,13 @@ source "$(dirname "$0")/vm-lib.sh"
 # ticks FILE: the counter the job's task writes every 0.2 s.
 ticks() { cat "$1" 2>/dev/null || echo 0; }
 advanced() { [ "$(ticks "$1")" != "$2" ]; }
+# still FILE: no tick within a second (5 ticks' time).
+still() {
+	local t
+	t=$(ticks "$1")
+	sleep 1
+	[ "$(ticks "$1")" == "$t" ]
+}
 
 for setting in "task/cgroup yes" "task/none no"; do
 	read -r tp cd <<<"$setting"
@@ -24,11 +31,11 @@ for setting in "task/cgroup yes" "task/none no"; do
 
 	check "$name: scontrol suspend" scontrol suspend "$j"
 	check "$name: suspended" wait_for "job $j suspended" 20 job_has_state "$j" SUSPENDED
-	# What is left in flight when the freeze lands may still be written.
-	sleep 1
+	# SUSPENDED is slurmctld's word: the node stops the task after it, by
+	# SIGTSTP, then SIGSTOP (PreemptParameters=suspend_grace_time, 2 s).
+	check "$name: the suspended task stops" wait_for "the task to stop" 20 still "$f"
 	t=$(ticks "$f")
-	sleep 2
-	assert_eq "$name: the suspended task is stopped (no tick in 2 s)" "$t" "$(ticks "$f")"
+	check "$name: and stays stopped (no tick in 2 s)" eval 'still "$f" && still "$f"'
 	check "$name: scontrol resume" scontrol resume "$j"
 	check "$name: the resumed task runs again" wait_for "ticks after resume" 20 advanced "$f" "$t"
 
