@@ -144,6 +144,12 @@ policy_lines() {
 }
 
 ctld_log() { cat "$QD_CLUSTER_DIR/log/slurmctld.log"; }
+# log_lines, then log_since N: what slurmctld logged after those N lines.
+log_lines() { ctld_log | wc -l; }
+log_since() { ctld_log | tail -n +$(($1 + 1)); }
+# kept_has TEXT: the policy copy slurmctld keeps ($KEPT, the test's
+# StateSaveLocation/qosdeny.conf.last-good) holds TEXT.
+kept_has() { grep -qF -- "$1" "$KEPT" 2>/dev/null; }
 
 # The test file's tally, for tests/summary.sh.
 finish() {

@@ -9,8 +9,7 @@ source "$(dirname "$0")/example-policy.sh"
 CLUSTER="$QD_ROOT/tests/cluster/cluster.sh"
 KEPT=$(scontrol show config | awk '$1 == "StateSaveLocation" { print $3 }')/qosdeny.conf.last-good
 CONF=$QD_SLURM_ETC/qosdeny.conf
-kept_has() { grep -qF -- "$1" "$KEPT" 2>/dev/null; }
-log_since() { ctld_log | tail -n +$(($1 + 1)); }
+said_since() { log_since "$1" | grep -qF -- "$2"; } # N TEXT
 
 # An override: research's per-job cap lowered from the database's 8 to 1,
 # written as an administrator would, and in force within a second.
@@ -44,7 +43,7 @@ assert_contains "and says the previous policy stays" \
 check "the broken file is not kept" kept_has "MaxTRESPerJob=gres/gpu=1"
 
 # The same broken file at scontrol reconfigure.
-n=$(ctld_log | wc -l)
+n=$(log_lines)
 check "scontrol reconfigure with the broken file" bash "$CLUSTER" reconfigure
 if slurm_at_least 24.05; then
 	assert_contains "the new slurmctld runs on the kept policy" \
@@ -60,11 +59,11 @@ assert_contains "with its override" "MaxTRESPerJob limit 1" "$OUT"
 # nothing waits for a writer; submissions go on, on the last good policy.
 # The log's length first: the watcher may refuse the FIFO (within 250 ms)
 # before a count taken after mkfifo.
-n=$(ctld_log | wc -l)
+n=$(log_lines)
 rm -f "$CONF"
 mkfifo -m 0644 "$CONF"
-fifo_refused() { log_since "$n" | grep -q "qosdeny: $CONF: not a regular file; the previous policy stays in force"; }
-check "a FIFO as qosdeny.conf is refused with its reason" wait_for "the error line" 5 fifo_refused
+check "a FIFO as qosdeny.conf is refused with its reason" wait_for "the error line" 5 \
+	said_since "$n" "qosdeny: $CONF: not a regular file; the previous policy stays in force"
 QD_CLIENT_TIMEOUT=20 as alice sbatch -q research --gres=gpu:2 --wrap true
 assert_eq "submissions are answered meanwhile, on the last good policy" 1 "$RC"
 assert_contains "with its override" "MaxTRESPerJob limit 1" "$OUT"
@@ -73,10 +72,10 @@ timeout 1 bash -c "printf '%s\n' \"\$1\" >'$CONF'" _ "$EXAMPLE_POLICY" 2>/dev/nu
 
 # No file at all (removed, as before a config management tool writes it
 # anew): said once, and the last good policy stays.
-n=$(ctld_log | wc -l)
+n=$(log_lines)
 rm -f "$CONF"
-gone_said() { log_since "$n" | grep -q "qosdeny: $CONF: No such file or directory; the previous policy stays in force"; }
-check "a removed qosdeny.conf is logged" wait_for "the error line" 5 gone_said
+check "a removed qosdeny.conf is logged" wait_for "the error line" 5 \
+	said_since "$n" "qosdeny: $CONF: No such file or directory; the previous policy stays in force"
 as alice sbatch -q research --gres=gpu:2 --wrap true
 assert_eq "and the last good policy stays in force" 1 "$RC"
 assert_contains "with its override" "MaxTRESPerJob limit 1" "$OUT"

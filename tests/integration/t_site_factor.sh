@@ -194,8 +194,7 @@ check "alice's waiting job outranks charlie's" \
 	test "$(site "$ja")" -gt "$(site "$jc")"
 scancel "$blocker"
 # alice's job holds n1's 4 GPUs until cancel_all: charlie's cannot start.
-starts_first() { [ "$(job_state "$ja")" == RUNNING ]; }
-check "when n1 frees up, alice's job starts first" wait_for "job $ja to start" 60 starts_first
+check "when n1 frees up, alice's job starts first" wait_for "job $ja to start" 60 job_running "$ja"
 assert_eq "while charlie's still waits" PENDING "$(job_state "$jc")"
 cancel_all
 

@@ -21,9 +21,6 @@ PrioritySiteFactorParameters=weight=10000,interval=$INTERVAL
 EOF
 QD_JOBSUBMIT='' QD_SLURM_CONF_EXTRA=$EXTRA bash "$CLUSTER" write-conf >/dev/null
 
-kept_has() { grep -qF -- "$1" "$KEPT" 2>/dev/null; }
-log_since() { ctld_log | tail -n +$(($1 + 1)); }
-log_lines() { ctld_log | wc -l; }
 restart() { bash "$CLUSTER" restart-ctld >/dev/null 2>&1; }
 
 rm -f "$KEPT"

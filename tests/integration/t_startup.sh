@@ -9,11 +9,6 @@ CLUSTER="$QD_ROOT/tests/cluster/cluster.sh"
 KEPT=$(scontrol show config | awk '$1 == "StateSaveLocation" { print $3 }')/qosdeny.conf.last-good
 CONF=$QD_SLURM_ETC/qosdeny.conf
 
-kept_has() { grep -qF -- "$1" "$KEPT" 2>/dev/null; }
-# log_since LINE: slurmctld's log after its first LINE lines.
-log_since() { ctld_log | tail -n +$(($1 + 1)); }
-log_lines() { ctld_log | wc -l; }
-
 # research capped at 1 GPU per job here (the database says 8): what the
 # copy holds is seen in what is denied.
 CAPPED="${EXAMPLE_POLICY/QOS=research      Flags=DenyOnMaxPerJob/QOS=research Flags=DenyOnMaxPerJob MaxTRESPerJob=gres/gpu=1}"

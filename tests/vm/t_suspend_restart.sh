@@ -9,11 +9,11 @@ source "$(dirname "$0")/vm-lib.sh"
 # ticks FILE: the counter the job's task writes every 0.2 s.
 ticks() { cat "$1" 2>/dev/null || echo 0; }
 advanced() { [ "$(ticks "$1")" != "$2" ]; }
-# still FILE: no tick within a second (5 ticks' time).
+# still FILE SECONDS: no tick within that time (5 ticks a second).
 still() {
 	local t
 	t=$(ticks "$1")
-	sleep 1
+	sleep "$2"
 	[ "$(ticks "$1")" == "$t" ]
 }
 
@@ -33,9 +33,9 @@ for setting in "task/cgroup yes" "task/none no"; do
 	check "$name: suspended" wait_for "job $j suspended" 20 job_has_state "$j" SUSPENDED
 	# SUSPENDED is slurmctld's word: the node stops the task after it, by
 	# SIGTSTP, then SIGSTOP (PreemptParameters=suspend_grace_time, 2 s).
-	check "$name: the suspended task stops" wait_for "the task to stop" 20 still "$f"
+	check "$name: the suspended task stops" wait_for "the task to stop" 20 still "$f" 1
 	t=$(ticks "$f")
-	check "$name: and stays stopped (no tick in 2 s)" eval 'still "$f" && still "$f"'
+	check "$name: and stays stopped (no tick in 2 s)" still "$f" 2
 	check "$name: scontrol resume" scontrol resume "$j"
 	check "$name: the resumed task runs again" wait_for "ticks after resume" 20 advanced "$f" "$t"
 
