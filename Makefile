@@ -176,7 +176,7 @@ BUILD_DEPS := slurm/slurm.h=libslurm-dev hiredis/hiredis.h=libhiredis-dev \
               security/pam_ext.h=libpam0g-dev
 TEST_DEPS  := criterion/criterion.h=libcriterion-dev
 # slurm-from-source builds the Slurm whose headers the others need.
-SELF_DEPS_GOALS := deps check check-here demo bench bench-plugin deb \
+SELF_DEPS_GOALS := deps check check-here check-core check-quick demo bench bench-plugin deb \
                    distclean uninstall pam-uninstall \
                    deb-test build-test clean format format-check fuzz \
                    fuzz-smoke fuzz-build slurm-from-source check-gpu-node check-vm-26.05

@@ -3,7 +3,7 @@
 # development.md, Running the tests): what each goal runs is in the scripts
 # under tests/; the programs they need are the Makefile's.
 
-.PHONY: build-test check check-here check-vm check-vm-26.05 check-gpu-node \
+.PHONY: build-test check check-here check-core check-quick check-vm check-vm-26.05 check-gpu-node \
         slurm-from-source deb deb-test bench-plugin unit unit-asan \
         integration integration-asan demo bench
 
@@ -25,7 +25,7 @@ unit-asan: $(ASAN_UNIT_BIN)
 
 integration: all
 	@mkdir -p $(QD_RESULTS)
-	QD_CORE_EXTRAS=$(CORE_EXTRAS) bash tests/integration/run.sh
+	QD_CORE_EXTRAS=$(CORE_EXTRAS) bash tests/integration/run.sh $(QUICK_ARGS)
 
 # The whole suite again, slurmctld loading the plugin built with ASan and
 # UBSan; any sanitizer report fails it (tests/integration/asan.sh).
@@ -38,23 +38,33 @@ integration-asan: all $(ASAN_CTLD_DIR)/job_submit_qosdeny.so \
 
 # The Slurm versions `make check` runs the whole suite on, each here when
 # this host's Debian release ships it, else in a Debian chroot of the release
-# that does (tests/chroot/suite.sh). 26.05 runs only when SLURM_SRC names a
-# 26.05 tree (Debian ships no source for it; it is built and installed inside
-# the chroot), else the summary says it was skipped. `make check SLURM=24.11`
-# runs one.
+# that does (tests/chroot/suite.sh), side by side (tests/check/parallel.sh:
+# each version's clusters in ports and cgroups of their own, the VMs and
+# the version-independent parts in lanes of their own). 26.05 runs only
+# when SLURM_SRC names a 26.05 tree (Debian ships no source for it; it is
+# built and installed inside the chroot), else the summary says it was
+# skipped. `make check SLURM=24.11` runs one.
 SLURM ?= 22.05 24.11 26.05
 
 CHECK_RESULTS := $(QD_BUILD)/check-results
 check:
-	@rm -rf $(CHECK_RESULTS)
-	@mkdir -p $(CHECK_RESULTS)
-	@extras=yes; for v in $(SLURM); do \
-		QD_RESULTS=$(CHECK_RESULTS) QD_CORE_EXTRAS=$$extras \
-			bash tests/chroot/suite.sh "$$v" \
-			"$(if $(filter command line environment,$(origin SLURM_SRC)),$(SLURM_SRC))" || true; \
-		extras=no; \
-	done
-	sh tests/summary.sh $(CHECK_RESULTS)
+	@QD_RESULTS=$(CHECK_RESULTS) bash tests/check/parallel.sh \
+		"$(if $(filter command line environment,$(origin SLURM_SRC)),$(SLURM_SRC))" \
+		$(SLURM)
+
+# A change's own inner loop (docs/development.md): the build, the unit
+# tests and a representative part of the integration suite against the
+# Slurm installed here, in a few minutes. make check is still the gate.
+QUICK_TESTS := t_scenario.sh t_counting.sh t_limits.sh t_gpu_binding.sh \
+               t_usage.sh t_reload.sh
+check-quick: deps
+	$(MAKE) all
+	@rm -rf $(QD_RESULTS)
+	@+$(call check_part,unit)
+	@+s=$$(date +%s); $(MAKE) integration \
+		QUICK_ARGS="$(QUICK_TESTS:%=tests/integration/%)" || true; \
+		echo "\# check-quick: integration ($(QUICK_TESTS)) took $$(($$(date +%s) - s)) s"
+	sh tests/summary.sh $(QD_RESULTS)
 
 # The pure cgroup v2 node (tests/vm/README.md): the 24.11 build's
 # spank_qosdeny.so in a qemu VM of the 24.11 chroot, Slurm on cgroup/v2.
@@ -105,21 +115,30 @@ slurm-from-source:
 check_part = s=$$(date +%s); $(MAKE) $(1) || true; \
 	echo "\# check-here: $(1) took $$(($$(date +%s) - s)) s"
 
-# The whole suite against the Slurm installed here. CORE_EXTRAS=no leaves
-# out what does not change with the Slurm version, a fresh copy's build
-# (build-test), the core's unit tests under the sanitizers, the fuzzers,
-# the Sentinel failover drill (tests/integration/run.sh) and
-# integration-asan's two long drills of the core's Redis code
-# (tests/integration/asan.sh): make check runs them with the first version
-# of its list only (docs/development.md).
-CORE_EXTRAS ?= yes
-check-here: deps
+# What does not change with the Slurm version: a fresh copy's build
+# (build-test), the core's unit tests under the sanitizers, the fuzzers.
+# make check runs it with the first version of its list only, in a lane of
+# its own (tests/check/parallel.sh).
+check-core: deps
 	$(MAKE) all
-	@+$(call check_part,unit)
-ifneq ($(CORE_EXTRAS),no)
 	@+$(call check_part,build-test)
 	@+$(call check_part,unit-asan)
 	@+$(call check_part,fuzz-smoke)
+
+# The whole suite against the Slurm installed here. CORE_EXTRAS=no leaves
+# out what does not change with the Slurm version: check-core, the
+# Sentinel failover drill (tests/integration/run.sh) and integration-asan's
+# two long drills of the core's Redis code (tests/integration/asan.sh):
+# make check runs them with the first version of its list only
+# (docs/development.md). CHECK_CORE=no leaves out check-core alone (make
+# check runs it beside).
+CORE_EXTRAS ?= yes
+CHECK_CORE ?= $(CORE_EXTRAS)
+check-here: deps
+	$(MAKE) all
+	@+$(call check_part,unit)
+ifneq ($(CHECK_CORE),no)
+	@+$(MAKE) check-core
 endif
 	@+$(call check_part,integration)
 	@+$(call check_part,integration-asan)

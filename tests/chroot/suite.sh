@@ -1,27 +1,44 @@
 #!/bin/bash
-# The whole suite (make check-here) against one Slurm version, for make
-# check. Usage: suite.sh VERSION [TREE]
+# One part of the whole suite against one Slurm version, for make check
+# (tests/check/parallel.sh runs the parts of all versions side by side).
+# Usage: suite.sh VERSION PART [TREE]
 #
 #   VERSION  22.05 | 24.11 | 26.05 (make-in.sh: here, or in a chroot).
+#   PART     build   the version's root and packages (make deps), 24.11's
+#                    VM image of that root (built now, before the suite
+#                    changes the root's packages), Slurm from TREE where it
+#                    is no package (26.05), the build (make all); its
+#                    results directory emptied first
+#            tests   make check-here CHECK_CORE=no: unit, integration,
+#                    integration-asan, deb-test
+#            core    make check-core: build-test, unit-asan, fuzz-smoke,
+#                    which do not change with the version (make check runs
+#                    them with its first version only)
+#            vm      the pure cgroup v2 VM (24.11, 26.05)
+#            counts  the version's counts added to $QD_RESULTS/counts
 #   TREE     a Slurm source tree (make check SLURM_SRC=DIR): used for the
 #            version it holds, ignored by the others. The whole suite runs
 #            on 26.05 only with one, since Debian serves no source for it:
 #            without one, 26.05 gets what Debian testing's binary packages
 #            allow, the node side (spank_qosdeny.so, pam_qosdeny.so), the
-#            unit tests and the pure cgroup v2 VM.
+#            unit tests (its build part) and the pure cgroup v2 VM.
 #
-# QD_CORE_EXTRAS=no (make check, for every version after the first): no
-# unit-asan or fuzz-smoke, which do not change with the version.
+# QD_CORE_EXTRAS=no (make check, for every version after the first): the
+# integration suites leave out their drills of the core's Redis client.
+# QD_MAKE_ARGS: more words for make (make check's port range for this
+# version's clusters, QD_QUICKACK=0 where it set the loopback routes).
 #
 # Each version's "suite name passed failed" lines are added to
-# $QD_RESULTS/counts with the version in front (24.11/integration ...), and
-# its cost is printed at the end. A line for the summary to repeat goes to
+# $QD_RESULTS/counts with the version in front (24.11/integration ...) by
+# the counts part. A line for the summary to repeat goes to
 # $QD_RESULTS/notes.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 ver=$1
-tree=${2:-}
+part=$2
+tree=${3:-}
+read -r -a make_args <<<"${QD_MAKE_ARGS:-}"
 results=${QD_RESULTS:-${QD_BUILD:-$REPO/build}/check-results}
 mkdir -p "$results"
 # The version's own suites write to its build's results directory, and its
@@ -70,7 +87,7 @@ deb_node_side() {
 	echo "# Slurm 26.05 (Debian's packages): built and unit-tested in $(($(date +%s) - t0)) s"
 }
 
-# vm VERSION PLUGIN_BUILD: the pure cgroup v2 VM (tests/vm/README.md) of
+# vm VERSION PLUGIN_BUILD [IMAGE]: the pure cgroup v2 VM (tests/vm/README.md) of
 # that version, Slurm on cgroup/v2, the build's spank_qosdeny.so, every
 # test of it; on 26.05 the binding tests again with CgroupJobIdPaths=yes
 # (make check-vm-26.05 runs the ssh tests so too: 140 s more, left out of
@@ -85,22 +102,28 @@ vm() {
 	vm_start=$(date +%s)
 	[ "$1" = 26.05 ] && more=(t_v2_binding.sh@jobidpaths)
 	QD_VM_SLURM=$1 QD_RESULTS=$REPO/$b/results QD_VM_PLUGIN=$2/spank_qosdeny.so \
-		bash "$REPO/tests/vm/run.sh" t_lifecycle.sh t_suspend_restart.sh \
+		QD_VM_IMAGE=${3:-} bash "$REPO/tests/vm/run.sh" t_lifecycle.sh t_suspend_restart.sh \
 		t_v2_usage.sh t_v2_binding.sh t_v2_adopt.sh "${more[@]}"
 	echo "# Slurm $1: the pure cgroup v2 VM took $(($(date +%s) - vm_start)) s"
 }
 
-start=$(date +%s)
-if [ "$ver" = 26.05 ] && [ -z "$tree" ]; then
-	echo "# Slurm 26.05: no source tree given (make check SLURM_SRC=DIR), and Debian serves no source for it: Debian testing's packages, the node side, the unit tests and the pure cgroup v2 VM"
-	echo "Slurm 26.05: no SLURM_SRC=, so Debian's packages: node side, unit tests, cgroup v2 VM; the controller plugins (job_submit, site_factor) are tested only with SLURM_SRC=" \
-		>>"$results/notes"
+no_tree_2605() { [ "$ver" = 26.05 ] && [ -z "$tree" ]; }
+if no_tree_2605; then
 	b=$DEB_B
-	rm -rf "${REPO:?}/$b/results"
-	deb_node_side "$REPO/$b/results" unit && vm 26.05 "$DEB_B"
 else
 	b=$(bash "$HERE/make-in.sh" --build "$ver") || exit 1
+fi
+
+case $part in
+build)
 	rm -rf "${REPO:?}/$b/results"
+	if no_tree_2605; then
+		echo "# Slurm 26.05: no source tree given (make check SLURM_SRC=DIR), and Debian serves no source for it: Debian testing's packages, the node side, the unit tests and the pure cgroup v2 VM"
+		echo "Slurm 26.05: no SLURM_SRC=, so Debian's packages: node side, unit tests, cgroup v2 VM; the controller plugins (job_submit, site_factor) are tested only with SLURM_SRC=" \
+			>>"$results/notes"
+		deb_node_side "$REPO/$b/results" unit
+		exit
+	fi
 	if [ -n "$tree" ]; then
 		# Where the build looks for the tree by default, inside the checkout
 		# (so a chroot sees it too); Slurm itself is built from it where no
@@ -112,25 +135,47 @@ else
 		fi
 		if [ "$ver" = 26.05 ] &&
 			! bash "$HERE/make-in.sh" "$ver" slurm-from-source; then
-			echo "$ver/suite slurm-build 0 1" >>"$results/counts"
+			echo "suite slurm-build 0 1" >>"$REPO/$b/results/counts"
 			exit 1
 		fi
 	fi
-	bash "$HERE/make-in.sh" "$ver" check-here CORE_EXTRAS="${QD_CORE_EXTRAS:-yes}"
-	# 24.11 again on a pure cgroup v2 node, a qemu VM of this chroot with
-	# this build's plugin; 26.05 on one of Debian's packages, the plugin
-	# built against them beside (its counts kept with the version's).
+	# The VM boots an image of this root as it is now: made before the
+	# suite installs and purges its package there (tests/vm/README.md).
+	# Its failure is the VM's, counted when it cannot boot.
+	[ "$ver" = 24.11 ] && bash "$REPO/tests/vm/image.sh" 24.11 >/dev/null
+	bash "$HERE/make-in.sh" "$ver" deps all "${make_args[@]}"
+	;;
+tests)
+	no_tree_2605 && exit 0
+	bash "$HERE/make-in.sh" "$ver" check-here CHECK_CORE=no \
+		CORE_EXTRAS="${QD_CORE_EXTRAS:-yes}" "${make_args[@]}"
+	;;
+core)
+	no_tree_2605 && exit 0
+	bash "$HERE/make-in.sh" "$ver" check-core "${make_args[@]}"
+	;;
+vm)
+	# 24.11 on a pure cgroup v2 node, a qemu VM of its chroot with this
+	# build's plugin; 26.05 on one of Debian's packages, the plugin built
+	# against them beside (its counts kept with the version's).
 	case $ver in
-	24.11) vm 24.11 "$b" ;;
+	24.11) vm 24.11 "$b" "$REPO/build/vm/image" ;;
 	26.05)
-		deb_node_side "$REPO/$b/results" && vm 26.05 "$DEB_B"
+		no_tree_2605 || deb_node_side "$REPO/$b/results" || exit 1
+		vm 26.05 "$DEB_B"
 		;;
 	esac
-fi
-if [ -s "$REPO/$b/results/counts" ]; then
-	awk -v v="$ver" '{ $1 = v "/" $1; print }' "$REPO/$b/results/counts" \
-		>>"$results/counts"
-else
-	echo "$ver/suite no-results 0 1" >>"$results/counts"
-fi
-echo "# Slurm $ver: the suite took $(($(date +%s) - start)) s"
+	;;
+counts)
+	if [ -s "$REPO/$b/results/counts" ]; then
+		awk -v v="$ver" '{ $1 = v "/" $1; print }' "$REPO/$b/results/counts" \
+			>>"$results/counts"
+	else
+		echo "$ver/suite no-results 0 1" >>"$results/counts"
+	fi
+	;;
+*)
+	echo "suite.sh: unknown part '$part' (build, tests, core, vm, counts)" >&2
+	exit 2
+	;;
+esac

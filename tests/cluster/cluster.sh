@@ -15,6 +15,9 @@
 #   cluster.sh env             print QD_CLUSTER_DIR/env (source it)
 #   cluster.sh free-ports N    print N unused local ports (a test's own
 #                              servers: t_redis_failover.sh's Redis set)
+#   cluster.sh loopback-quickack on|off FILE
+#                              QD_QUICKACK's routes set for several
+#                              clusters at once, listed in FILE (make check)
 #
 # Must run as root.  Daemons run as root, users alice/bob/charlie submit
 # (tests/cluster/as-user.sh).
@@ -192,6 +195,11 @@ stray_pids() {
 # (Nagle): sacctmgr calls take 0.2-0.5 s instead of 0.02 s.  It is a
 # host-wide setting (needs CAP_NET_ADMIN): off unless asked for; `stop`
 # puts the routes back as they were.
+#
+# The routes changed are listed in QA_ROUTES (the cluster's own file, or
+# the one `cluster.sh loopback-quickack on|off FILE` names: make check
+# sets them once for every cluster it runs side by side).
+QA_ROUTES=$D/quickack-routes
 quickack_on() {
 	local r
 	[ "${QD_QUICKACK:-0}" = 1 ] || return 0
@@ -200,7 +208,7 @@ quickack_on() {
 		case $r in *quickack*) continue ;; esac
 		# shellcheck disable=SC2086
 		if ip route change $r table local quickack 1 2>/dev/null; then
-			echo "$r" >>"$D/quickack-routes"
+			echo "$r" >>"$QA_ROUTES"
 		else
 			msg "QD_QUICKACK=1: cannot change route '$r', ignored"
 		fi
@@ -209,12 +217,12 @@ quickack_on() {
 
 quickack_off() {
 	local r
-	[ -r "$D/quickack-routes" ] || return 0
+	[ -r "$QA_ROUTES" ] || return 0
 	while read -r r; do
 		# shellcheck disable=SC2086
 		ip route change $r table local 2>/dev/null
-	done <"$D/quickack-routes"
-	rm -f "$D/quickack-routes"
+	done <"$QA_ROUTES"
+	rm -f "$QA_ROUTES"
 }
 
 slurm_env() {
@@ -273,13 +281,15 @@ tcp_ports() {
 
 used_ports() { tcp_ports | cut -d' ' -f1 | sort -un; }
 
-# free_ports N: N distinct unused ports below the ephemeral range
+# free_ports N: N distinct unused ports below the ephemeral range, from
+# QD_PORT_MIN to QD_PORT_MAX (make check gives the clusters it runs side
+# by side ranges of their own, so that two never pick the same port).
 free_ports() {
-	local n=$1 used picked="" p tries=0
+	local n=$1 used picked="" p tries=0 lo=${QD_PORT_MIN:-10000} hi=${QD_PORT_MAX:-31999}
 	used=" $(used_ports | tr '\n' ' ') "
 	while [ "$n" -gt 0 ] && [ $tries -lt 10000 ]; do
 		tries=$((tries + 1))
-		p=$((10000 + (RANDOM * 32768 + RANDOM) % 22000))
+		p=$((lo + (RANDOM * 32768 + RANDOM) % (hi - lo + 1)))
 		case "$used$picked " in *" $p "*) continue ;; esac
 		picked="$picked $p"
 		n=$((n - 1))
@@ -402,6 +412,7 @@ MailProg=/bin/true
 SchedulerType=sched/backfill
 SchedulerParameters=sched_interval=2,bf_interval=1
 ReturnToService=2
+FirstJobId=${QD_FIRST_JOB_ID:-1}
 SlurmctldTimeout=30
 SlurmdTimeout=60
 MessageTimeout=10
@@ -860,6 +871,11 @@ dbd-stop) do_dbd_stop ;;
 dbd-start) do_dbd_start ;;
 env) load_ports; cat "$D/env" ;;
 free-ports) free_ports "$2" ;;
+loopback-quickack)
+	need_root
+	QA_ROUTES=$3
+	case $2 in on) QD_QUICKACK=1 quickack_on ;; off) quickack_off ;; esac
+	;;
 *)
 	sed -n '2,18s/^# \{0,1\}//p' "$0" >&2
 	exit 2

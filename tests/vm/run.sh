@@ -23,6 +23,9 @@
 #   QD_RESULTS     where the "vm-v2 t_NAME passed failed" lines go
 #   QD_VM_WORK     the run's console and out/ folder (default build/vm/run,
 #                  build/vm/run-26.05); two VMs at once need two
+#   QD_VM_IMAGE    an image image.sh built, used as it is (make check builds
+#                  24.11's before that root's suite changes its packages,
+#                  and boots it while that suite still runs)
 #
 # A boot whose kernel oopsed or panicked is discarded, its results with it,
 # and the VM booted again, twice at most. A VM that does not come up, or
@@ -76,7 +79,8 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 		apt-get install -y -qq --no-install-recommends qemu-system-x86; } \
 		>/dev/null 2>&1 || fail_run "cannot install qemu-system-x86"
 fi
-img=$(bash "$HERE/image.sh" "$VER") || fail_run "the VM image could not be built"
+img=${QD_VM_IMAGE:-}
+[ -n "$img" ] || img=$(bash "$HERE/image.sh" "$VER") || fail_run "the VM image could not be built"
 
 # TCG, not KVM: CI has no /dev/kvm, and a nested one can stop the guest
 # with a "KVM internal error" (seen on the development host). QD_VM_ACCEL=kvm

@@ -1,0 +1,184 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# make check: the whole suite of every Slurm version, in lanes side by side
+# (docs/development.md, "Every supported Slurm version"). The suites are
+# mostly waiting on Slurm's scheduling passes, epilogs and polls, and the
+# VMs on one emulated CPU: run one after another they left this 2-core
+# host idle most of an hour.
+#
+#   parallel.sh TREE VERSION...   (TREE: make check's SLURM_SRC, or "")
+#
+# Lanes, each a sequence of tests/chroot/suite.sh parts:
+#   VERSION  one per version with a whole suite (22.05 here, 24.11 in its
+#            chroot; 26.05 with TREE): build, then tests. Each in a cgroup
+#            namespace of its own (cgroup-ns.sh), with ports
+#            (QD_PORT_MIN/MAX) and job ids (QD_FIRST_JOB_ID) of its own.
+#   core     the first such version's check-core (build-test, unit-asan,
+#            fuzz-smoke), once its build is there; at nice 19, so that the
+#            CPU-bound part takes what the clusters leave idle.
+#   vm       26.05 (Debian's packages: its root, node side and unit tests)
+#            and its VM, then 24.11's VM once that version built its image
+#            and plugin. qemu's TCG keeps one core busy.
+# Before them, on this host and alone: its packages (apt-get), and the
+# loopback routes' quickack, set once for every cluster (QD_QUICKACK).
+#
+# Each lane writes its own log, $QD_RESULTS/logs/LANE.log, printed whole at
+# the end in a fixed order; each part's time is printed as it ends and in
+# a table, and the wall time; then tests/summary.sh's per-suite table and
+# "N passed, N failed" line, make check's exit status.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+SUITE=$REPO/tests/chroot/suite.sh
+results=${QD_RESULTS:?QD_RESULTS: where the counts go}
+tree=$1
+shift
+versions=("$@")
+logs=$results/logs
+ready=$results/ready
+rm -rf "$results"
+mkdir -p "$logs" "$ready"
+t_start=$(date +%s)
+
+since() { echo $(($(date +%s) - $1)); }
+
+# part LANE NAME CMD...: CMD's output to the lane's log; its time printed
+# and kept in $results/times ("LANE NAME SECONDS STATUS").
+part() {
+	local lane=$1 name=$2 t0 rc=0
+	shift 2
+	t0=$(date +%s)
+	echo "# check: $lane: $name started at $(since "$t_start") s"
+	echo "# === $lane: $name" >>"$logs/$lane.log"
+	"$@" >>"$logs/$lane.log" 2>&1 </dev/null || rc=$?
+	echo "$lane $name $(since "$t0") $rc" >>"$results/times"
+	echo "# check: $lane: $name took $(since "$t0") s (status $rc)"
+	return $rc
+}
+
+host_ver=$(bash "$REPO/tests/chroot/make-in.sh" --here)
+has() {
+	local v
+	for v in "${versions[@]}"; do [ "$v" = "$1" ] && return 0; done
+	return 1
+}
+# A version with a whole suite: all but 26.05 without a tree, which has
+# its node side built and tested in the vm lane.
+whole() { [ "$1" != 26.05 ] || [ -n "$tree" ]; }
+
+# This host's packages, before any lane: apt-get run here from two lanes
+# at once would fail on its lock, and install-deps.sh stops what an
+# install started, which a lane's own daemons must not be taken for.
+# The host version's build and cluster (make deps), the package build of
+# its deb-test (make deb), and debootstrap and qemu for the others.
+host_packages() {
+	local tools="" p
+	for p in debootstrap qemu-system-x86 e2fsprogs; do
+		[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] ||
+			tools="$tools $p"
+	done
+	if has "$host_ver" && whole "$host_ver"; then
+		QD_EXTRA_PKGS="debhelper lintian build-essential $tools" \
+			sh "$REPO/tests/cluster/install-deps.sh"
+	elif [ -n "$tools" ]; then
+		# shellcheck disable=SC2086
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends $tools; }
+	fi
+}
+part host packages host_packages || echo "# check: this host's packages could not all be installed"
+
+# Every cluster's Slurm RPCs on loopback without the delayed ACK's 40 ms,
+# set here once rather than by each cluster (cluster.sh would put the
+# routes back when one stops while another runs).
+qa_routes=$results/quickack-routes
+bash "$REPO/tests/cluster/cluster.sh" loopback-quickack on "$qa_routes"
+trap 'bash "$REPO/tests/cluster/cluster.sh" loopback-quickack off "$qa_routes"' EXIT
+
+# mark NAME STATUS / wait_mark NAME: one lane tells another a part is
+# done (its status); the other polls for it.
+mark() { echo "$2" >"$ready/$1"; }
+wait_mark() {
+	until [ -e "$ready/$1" ]; do sleep 5; done
+	return "$(cat "$ready/$1")"
+}
+
+# The versions with a whole suite, in order: the first runs the core lane
+# and the drills of the core's Redis code (QD_CORE_EXTRAS).
+full=()
+for v in "${versions[@]}"; do whole "$v" && full+=("$v"); done
+n=${#full[@]}
+
+version_lane() { # INDEX VERSION
+	local i=$1 v=$2 span=$((22000 / (n > 0 ? n : 1))) extras=no rc=0
+	[ "$i" = 0 ] && extras=yes
+	export QD_CORE_EXTRAS=$extras
+	QD_MAKE_ARGS="QD_QUICKACK=0 QD_PORT_MIN=$((10000 + i * span))"
+	QD_MAKE_ARGS+=" QD_PORT_MAX=$((10000 + (i + 1) * span - 1))"
+	QD_MAKE_ARGS+=" QD_FIRST_JOB_ID=$((i * 1000000 + 1))"
+	export QD_MAKE_ARGS
+	part "$v" build bash "$HERE/cgroup-ns.sh" "qd-check-$v" \
+		bash "$SUITE" "$v" build "$tree" || rc=$?
+	mark "$v" "$rc"
+	# The first version's core part shares its build directory: in this
+	# lane, before the tests, where the version runs in a chroot (apt-get
+	# there by its deb-test would meet the core part's Redis servers).
+	if [ "$i" = 0 ] && [ "$v" != "$host_ver" ]; then
+		part "$v" core bash "$SUITE" "$v" core "$tree"
+	fi
+	part "$v" tests bash "$HERE/cgroup-ns.sh" "qd-check-$v" \
+		bash "$SUITE" "$v" tests "$tree"
+}
+
+core_lane() {
+	wait_mark "${full[0]}" || true
+	part core core nice -n 19 bash "$HERE/cgroup-ns.sh" qd-check-core \
+		bash "$SUITE" "${full[0]}" core "$tree"
+}
+
+vm_lane() {
+	if has 26.05; then
+		if whole 26.05; then
+			wait_mark 26.05 || true
+		else
+			part vm 26.05-build bash "$HERE/cgroup-ns.sh" qd-check-vm \
+				bash "$SUITE" 26.05 build "$tree"
+		fi
+		part vm 26.05-vm bash "$SUITE" 26.05 vm "$tree"
+	fi
+	if has 24.11; then
+		wait_mark 24.11 || true
+		part vm 24.11-vm bash "$SUITE" 24.11 vm "$tree"
+	fi
+}
+
+lanes=()
+for i in "${!full[@]}"; do
+	version_lane "$i" "${full[$i]}" &
+	lanes+=("${full[$i]}")
+done
+if [ "$n" -gt 0 ] && [ "${full[0]}" = "$host_ver" ]; then
+	core_lane &
+	lanes+=(core)
+fi
+if has 26.05 || has 24.11; then
+	vm_lane &
+	lanes+=(vm)
+fi
+wait
+
+for lane in "${lanes[@]}"; do
+	echo
+	echo "# ======== lane $lane ($logs/$lane.log)"
+	cat "$logs/$lane.log"
+done
+for v in "${versions[@]}"; do
+	bash "$SUITE" "$v" counts "$tree"
+done
+
+echo
+echo "Time per part (seconds; the lanes ran side by side):"
+awk '{ printf "  %-8s %-14s %6d%s\n", $1, $2, $3, ($4 != 0 ? "  (status " $4 ")" : "") }' \
+	"$results/times"
+echo "make check took $(since "$t_start") s of wall time (budget: 2,700 s, docs/development.md)"
+sh "$REPO/tests/summary.sh" "$results"
