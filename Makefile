@@ -178,7 +178,7 @@ TEST_DEPS  := criterion/criterion.h=libcriterion-dev
 # slurm-from-source builds the Slurm whose headers the others need.
 SELF_DEPS_GOALS := deps check check-here check-core check-quick demo bench bench-plugin deb \
                    distclean uninstall pam-uninstall \
-                   deb-test build-test clean format format-check fuzz \
+                   deb-test deb-test-if-debian build-test clean format format-check fuzz \
                    fuzz-smoke fuzz-build slurm-from-source check-gpu-node check-vm-26.05
 GOALS := $(or $(MAKECMDGOALS),all)
 ifneq ($(filter-out $(SELF_DEPS_GOALS),$(GOALS)),)

@@ -3,9 +3,10 @@
 # development.md, Running the tests): what each goal runs is in the scripts
 # under tests/; the programs they need are the Makefile's.
 
-.PHONY: build-test check check-here check-core check-quick check-vm check-vm-26.05 check-gpu-node \
-        slurm-from-source deb deb-test bench-plugin unit unit-asan \
-        integration integration-asan demo bench
+.PHONY: build-test check check-here check-core check-quick check-vm \
+        deb-test-if-debian \
+        check-vm-26.05 check-gpu-node slurm-from-source deb deb-test \
+        bench-plugin unit unit-asan integration integration-asan demo bench
 
 include tests/fuzz/fuzz.mk
 
@@ -130,21 +131,23 @@ check-core: deps
 # Sentinel failover drill (tests/integration/run.sh) and integration-asan's
 # two long drills of the core's Redis code (tests/integration/asan.sh):
 # make check runs them with the first version of its list only
-# (docs/development.md). CHECK_CORE=no leaves out check-core alone (make
-# check runs it beside).
+# (docs/development.md), and runs these parts side by side.
 CORE_EXTRAS ?= yes
-CHECK_CORE ?= $(CORE_EXTRAS)
 check-here: deps
 	$(MAKE) all
 	@+$(call check_part,unit)
-ifneq ($(CHECK_CORE),no)
+ifneq ($(CORE_EXTRAS),no)
 	@+$(MAKE) check-core
 endif
 	@+$(call check_part,integration)
 	@+$(call check_part,integration-asan)
+	@+$(call check_part,deb-test-if-debian)
+
+# deb-test where this Slurm is Debian's package (none to depend on else).
+deb-test-if-debian:
 	@+if dpkg-query -W -f '$${db:Status-Status}' slurmctld 2>/dev/null | \
 		grep -qx installed; then \
-		$(call check_part,deb-test); \
+		$(MAKE) deb-test; \
 	else \
 		echo "deb-test: skipped: this Slurm is not Debian's package"; \
 	fi

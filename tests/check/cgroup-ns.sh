@@ -105,10 +105,13 @@ name=$1
 shift
 MOUNTS=$(cgroup_mounts)
 export MOUNTS
+# Stopped (make check's lanes are, as a group), the cgroup goes too.
+trap 'remove "$name"; exit 143' TERM INT
 rc=0
 (
 	join "$name" || { msg "cannot make or join cgroup $name"; exit 1; }
 	exec unshare --cgroup --mount bash "$0" __inside "$@"
-) || rc=$?
+) 0<&0 &
+wait $! || rc=$?
 remove "$name"
 exit $rc

@@ -10,17 +10,25 @@
 #
 # Lanes, each a sequence of tests/chroot/suite.sh parts:
 #   VERSION  one per version with a whole suite (22.05 here, 24.11 in its
-#            chroot; 26.05 with TREE): build, then tests. Each in a cgroup
-#            namespace of its own (cgroup-ns.sh), with ports
-#            (QD_PORT_MIN/MAX) and job ids (QD_FIRST_JOB_ID) of its own.
+#            chroot; 26.05 with TREE): build, unit, integration, and
+#            deb-test alone at the end (it installs the package into the
+#            root the clusters run from). VERSION-asan: its
+#            integration-asan, beside its integration. Each part in a
+#            cgroup namespace of its own (cgroup-ns.sh), each cluster with
+#            ports (QD_PORT_MIN/MAX) and job ids (QD_FIRST_JOB_ID) of its own.
 #   core     the first such version's check-core (build-test, unit-asan,
 #            fuzz-smoke), once its build is there; at nice 19, so that the
 #            CPU-bound part takes what the clusters leave idle.
-#   vm       26.05 (Debian's packages: its root, node side and unit tests)
-#            and its VM, then 24.11's VM once that version built its image
-#            and plugin. qemu's TCG keeps one core busy.
+#   vm-26.05 26.05 (Debian's packages: its root, node side and unit tests)
+#            and its VM; vm-24.11 24.11's VM, once that version built its
+#            image and plugin. qemu's TCG keeps one core busy each.
 # Before them, on this host and alone: its packages (apt-get), and the
 # loopback routes' quickack, set once for every cluster (QD_QUICKACK).
+#
+# The Debian roots (chroot.sh) and the VM images (image.sh) are kept in
+# /var/cache/qosdeny, outside the checkout (QD_CHECK_CACHE), so that the
+# next run, a fresh clone's included, starts from them; a run without them
+# makes them (docs/development.md has both runs' times).
 #
 # Each lane writes its own log, $QD_RESULTS/logs/LANE.log, printed whole at
 # the end in a fixed order; each part's time is printed as it ends and in
@@ -39,6 +47,9 @@ ready=$results/ready
 rm -rf "$results"
 mkdir -p "$logs" "$ready"
 t_start=$(date +%s)
+cache=${QD_CHECK_CACHE:-/var/cache/qosdeny}
+export QD_CHROOT_BASE=${QD_CHROOT_BASE:-$cache/chroot}
+export QD_VM_IMAGE_BASE=${QD_VM_IMAGE_BASE:-$cache/vm}
 
 since() { echo $(($(date +%s) - $1)); }
 
@@ -109,25 +120,44 @@ full=()
 for v in "${versions[@]}"; do whole "$v" && full+=("$v"); done
 n=${#full[@]}
 
+# slot_args K: make's words for the K-th cluster of the run (a version's
+# integration or integration-asan suite): its ports and job ids.
+slot_args() {
+	local k=$1 span=$((22000 / (2 * (n > 0 ? n : 1))))
+	echo "QD_QUICKACK=0 QD_PORT_MIN=$((10000 + k * span))" \
+		"QD_PORT_MAX=$((10000 + (k + 1) * span - 1))" \
+		"QD_FIRST_JOB_ID=$((k * 1000000 + 1))"
+}
+
+# vpart LANE VERSION PART [SLOT]: a suite.sh part in the version's own
+# cgroup namespace (one per part: two run at once), with a cluster slot's
+# ports and job ids.
+vpart() {
+	local lane=$1 v=$2 p=$3
+	QD_MAKE_ARGS=$(slot_args "${4:-0}") part "$lane" "$p" \
+		bash "$HERE/cgroup-ns.sh" "qd-check-$v-$p" bash "$SUITE" "$v" "$p" "$tree"
+}
+
+# A version: its build, unit tests, both integration suites at once
+# (integration-asan's log is lane VERSION-asan), then deb-test alone, which
+# installs the package into the root both suites' Slurm runs from.
 version_lane() { # INDEX VERSION
-	local i=$1 v=$2 span=$((22000 / (n > 0 ? n : 1))) extras=no rc=0
-	[ "$i" = 0 ] && extras=yes
-	export QD_CORE_EXTRAS=$extras
-	QD_MAKE_ARGS="QD_QUICKACK=0 QD_PORT_MIN=$((10000 + i * span))"
-	QD_MAKE_ARGS+=" QD_PORT_MAX=$((10000 + (i + 1) * span - 1))"
-	QD_MAKE_ARGS+=" QD_FIRST_JOB_ID=$((i * 1000000 + 1))"
-	export QD_MAKE_ARGS
-	part "$v" build bash "$HERE/cgroup-ns.sh" "qd-check-$v" \
-		bash "$SUITE" "$v" build "$tree" || rc=$?
+	local i=$1 v=$2 rc=0
+	export QD_CORE_EXTRAS=no
+	[ "$i" = 0 ] && QD_CORE_EXTRAS=yes
+	vpart "$v" "$v" build || rc=$?
 	mark "$v" "$rc"
 	# The first version's core part shares its build directory: in this
 	# lane, before the tests, where the version runs in a chroot (apt-get
 	# there by its deb-test would meet the core part's Redis servers).
 	if [ "$i" = 0 ] && [ "$v" != "$host_ver" ]; then
-		part "$v" core bash "$SUITE" "$v" core "$tree"
+		vpart "$v" "$v" core
 	fi
-	part "$v" tests bash "$HERE/cgroup-ns.sh" "qd-check-$v" \
-		bash "$SUITE" "$v" tests "$tree"
+	vpart "$v" "$v" unit
+	vpart "$v-asan" "$v" integration-asan $((2 * i + 1)) &
+	vpart "$v" "$v" integration $((2 * i))
+	wait
+	vpart "$v" "$v" deb-test
 }
 
 core_lane() {
@@ -136,38 +166,44 @@ core_lane() {
 		bash "$SUITE" "${full[0]}" core "$tree"
 }
 
-vm_lane() {
-	if has 26.05; then
-		if whole 26.05; then
-			wait_mark 26.05 || true
-		else
-			part vm 26.05-build bash "$HERE/cgroup-ns.sh" qd-check-vm \
-				bash "$SUITE" 26.05 build "$tree"
-		fi
-		part vm 26.05-vm bash "$SUITE" 26.05 vm "$tree"
+# The VMs, one lane each: qemu's TCG keeps one core busy, and a VM waits
+# for nothing else once its image and plugin are there.
+vm_2605_lane() {
+	if whole 26.05; then
+		wait_mark 26.05 || true
+	else
+		part vm-26.05 build bash "$HERE/cgroup-ns.sh" qd-check-vm \
+			bash "$SUITE" 26.05 build "$tree"
 	fi
-	if has 24.11; then
-		wait_mark 24.11 || true
-		part vm 24.11-vm bash "$SUITE" 24.11 vm "$tree"
-	fi
+	part vm-26.05 vm bash "$SUITE" 26.05 vm "$tree"
+}
+
+vm_2411_lane() {
+	wait_mark 24.11 || true
+	part vm-24.11 vm bash "$SUITE" 24.11 vm "$tree"
 }
 
 lanes=()
 for i in "${!full[@]}"; do
 	version_lane "$i" "${full[$i]}" &
-	lanes+=("${full[$i]}")
+	lanes+=("${full[$i]}" "${full[$i]}-asan")
 done
 if [ "$n" -gt 0 ] && [ "${full[0]}" = "$host_ver" ]; then
 	core_lane &
 	lanes+=(core)
 fi
-if has 26.05 || has 24.11; then
-	vm_lane &
-	lanes+=(vm)
+if has 26.05; then
+	vm_2605_lane &
+	lanes+=(vm-26.05)
+fi
+if has 24.11; then
+	vm_2411_lane &
+	lanes+=(vm-24.11)
 fi
 wait
 
 for lane in "${lanes[@]}"; do
+	[ -e "$logs/$lane.log" ] || continue
 	echo
 	echo "# ======== lane $lane ($logs/$lane.log)"
 	cat "$logs/$lane.log"

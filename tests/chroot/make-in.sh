@@ -51,6 +51,6 @@ if [ "$host_rel" = "$rel" ]; then
 	echo "# Slurm $ver: Debian $rel, here"
 	exec make -C "$REPO" "$@"
 fi
-echo "# Slurm $ver: Debian $rel, chroot build/chroot/$rel"
+echo "# Slurm $ver: Debian $rel, chroot ${QD_CHROOT_BASE:-build/chroot}/$rel"
 bash "$HERE/chroot.sh" create "$rel" || exit 1
 exec bash "$HERE/chroot.sh" run "$rel" make B="build/$rel" "$@"

@@ -9,8 +9,10 @@
 #                    changes the root's packages), Slurm from TREE where it
 #                    is no package (26.05), the build (make all); its
 #                    results directory emptied first
-#            tests   make check-here CHECK_CORE=no: unit, integration,
-#                    integration-asan, deb-test
+#            unit, integration, integration-asan, deb-test
+#                    that make goal (deb-test where Slurm is Debian's
+#                    package); make check runs the two integration suites
+#                    at once, each with a cluster of its own
 #            core    make check-core: build-test, unit-asan, fuzz-smoke,
 #                    which do not change with the version (make check runs
 #                    them with its first version only)
@@ -142,12 +144,19 @@ build)
 	# The VM boots an image of this root as it is now: made before the
 	# suite installs and purges its package there (tests/vm/README.md).
 	# Its failure is the VM's, counted when it cannot boot.
-	[ "$ver" = 24.11 ] && bash "$REPO/tests/vm/image.sh" 24.11 >/dev/null
+	if [ "$ver" = 24.11 ]; then
+		mkdir -p "$REPO/$b"
+		rm -f "$REPO/$b/vm-image"
+		img=$(bash "$REPO/tests/vm/image.sh" 24.11) &&
+			echo "$img" >"$REPO/$b/vm-image"
+	fi
 	bash "$HERE/make-in.sh" "$ver" deps all "${make_args[@]}"
 	;;
-tests)
+unit | integration | integration-asan | deb-test)
 	no_tree_2605 && exit 0
-	bash "$HERE/make-in.sh" "$ver" check-here CHECK_CORE=no \
+	goal=$part
+	[ "$part" = deb-test ] && goal=deb-test-if-debian
+	bash "$HERE/make-in.sh" "$ver" "$goal" \
 		CORE_EXTRAS="${QD_CORE_EXTRAS:-yes}" "${make_args[@]}"
 	;;
 core)
@@ -159,7 +168,7 @@ vm)
 	# build's plugin; 26.05 on one of Debian's packages, the plugin built
 	# against them beside (its counts kept with the version's).
 	case $ver in
-	24.11) vm 24.11 "$b" "$REPO/build/vm/image" ;;
+	24.11) vm 24.11 "$b" "$(cat "$REPO/$b/vm-image" 2>/dev/null)" ;;
 	26.05)
 		no_tree_2605 || deb_node_side "$REPO/$b/results" || exit 1
 		vm 26.05 "$DEB_B"
@@ -175,7 +184,7 @@ counts)
 	fi
 	;;
 *)
-	echo "suite.sh: unknown part '$part' (build, tests, core, vm, counts)" >&2
+	echo "suite.sh: unknown part '$part' (build, unit, integration, integration-asan, deb-test, core, vm, counts)" >&2
 	exit 2
 	;;
 esac

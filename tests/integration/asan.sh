@@ -18,6 +18,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 source "$here/example-policy.sh"
+QD_CLUSTER_SUFFIX=-asan
 source "$here/cluster-up.sh" # QD_CLUSTER_DIR, QD_RESULTS
 mkdir -p "$QD_RESULTS"
 

@@ -4,10 +4,12 @@
 
 # Unix socket paths (munged's) hold 107 bytes: a checkout deep in the
 # filesystem gets its cluster under /tmp instead, one per checkout.
+# A suite of its own (integration-asan: QD_CLUSTER_SUFFIX=-asan) has a
+# cluster of its own, so that make check runs both at once.
 if [ -z "${QD_CLUSTER_DIR:-}" ]; then
-	QD_CLUSTER_DIR=$QD_BUILD/cluster
+	QD_CLUSTER_DIR=$QD_BUILD/cluster${QD_CLUSTER_SUFFIX:-}
 	if [ ${#QD_CLUSTER_DIR} -gt 60 ]; then
-		QD_CLUSTER_DIR=/tmp/qdc-$(printf '%s' "$QD_ROOT" | md5sum | cut -c1-8)
+		QD_CLUSTER_DIR=/tmp/qdc-$(printf '%s' "$QD_ROOT" | md5sum | cut -c1-8)${QD_CLUSTER_SUFFIX:-}
 	fi
 fi
 export QD_CLUSTER_DIR

@@ -14,6 +14,10 @@
 #            one the suite builds Slurm 26.05 from source in, which must
 #            not meet Debian's), its image build/vm/image-26.05.
 #
+# QD_CHROOT_BASE (chroot.sh's) moves the roots, QD_VM_IMAGE_BASE the
+# images (build/vm): make check keeps both in /var/cache/qosdeny, outside
+# the checkout, for the next run (docs/development.md).
+#
 # The image holds no test code: the VM mounts the checkout over 9p and runs
 # tests/vm/boot.sh from it (the stub /usr/sbin/qd-vm-init below), so the plugin
 # and the tests under test are always the checkout's. Must run as root.
@@ -28,18 +32,18 @@ VM_PKGS="linux-image-amd64 initramfs-tools kmod iproute2 procps"
 case $VER in
 24.11)
 	ROOT=trixie
-	OUT=$REPO/build/vm/image
+	OUT=${QD_VM_IMAGE_BASE:-$REPO/build/vm}/image
 	;;
 26.05)
 	ROOT=forky-deb
-	OUT=$REPO/build/vm/image-26.05
+	OUT=${QD_VM_IMAGE_BASE:-$REPO/build/vm}/image-26.05
 	;;
 *)
 	msg "unknown Slurm version '$VER' (24.11 or 26.05)"
 	exit 2
 	;;
 esac
-CHROOT=$REPO/build/chroot/$ROOT
+CHROOT=${QD_CHROOT_BASE:-$REPO/build/chroot}/$ROOT
 
 bash "$REPO/tests/chroot/chroot.sh" create "$ROOT" >&2
 if [ "$VER" = 24.11 ]; then
@@ -70,7 +74,12 @@ if [ "$(cat "$OUT/key" 2>/dev/null)" = "$key" ] && [ -s "$OUT/root.ext4" ]; then
 fi
 msg "building the kernel, initrd and root image (key $key)"
 rm -rf "$OUT"
-mkdir -p "$OUT/initramfs-conf/conf.d" "$OUT/initramfs-conf/scripts"
+mkdir -p "$OUT"
+# mkinitramfs runs in the root: its settings and its initrd in the root's
+# /tmp, which the image leaves out.
+conf=$CHROOT/tmp/qd-initramfs-conf
+rm -rf "$conf" "$CHROOT/tmp/qd-initrd.img"
+mkdir -p "$conf/conf.d" "$conf/scripts"
 
 kver=$(basename "$(ls -d "$CHROOT"/lib/modules/*/ | sort -V | tail -n 1)")
 cp "$CHROOT/boot/vmlinuz-$kver" "$OUT/vmlinuz"
@@ -78,16 +87,17 @@ cp "$CHROOT/boot/vmlinuz-$kver" "$OUT/vmlinuz"
 # ext4 and virtio_blk are modules in Debian's kernel: an initrd with just
 # those (and crc32c, ext4's checksums) finds the root disk; 9p is loaded
 # from the root afterwards.
-cat >"$OUT/initramfs-conf/initramfs.conf" <<EOF
+cat >"$conf/initramfs.conf" <<EOF
 MODULES=list
 BUSYBOX=n
 COMPRESS=gzip
 EOF
 printf '%s\n' virtio_blk virtio_pci ext4 crc32c_generic \
-	>"$OUT/initramfs-conf/modules"
-rel=${OUT#"$REPO"/}
+	>"$conf/modules"
 bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" mkinitramfs \
-	-d "/qosdeny/$rel/initramfs-conf" -o "/qosdeny/$rel/initrd.img" "$kver" >&2
+	-d /tmp/qd-initramfs-conf -o /tmp/qd-initrd.img "$kver" >&2
+mv "$CHROOT/tmp/qd-initrd.img" "$OUT/initrd.img"
+rm -rf "$conf"
 
 # PID 1 of the VM: mounts the checkout (read-only) and the results
 # directory, then runs the checkout's boot.sh. Anything failing before that
