@@ -13,7 +13,8 @@
 # mount namespace where /sys/fs/cgroup is mounted afresh from there: CMD,
 # and a chroot it enters (its /sys a bind of this one), see that cgroup as
 # the root of each hierarchy. NAME and what is left below it are removed
-# when CMD ends. Exits with CMD's status. Root only.
+# when CMD ends, its CPU time first added to QD_CGROUP_CPU_FILE, if set, as
+# "NAME SECONDS". Exits with CMD's status. Root only.
 set -u
 msg() { echo "cgroup-ns: $*" >&2; }
 
@@ -64,6 +65,22 @@ join() {
 	done < <(cgroup_dirs "$1")
 }
 
+# cpu_seconds NAME: the CPU time NAME's processes used, in seconds (the
+# v1 cpuacct hierarchy's count, else v2's cpu.stat), or nothing.
+cpu_seconds() {
+	local d
+	while read -r d; do
+		if [ -r "$d/cpuacct.usage" ]; then
+			awk '{ printf "%d\n", $1 / 1e9 }' "$d/cpuacct.usage"
+			return
+		fi
+		if grep -qs '^usage_usec ' "$d/cpu.stat"; then
+			awk '$1 == "usage_usec" { printf "%d\n", $2 / 1e6 }' "$d/cpu.stat"
+			return
+		fi
+	done < <(cgroup_dirs "$1")
+}
+
 # remove NAME: NAME and what is below it, deepest first.
 remove() {
 	local d
@@ -107,11 +124,17 @@ MOUNTS=$(cgroup_mounts)
 export MOUNTS
 # Stopped (make check's lanes are, as a group), the cgroup goes too.
 trap 'remove "$name"; exit 143' TERM INT
+# What a run stopped before its end left, first.
+remove "$name" 2>/dev/null
 rc=0
 (
 	join "$name" || { msg "cannot make or join cgroup $name"; exit 1; }
 	exec unshare --cgroup --mount bash "$0" __inside "$@"
 ) 0<&0 &
 wait $! || rc=$?
+# What the command cost the machine (make check's table of parts).
+if [ -n "${QD_CGROUP_CPU_FILE:-}" ]; then
+	echo "$name $(cpu_seconds "$name")" >>"$QD_CGROUP_CPU_FILE"
+fi
 remove "$name"
 exit $rc

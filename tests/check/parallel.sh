@@ -10,18 +10,20 @@
 #
 # Lanes, each a sequence of tests/chroot/suite.sh parts:
 #   VERSION  one per version with a whole suite (22.05 here, 24.11 in its
-#            chroot; 26.05 with TREE): build, unit, integration, and
-#            deb-test alone at the end (it installs the package into the
-#            root the clusters run from). VERSION-asan: its
-#            integration-asan, beside its integration. Each part in a
-#            cgroup namespace of its own (cgroup-ns.sh), each cluster with
-#            ports (QD_PORT_MIN/MAX) and job ids (QD_FIRST_JOB_ID) of its own.
+#            chroot; 26.05 with TREE): build, unit, integration,
+#            integration-asan, and deb-test at the end (it installs the
+#            package into the root the clusters run from). Its clusters
+#            have ports (QD_PORT_MIN/MAX) and job ids (QD_FIRST_JOB_ID) of
+#            their own.
 #   core     the first such version's check-core (build-test, unit-asan,
 #            fuzz-smoke), once its build is there; at nice 19, so that the
 #            CPU-bound part takes what the clusters leave idle.
-#   vm-26.05 26.05 (Debian's packages: its root, node side and unit tests)
-#            and its VM; vm-24.11 24.11's VM, once that version built its
-#            image and plugin. qemu's TCG keeps one core busy each.
+#   26.05    without TREE: Debian's packages, its root, node side and
+#            unit tests.
+#   vm       24.11's VM, once that version's lane built its image and
+#            plugin, then 26.05's. qemu's TCG keeps one core busy.
+# Every part runs in a cgroup namespace of its own (cgroup-ns.sh): no
+# lane's cluster sees another's cgroups, and each part's CPU is counted.
 # Before them, on this host and alone: its packages (apt-get), and the
 # loopback routes' quickack, set once for every cluster (QD_QUICKACK).
 #
@@ -53,17 +55,21 @@ export QD_VM_IMAGE_BASE=${QD_VM_IMAGE_BASE:-$cache/vm}
 
 since() { echo $(($(date +%s) - $1)); }
 
-# part LANE NAME CMD...: CMD's output to the lane's log; its time printed
-# and kept in $results/times ("LANE NAME SECONDS STATUS").
+# part LANE NAME CMD...: CMD in a cgroup namespace of its own
+# (cgroup-ns.sh: the lanes' clusters never see each other's cgroups, and
+# what CMD cost in CPU is counted), its output to the lane's log; its time
+# printed and kept in $results/times ("LANE NAME SECONDS CPU STATUS").
+export QD_CGROUP_CPU_FILE=$results/cpu
 part() {
-	local lane=$1 name=$2 t0 rc=0
+	local lane=$1 name=$2 t0 rc=0 cg=qd-check-$1-$2 cpu
 	shift 2
 	t0=$(date +%s)
 	echo "# check: $lane: $name started at $(since "$t_start") s"
 	echo "# === $lane: $name" >>"$logs/$lane.log"
-	"$@" >>"$logs/$lane.log" 2>&1 </dev/null || rc=$?
-	echo "$lane $name $(since "$t0") $rc" >>"$results/times"
-	echo "# check: $lane: $name took $(since "$t0") s (status $rc)"
+	bash "$HERE/cgroup-ns.sh" "$cg" "$@" >>"$logs/$lane.log" 2>&1 </dev/null || rc=$?
+	cpu=$(awk -v n="$cg" '$1 == n { c = $2 } END { print c }' "$QD_CGROUP_CPU_FILE" 2>/dev/null)
+	echo "$lane $name $(since "$t0") ${cpu:--} $rc" >>"$results/times"
+	echo "# check: $lane: $name took $(since "$t0") s, ${cpu:-?} s of CPU (status $rc)"
 	return $rc
 }
 
@@ -74,7 +80,7 @@ has() {
 	return 1
 }
 # A version with a whole suite: all but 26.05 without a tree, which has
-# its node side built and tested in the vm lane.
+# its node side built and tested in a lane of its own.
 whole() { [ "$1" != 26.05 ] || [ -n "$tree" ]; }
 
 # This host's packages, before any lane: apt-get run here from two lanes
@@ -120,85 +126,81 @@ full=()
 for v in "${versions[@]}"; do whole "$v" && full+=("$v"); done
 n=${#full[@]}
 
-# slot_args K: make's words for the K-th cluster of the run (a version's
-# integration or integration-asan suite): its ports and job ids.
+# slot_args K: make's words for the K-th version's clusters: their ports
+# and job ids.
 slot_args() {
-	local k=$1 span=$((22000 / (2 * (n > 0 ? n : 1))))
+	local k=$1 span=$((22000 / (n > 0 ? n : 1)))
 	echo "QD_QUICKACK=0 QD_PORT_MIN=$((10000 + k * span))" \
 		"QD_PORT_MAX=$((10000 + (k + 1) * span - 1))" \
 		"QD_FIRST_JOB_ID=$((k * 1000000 + 1))"
 }
 
-# vpart LANE VERSION PART [SLOT]: a suite.sh part in the version's own
-# cgroup namespace (one per part: two run at once), with a cluster slot's
-# ports and job ids.
-vpart() {
-	local lane=$1 v=$2 p=$3
-	QD_MAKE_ARGS=$(slot_args "${4:-0}") part "$lane" "$p" \
-		bash "$HERE/cgroup-ns.sh" "qd-check-$v-$p" bash "$SUITE" "$v" "$p" "$tree"
-}
-
-# A version: its build, unit tests, both integration suites at once
-# (integration-asan's log is lane VERSION-asan), then deb-test alone, which
-# installs the package into the root both suites' Slurm runs from.
+# A version: its build, unit tests, the two integration suites one after
+# the other (both at once, and both VMs at once, had four clusters and two
+# emulated CPUs on two cores: timing-bound tests failed), then deb-test,
+# which installs the package into the root its clusters run from.
 version_lane() { # INDEX VERSION
-	local i=$1 v=$2 rc=0
+	local i=$1 v=$2 rc=0 p
 	export QD_CORE_EXTRAS=no
 	[ "$i" = 0 ] && QD_CORE_EXTRAS=yes
-	vpart "$v" "$v" build || rc=$?
+	QD_MAKE_ARGS=$(slot_args "$i")
+	export QD_MAKE_ARGS
+	part "$v" build bash "$SUITE" "$v" build "$tree" || rc=$?
 	mark "$v" "$rc"
 	# The first version's core part shares its build directory: in this
 	# lane, before the tests, where the version runs in a chroot (apt-get
 	# there by its deb-test would meet the core part's Redis servers).
 	if [ "$i" = 0 ] && [ "$v" != "$host_ver" ]; then
-		vpart "$v" "$v" core
+		part "$v" core bash "$SUITE" "$v" core "$tree"
 	fi
-	vpart "$v" "$v" unit
-	vpart "$v-asan" "$v" integration-asan $((2 * i + 1)) &
-	vpart "$v" "$v" integration $((2 * i))
-	wait
-	vpart "$v" "$v" deb-test
+	for p in unit integration integration-asan deb-test; do
+		part "$v" "$p" bash "$SUITE" "$v" "$p" "$tree"
+	done
 }
 
 core_lane() {
 	wait_mark "${full[0]}" || true
-	part core core nice -n 19 bash "$HERE/cgroup-ns.sh" qd-check-core \
-		bash "$SUITE" "${full[0]}" core "$tree"
+	part core core nice -n 19 bash "$SUITE" "${full[0]}" core "$tree"
 }
 
-# The VMs, one lane each: qemu's TCG keeps one core busy, and a VM waits
-# for nothing else once its image and plugin are there.
-vm_2605_lane() {
-	if whole 26.05; then
-		wait_mark 26.05 || true
-	else
-		part vm-26.05 build bash "$HERE/cgroup-ns.sh" qd-check-vm \
-			bash "$SUITE" 26.05 build "$tree"
+# 26.05 without a tree: its root (Debian's packages), its node side built
+# and unit-tested; its VM is the vm lane's.
+deb_2605_lane() {
+	local rc=0
+	part 26.05 build bash "$SUITE" 26.05 build "$tree" || rc=$?
+	mark 26.05 "$rc"
+}
+
+# The VMs one after the other: qemu's TCG keeps one core busy. 24.11's
+# first, its image and plugin the sooner there (the 24.11 lane's build);
+# then 26.05's.
+vm_lane() {
+	if has 24.11; then
+		wait_mark 24.11 || true
+		part vm 24.11-vm bash "$SUITE" 24.11 vm "$tree"
 	fi
-	part vm-26.05 vm bash "$SUITE" 26.05 vm "$tree"
-}
-
-vm_2411_lane() {
-	wait_mark 24.11 || true
-	part vm-24.11 vm bash "$SUITE" 24.11 vm "$tree"
+	if has 26.05; then
+		wait_mark 26.05 || true
+		part vm 26.05-vm bash "$SUITE" 26.05 vm "$tree"
+	fi
 }
 
 lanes=()
 for i in "${!full[@]}"; do
 	version_lane "$i" "${full[$i]}" &
-	lanes+=("${full[$i]}" "${full[$i]}-asan")
+	lanes+=("${full[$i]}")
 done
 if [ "$n" -gt 0 ] && [ "${full[0]}" = "$host_ver" ]; then
 	core_lane &
 	lanes+=(core)
 fi
-if has 26.05; then
-	vm_2605_lane &
-	lanes+=(vm-26.05)
+if has 26.05 && ! whole 26.05; then
+	deb_2605_lane &
+	lanes+=(26.05)
 fi
-if has 24.11; then
-	vm_2411_lane &
-	lanes+=(vm-24.11)
+if has 26.05 || has 24.11; then
+	vm_lane &
+	lanes+=(vm)
 fi
 wait
 
@@ -213,8 +215,10 @@ for v in "${versions[@]}"; do
 done
 
 echo
-echo "Time per part (seconds; the lanes ran side by side):"
-awk '{ printf "  %-8s %-14s %6d%s\n", $1, $2, $3, ($4 != 0 ? "  (status " $4 ")" : "") }' \
-	"$results/times"
-echo "make check took $(since "$t_start") s of wall time (budget: 2,700 s, docs/development.md)"
+wall=$(since "$t_start")
+echo "Time per part (seconds of wall time and of CPU; the lanes ran side by side):"
+awk '{ printf "  %-10s %-16s %6d %6s%s\n", $1, $2, $3, $4, ($5 != 0 ? "  (status " $5 ")" : "")
+	c += $4 } END { printf "  %-27s %6s %6d\n", "CPU of all parts", "", c }' "$results/times"
+echo "make check took $wall s of wall time, of $(($(nproc) * wall)) s of CPU on $(nproc) cores" \
+	"(budget: 2,700 s of wall time, docs/development.md)"
 sh "$REPO/tests/summary.sh" "$results"

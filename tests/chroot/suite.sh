@@ -137,6 +137,7 @@ build)
 		fi
 		if [ "$ver" = 26.05 ] &&
 			! bash "$HERE/make-in.sh" "$ver" slurm-from-source; then
+			mkdir -p "$REPO/$b/results"
 			echo "suite slurm-build 0 1" >>"$REPO/$b/results/counts"
 			exit 1
 		fi

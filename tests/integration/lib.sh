@@ -78,11 +78,19 @@ job_state() { squeue -h -j "$1" -o %T 2>/dev/null; }
 
 # job_tres ID [req|alloc]: the job's TRES as scontrol shows them. 22.05 has
 # one TRES= (requested while pending, allocated once running), 23.02 and
-# later ReqTRES= and AllocTRES=.
+# later ReqTRES= and AllocTRES=. An answer lost on the way (seen with
+# make check's four clusters on two cores: "slurm_load_jobs error: Broken
+# pipe" from an ASan slurmctld) is asked for again, as an administrator
+# would, rather than read as no TRES.
 job_tres() {
-	local pre=Req
+	local pre=Req out i
 	[ "${2:-req}" == alloc ] && pre=Alloc
-	scontrol show job "$1" |
+	for i in 1 2 3 4 5; do
+		out=$(scontrol show job "$1") && break
+		echo "# scontrol show job $1 failed (try $i), asking again" >&2
+		sleep 1
+	done
+	printf '%s\n' "$out" |
 		sed -n "s/^ *\($pre\)\{0,1\}TRES=\([^ ]*\).*/\2/p" | head -n 1
 }
 job_running() { [ "$(job_state "$1")" == RUNNING ]; }

@@ -12,6 +12,9 @@ source "$(dirname "$0")/usage-lib.sh"
 EXTRA=$QD_CLUSTER_DIR/site-factor.conf
 WEIGHT=10000
 INTERVAL=5
+# The site factor's Redis exchanges give up after this: a submission that
+# waited on one would take that much longer.
+TIMEOUT_MS=3000
 
 # priority PARAMETERS: slurmctld restarted with the site factor and these
 # PrioritySiteFactorParameters; the restart's status.
@@ -75,7 +78,7 @@ redis_clear
 check "reporting on (plugstack.conf, slurmd restarted)" reporting_on
 # A Redis call under slurmctld's locks would hold them this long when Redis
 # is silent: the submissions timed below would show it.
-echo "required spank_qosdeny.so redis=$QD_REDIS_ADDR timeout_ms=3000" >"$PLUGSTACK"
+echo "required spank_qosdeny.so redis=$QD_REDIS_ADDR timeout_ms=$TIMEOUT_MS" >"$PLUGSTACK"
 
 # --- Bad parameters: fatal at start, naming the text.
 for bad in "weight=abc" "frobnicate=1" "interval=4" "weight=1000001"; do
@@ -238,8 +241,15 @@ squeue_time() {
 	squeue >/dev/null
 	echo $((($(date +%s%N) - t0) / 1000000))
 }
-before=$(site "$(pending_job charlie -A batch)")
+# A submission that waited on Redis would take TIMEOUT_MS longer; half of
+# it is the margin for a loaded host's noise between the two measurements.
+as_fast() { [ "$1" -le $((base + TIMEOUT_MS / 2)) ]; }
 base=$(submit_time)
+# The factor a new job gets, read just before Redis stops, so that no
+# refresh comes between (with make check's lanes beside, the five
+# submissions above took seconds, and a refresh between moved it: 706 to
+# 709).
+before=$(site "$(pending_job charlie -A batch)")
 begins=$(log_count "site factor: .*the factors keep their last values")
 ends=$(log_count "site factor: .* answers again")
 bash "$CLUSTER" redis-stop >/dev/null
@@ -248,7 +258,7 @@ check "Redis stopped: the outage is logged" wait_for "the outage line" $((INTERV
 down=$(submit_time)
 echo "# slowest of 5 submissions: ${base} ms with Redis, ${down} ms with Redis stopped"
 check "submissions with Redis stopped as fast (${down} ms, ${base} ms with it)" \
-	test "$down" -le $((base + 500))
+	as_fast "$down"
 c4=$(pending_job charlie -A batch)
 assert_eq "a new job gets the kept factor" "$before" "$(site "$c4")"
 outage_lines() { [ "$(log_count "site factor: .*the factors keep their last values")" == $((begins + 1)) ]; }
@@ -276,7 +286,7 @@ silent=$(submit_time)
 sq=$(squeue_time)
 echo "# slowest of 5 submissions with Redis silent: ${silent} ms; squeue ${sq} ms"
 check "submissions with Redis silent as fast (${silent} ms, ${base} ms with it)" \
-	test "$silent" -le $((base + 500))
+	as_fast "$silent"
 check "squeue with Redis silent answers at once (${sq} ms)" test "$sq" -le 1000
 c5=$(pending_job charlie -A batch)
 assert_eq "a new job gets the kept factor" "$before" "$(site "$c5")"
