@@ -142,6 +142,11 @@ build)
 			exit 1
 		fi
 	fi
+	# The packages, deb-test's for building the package too: installed by
+	# its make deb later, they would change the root's package list, and
+	# with it the key of the VM image made of it (image.sh), at every run.
+	bash "$HERE/make-in.sh" "$ver" deps \
+		QD_EXTRA_PKGS="debhelper lintian build-essential"
 	# The VM boots an image of this root as it is now: made before the
 	# suite installs and purges its package there (tests/vm/README.md).
 	# Its failure is the VM's, counted when it cannot boot.
