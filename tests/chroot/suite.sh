@@ -11,8 +11,8 @@
 #                    results directory emptied first
 #            unit, integration, integration-asan, deb-test
 #                    that make goal (deb-test where Slurm is Debian's
-#                    package); make check runs the two integration suites
-#                    at once, each with a cluster of its own
+#                    package); the two integration suites each have a
+#                    cluster directory of their own
 #            core    make check-core: build-test, unit-asan, fuzz-smoke,
 #                    which do not change with the version (make check runs
 #                    them with its first version only)

@@ -18,7 +18,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 source "$here/example-policy.sh"
-# A cluster of its own (cluster-up.sh), beside make check's integration.
+# A cluster directory of its own (cluster-up.sh): integration's logs stay.
 # shellcheck disable=SC2034
 QD_CLUSTER_SUFFIX=-asan
 source "$here/cluster-up.sh" # QD_CLUSTER_DIR, QD_RESULTS

@@ -5,7 +5,8 @@
 # Unix socket paths (munged's) hold 107 bytes: a checkout deep in the
 # filesystem gets its cluster under /tmp instead, one per checkout.
 # A suite of its own (integration-asan: QD_CLUSTER_SUFFIX=-asan) has a
-# cluster of its own, so that make check runs both at once.
+# cluster directory of its own, so that its logs never overwrite
+# integration's.
 if [ -z "${QD_CLUSTER_DIR:-}" ]; then
 	QD_CLUSTER_DIR=$QD_BUILD/cluster${QD_CLUSTER_SUFFIX:-}
 	if [ ${#QD_CLUSTER_DIR} -gt 60 ]; then
