@@ -64,7 +64,7 @@ check-quick: deps
 	@+$(call check_part,unit)
 	@+s=$$(date +%s); $(MAKE) integration \
 		QUICK_ARGS="$(QUICK_TESTS:%=tests/integration/%)" || true; \
-		echo "\# check-quick: integration ($(QUICK_TESTS)) took $$(($$(date +%s) - s)) s"
+		echo "# check-quick: integration ($(QUICK_TESTS)) took $$(($$(date +%s) - s)) s"
 	sh tests/summary.sh $(QD_RESULTS)
 
 # The pure cgroup v2 node (tests/vm/README.md): the 24.11 build's
