@@ -14,14 +14,19 @@
 #            integration-asan, and deb-test at the end (it installs the
 #            package into the root the clusters run from). Its clusters
 #            have ports (QD_PORT_MIN/MAX) and job ids (QD_FIRST_JOB_ID) of
-#            their own.
+#            their own, t_memory.sh's apart from the others'.
+#   V-memory that version's t_memory.sh (8,000 submissions, a third of
+#            its integration suite's time), once its build is there, on a
+#            cluster of its own; deb-test waits for it.
 #   core     the first such version's check-core (build-test, unit-asan,
-#            fuzz-smoke), once its build is there; at nice 19, so that the
-#            CPU-bound part takes what the clusters leave idle.
+#            fuzz-smoke), once its build is there.
+#            These two are CPU-bound and judge no time: their cgroups get a
+#            quarter of a default one's CPU weight (QD_CGROUP_CPU_WEIGHT),
+#            so that they take mostly what the clusters leave idle.
 #   26.05    without TREE: Debian's packages, its root, node side and
 #            unit tests.
-#   vm       24.11's VM, then 26.05's, once every version's lane has
-#            ended: qemu's TCG keeps one core busy, and its guest's
+#   V-vm     24.11's VM and 26.05's, at once, once every version's lane
+#            has ended: qemu's TCG keeps one core busy, and its guest's
 #            timing-bound tests failed beside the clusters.
 # Every part runs in a cgroup namespace of its own (cgroup-ns.sh): no
 # lane's cluster sees another's cgroups, and each part's CPU is counted.
@@ -131,13 +136,18 @@ full=()
 for v in "${versions[@]}"; do whole "$v" && full+=("$v"); done
 n=${#full[@]}
 
-# slot_args K: make's words for the K-th version's clusters: their ports
-# and job ids.
+# slot_args K [memory]: make's words for the K-th version's clusters, or
+# for its t_memory.sh's: their ports and job ids.
 slot_args() {
-	local k=$1 span=$((22000 / (n > 0 ? n : 1)))
-	echo "QD_QUICKACK=0 QD_PORT_MIN=$((10000 + k * span))" \
-		"QD_PORT_MAX=$((10000 + (k + 1) * span - 1))" \
-		"QD_FIRST_JOB_ID=$((k * 1000000 + 1))"
+	local k=$1 span=$((22000 / (n > 0 ? n : 1))) lo hi first
+	lo=$((10000 + k * span)) hi=$((10000 + (k + 1) * span - 1))
+	first=$((k * 1000000 + 1))
+	if [ "${2:-}" = memory ]; then
+		lo=$((lo + span / 2)) first=$((first + 500000))
+	else
+		hi=$((lo + span / 2 - 1))
+	fi
+	echo "QD_QUICKACK=0 QD_PORT_MIN=$lo QD_PORT_MAX=$hi QD_FIRST_JOB_ID=$first"
 }
 
 # A version: its build, unit tests, the two integration suites one after
@@ -158,9 +168,22 @@ version_lane() { # INDEX VERSION
 	if [ "$i" = 0 ] && [ "$v" != "$host_ver" ]; then
 		part "$v" core bash "$SUITE" "$v" core "$tree"
 	fi
-	for p in unit integration integration-asan deb-test; do
+	for p in unit integration integration-asan; do
 		part "$v" "$p" bash "$SUITE" "$v" "$p" "$tree"
 	done
+	wait_mark "$v-memory" || true
+	part "$v" deb-test bash "$SUITE" "$v" deb-test "$tree"
+}
+
+# A version's t_memory.sh, beside its lane: a cluster of its own.
+memory_lane() { # INDEX VERSION
+	local i=$1 v=$2 rc=0
+	QD_MAKE_ARGS=$(slot_args "$i" memory)
+	export QD_MAKE_ARGS
+	wait_mark "$v" || return 0
+	QD_CGROUP_CPU_WEIGHT=25 part "$v-memory" integration-memory \
+		bash "$SUITE" "$v" integration-memory "$tree" || rc=$?
+	mark "$v-memory" "$rc"
 }
 
 # ended NAME...: the marks a lane owes, given where it did not leave them
@@ -172,34 +195,30 @@ ended() {
 
 core_lane() {
 	wait_mark "${full[0]}" || true
-	part core core nice -n 19 bash "$SUITE" "${full[0]}" core "$tree"
+	QD_CGROUP_CPU_WEIGHT=25 part core core bash "$SUITE" "${full[0]}" core "$tree"
 }
 
 # 26.05 without a tree: its root (Debian's packages), its node side built
-# and unit-tested; its VM is the vm lane's.
+# and unit-tested; its VM is the 26.05-vm lane's.
 deb_2605_lane() {
 	local rc=0
 	part 26.05 build bash "$SUITE" 26.05 build "$tree" || rc=$?
 	mark 26.05 "$rc"
 }
 
-# The VMs one after the other, once every version's clusters are gone:
-# qemu's TCG keeps one core busy, and its guests' timing-bound tests
-# (t_v2_usage: a record within 2 s of slurmctld's times) failed whenever
-# a guest shared the host with two clusters, even at nice -10: its steps
-# started 3 s after slurmctld's StartTime, its 3 s jobs lasted 16 s.
-# 24.11's first; only the core lane, at nice 19, may still run beside.
-vm_lane() {
+# A version's VM (24.11, 26.05), once every version's clusters are gone:
+# its guest's timing-bound tests (t_v2_usage: a record within 2 s of
+# slurmctld's times) failed whenever it shared the host with two
+# clusters, even at nice -10 (which, in a cgroup of its own, orders
+# nothing against the others): its steps started 3 s after slurmctld's
+# StartTime, its 3 s jobs lasted 16 s. The two VMs run at once, each
+# qemu's TCG on a core of its own; only the lanes of a quarter weight
+# (core, t_memory.sh) may still run beside them.
+vm_lane() { # VERSION
 	local v
 	for v in "${full[@]}"; do wait_mark "$v-done"; done
-	if has 24.11; then
-		wait_mark 24.11 || true
-		part vm 24.11-vm bash "$SUITE" 24.11 vm "$tree"
-	fi
-	if has 26.05; then
-		wait_mark 26.05 || true
-		part vm 26.05-vm bash "$SUITE" 26.05 vm "$tree"
-	fi
+	wait_mark "$1" || true
+	part "$1-vm" vm bash "$SUITE" "$1" vm "$tree"
 }
 
 lanes=(host)
@@ -209,6 +228,11 @@ for i in "${!full[@]}"; do
 		ended "${full[$i]}" "${full[$i]}-done"
 	} &
 	lanes+=("${full[$i]}")
+	{
+		(memory_lane "$i" "${full[$i]}")
+		ended "${full[$i]}-memory"
+	} &
+	lanes+=("${full[$i]}-memory")
 done
 if [ "$n" -gt 0 ] && [ "${full[0]}" = "$host_ver" ]; then
 	core_lane &
@@ -221,10 +245,12 @@ if has 26.05 && ! whole 26.05; then
 	} &
 	lanes+=(26.05)
 fi
-if has 26.05 || has 24.11; then
-	vm_lane &
-	lanes+=(vm)
-fi
+for v in 24.11 26.05; do
+	if has "$v"; then
+		vm_lane "$v" &
+		lanes+=("$v-vm")
+	fi
+done
 wait
 
 for lane in "${lanes[@]}"; do

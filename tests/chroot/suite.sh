@@ -11,8 +11,11 @@
 #                    results directory emptied first
 #            unit, integration, integration-asan, deb-test
 #                    that make goal (deb-test where Slurm is Debian's
-#                    package); the two integration suites each have a
-#                    cluster directory of their own
+#                    package), integration without t_memory.sh
+#            integration-memory
+#                    t_memory.sh alone; it, integration and
+#                    integration-asan each have a cluster directory of
+#                    their own
 #            core    make check-core: build-test, unit-asan, fuzz-smoke,
 #                    which do not change with the version (make check runs
 #                    them with its first version only)
@@ -158,12 +161,28 @@ build)
 	fi
 	bash "$HERE/make-in.sh" "$ver" deps all "${make_args[@]}"
 	;;
-unit | integration | integration-asan | deb-test)
+unit | integration-asan | deb-test)
 	no_tree_2605 && exit 0
 	goal=$part
 	[ "$part" = deb-test ] && goal=deb-test-if-debian
 	bash "$HERE/make-in.sh" "$ver" "$goal" \
 		CORE_EXTRAS="${QD_CORE_EXTRAS:-yes}" "${make_args[@]}"
+	;;
+integration)
+	# All but t_memory.sh, which is the integration-memory part's.
+	no_tree_2605 && exit 0
+	bash "$HERE/make-in.sh" "$ver" integration QD_SKIP=t_memory.sh \
+		CORE_EXTRAS="${QD_CORE_EXTRAS:-yes}" "${make_args[@]}"
+	;;
+integration-memory)
+	# t_memory.sh alone, on a cluster directory of its own: make check runs
+	# it beside the version's other suites (its 8,000 submissions were a
+	# third of the integration suite's time), with ports and job ids of
+	# its own in QD_MAKE_ARGS. Its counts are the integration suite's.
+	no_tree_2605 && exit 0
+	bash "$HERE/make-in.sh" "$ver" integration \
+		QUICK_ARGS=tests/integration/t_memory.sh QD_CLUSTER_SUFFIX=-memory \
+		"${make_args[@]}"
 	;;
 core)
 	no_tree_2605 && exit 0
@@ -190,7 +209,7 @@ counts)
 	fi
 	;;
 *)
-	echo "suite.sh: unknown part '$part' (build, unit, integration, integration-asan, deb-test, core, vm, counts)" >&2
+	echo "suite.sh: unknown part '$part' (build, unit, integration, integration-memory, integration-asan, deb-test, core, vm, counts)" >&2
 	exit 2
 	;;
 esac
