@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # qosdeny: submit-time QoS caps, GPU binding and GPU fair share for Slurm.
 #
 #   make            build the plugin, the tool and the unit tests
@@ -39,7 +40,7 @@ CFLAGS    ?= -O2 -g
 QD_DEFS   := -D_GNU_SOURCE -DQD_VERSION='"$(VERSION)"' \
              -DQD_SYSCONFDIR='"$(SYSCONFDIR)"'
 # Hardening of everything built here, the five installed binaries first
-# (tests/build/hardening.sh checks them; README, Install). _FORTIFY_SOURCE=3
+# (tests/build/hardening.sh checks them; docs/install.md, "Hardening"). _FORTIFY_SOURCE=3
 # needs gcc 12 and optimisation. -U first: a compiler that defines it
 # already says nothing, and neither does a CPPFLAGS with its own level,
 # undefined again in front of it.
@@ -62,7 +63,7 @@ QD_LDFLAGS := -Wl,-z,relro,-z,now
 # files, error strings).
 CORE_DIRS := shared/common shared/policy shared/usage shared/plugstack
 CORE_CFLAGS := $(CORE_DIRS:%=-I%)
-# TLS to Redis (redis_tls_*, README "High availability") where hiredis has
+# TLS to Redis (redis_tls_*, docs/high-availability.md "TLS") where hiredis has
 # hiredis_ssl: 1.0 and later (Debian 13's); Debian 12's 0.14 has none, and
 # a build there refuses those options.
 HAVE_TLS := $(and $(wildcard /usr/include/hiredis/hiredis_ssl.h),$(wildcard \

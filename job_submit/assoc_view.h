@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * What slurmctld's association manager knows about a job's user and QoS, in
  * the policy core's terms. Every function here expects the caller to hold
  * assoc_mgr read locks on assoc, qos, tres and user (QD_ASSOC_READ_LOCKS).

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * slurmctld 22.05 keeps what it knows of slurmdbd in two globals of its own,
  * exported by the slurmctld binary:
  *

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Whether slurmctld is deciding without slurmdbd: it then works from the
  * associations, QoS and limits it cached, as Slurm itself does.
  */

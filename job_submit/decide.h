@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * One submit-time decision: which QoS apply to the job (its own and its
  * partition's), their limits and usage from slurmctld, the policy core's
  * checks. Runs under slurmctld's job, node and partition locks (held by the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Finds Slurm's source for the internal headers the slurmctld adapters
 # (job_submit/) need, checks it is the installed Slurm's version, and writes
 # the config.h that matches the build of that Slurm.

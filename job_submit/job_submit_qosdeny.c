@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * job_submit/qosdeny: rejects at submission a job that would break its QoS's
  * per-job, per-user or group caps, where qosdeny.conf asks for it.
  *

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * How many GPUs of each type the nodes of a job's partitions have, from
  * slurmctld's node records: what an untyped request could be given
  * (untyped_gpus.h).

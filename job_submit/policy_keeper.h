@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Keeps each policy job_submit/qosdeny accepts as the last good one in
  * StateSaveLocation (policy_keep.h), written by a thread of its own: a
  * policy re-read at a submission is accepted with slurmctld's job locks

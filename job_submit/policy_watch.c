@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The policy watcher (policy_watch.h). Its thread sleeps on a monotonic
  * clock, so a change of the wall clock neither stops nor hurries it.
  */

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qosdeny.conf re-read off slurmctld's locks (docs/how-it-decides.md,
  * "Reload"): a thread of the plugin looks at the file's signature every
  * QD_WATCH_MS and, when it changed, reads and parses it with no lock held.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Every difference between the Slurm releases qosdeny supports (22.05,
  * 24.11, 26.05) in the slurmctld internals the adapters touch (job_submit/
  * and site_factor/, which includes this file), in one place. Each #if names the

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Slurm 22.05's job description and job record, turned into the policy
  * core's plain request. Everything that knows those structures' layout for
  * counting lives in slurm_fields.c.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The records behind pam_qosdeny.so: see adopt.h.
  */
 #include <dirent.h>

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * What the node records so that processes pam_slurm_adopt adopts into a job
  * (ssh to a node of the job) can be confined to the job's GPUs there by
  * pam_qosdeny.so. slurmstepd runs no SPANK hook for an adopted process, so

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The cgroup module's facade (cgroup.h): decides the layout for a process
  * and hands the work to the path for it, cgroup_v1.c or cgroup_v2.c. The
  * top layer: it calls the paths and the primitives below them

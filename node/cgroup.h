@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Confining a process to some of the node's GPUs through its cgroups. No
  * SPANK types here, so the module is tested on real cgroups without
  * slurmstepd.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Our cgroup v2 device program's instructions; see cgroup_bpf.h. Built as
  * SchedMD's Slurm builds its own (src/plugins/cgroup/v2/ebpf.c): named
  * instructions in blocks, each under the C it stands for.

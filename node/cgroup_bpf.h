@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The instructions of our cgroup v2 device program (BPF_PROG_TYPE_CGROUP_
  * DEVICE), built from the devices to refuse. Only builds: no bpf() call and
  * no cgroup, so it is tested anywhere; loading and attaching it, and which

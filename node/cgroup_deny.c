@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The device numbers a GPU binding refuses; see cgroup_deny.h. The control
  * devices are never among them (cgroup.h).
  */

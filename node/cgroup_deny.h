@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The device numbers a GPU binding refuses, from the GPU files it is given
  * (cgroup.h). Both cgroup paths (cgroup_v1.c, cgroup_v2.c) and the device
  * program (cgroup_bpf.c) take this list; it knows nothing of cgroups.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The cgroup file primitives; see cgroup_file.h.
  */
 #include <dirent.h>

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The cgroup file primitives: making a child cgroup, moving a process into
  * one, writing a control file, counting and removing. The bottom layer of
  * the cgroup module: the v1 and v2 paths (cgroup_v1.c, cgroup_v2.c) and the

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Where a process's cgroup is on this machine; see cgroup_locate.h.
  */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Where a process's cgroup is on this machine: its path in /proc/PID/cgroup
  * read against this process's mounts (/proc/self/mountinfo). Only reads;
  * the facade (cgroup.c) asks it once per task to pick the cgroup path.

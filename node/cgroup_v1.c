@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * cgroup v1: deny rules in a child of the task's devices cgroup.
  *
  * A new devices cgroup copies its parent's behaviour and exceptions, and a

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The cgroup v1 path of the GPU binding (cgroup.h, "cgroup v1 (or
  * hybrid)"): deny rules in a child of the process's devices cgroup. Called
  * by the facade (cgroup.c) only; calls the primitives in cgroup_file.c.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * cgroup v2: a device program, through the raw bpf() syscall (no libbpf).
  * One loader (load(), of what cgroup_bpf.c builds), and the attachers of the
  * two v2 layouts (cgroup.h): a child cgroup of ours, or the process's own

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The cgroup v2 paths of the GPU binding (cgroup.h: a child cgroup, or in
  * place): where our device program goes, with which flags, what it
  * tail-calls, and undoing that. Called by the facade (cgroup.c) only; calls

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * This node's GPU files and a step's, from gres.conf, the gpu_devices=
  * option or /dev/nvidia[0-9]*. See gpu_devices.h.
  */

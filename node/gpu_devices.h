@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * This node's GPU device files, in Slurm's index order, and the ones a step
  * owns. Slurm numbers a node's GPUs 0, 1, ... in the order of the files its
  * gres.conf lists for that node (Name=gpu), and exports a step's as

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Asks slurmctld, then slurmdbd, how an orphaned record's run ended
  * (spool_orphan.h), through scontrol and sacct (slurm_cmd.h), within one
  * time budget for all the records of one sweep: slurmd's start waits no

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The QoS a job runs under, as slurmctld tells `scontrol -o show job ID`,
  * for the epilog of a job that lists several QoS (spank_job.c). Not through
  * libslurm: `slurmstepd spank epilog` runs with the reduced configuration

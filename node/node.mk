@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # libqosdeny_node.a: what a compute node does without Slurm's types, linked
 # by spank_qosdeny.so (spank/spank.mk), pam_qosdeny.so (pam/pam.mk) and the
 # qosdeny tool's doctor: the cgroup module, GPU lists from gres.conf, the

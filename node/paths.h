@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * A growable list of file paths: the node's GPU device files and the ones a
  * step may use. Shared by the GPU list code and the cgroup module.
  */

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Runs one of Slurm's commands (scontrol, sacct, found on PATH) and reads
  * what it prints, within a time limit. Not through libslurm: `slurmstepd
  * spank epilog` runs with the reduced configuration slurmd hands it, in

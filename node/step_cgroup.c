@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Where Slurm puts a step's processes on cgroup v2; see step_cgroup.h.
  */
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Where Slurm puts a step's processes on cgroup v2: the one place that knows
  * it. The task binding, the extern step's confinement for ssh sessions,
  * pam_qosdeny.so and `qosdeny doctor` all ask here (docs/gpu-and-usage.md,

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The job's usage record from its prolog/epilog environment. slurmd builds
  * that environment itself (prep_script_slurmd.c _build_env) from the job's
  * credential: the job's own id (array tasks and het components each have

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The job prolog's and epilog's work on the node's spool and Redis. Order
  * matters for "nothing lost, nothing twice": a job's open record is on disk
  * (fsync'd, renamed into place) from its prolog on; at its epilog the closed
@@ -23,7 +23,7 @@
 
 /* The Redis side of one hook: connected and the half-life read only when a
  * closed record is there to send; after a failure nothing more is tried, so
- * that the hook waits at most one timeout_ms (README "plugstack.conf"). */
+ * that the hook waits at most one timeout_ms (qosdeny(1), timeout_ms=). */
 struct sender {
 	const struct qd_reporter *rp;
 	struct qd_redis *redis;
@@ -74,7 +74,7 @@ static int sender_ready(struct sender *s, char *err, size_t errlen)
 	if (!s->redis)
 		return -1;
 	/* The whole replay, not each record, within timeout_ms: a job's
-	 * start or end waits no longer (README "plugstack.conf"). */
+	 * start or end waits no longer (qosdeny(1), timeout_ms=). */
 	qd_redis_budget(s->redis);
 	s->ready = true;
 	return 0;

@@ -1,7 +1,8 @@
-/*
- * GPU usage reporting from a compute node (README "GPU usage and fair share"),
- * for the SPANK plugin's job prolog and epilog, which slurmd runs once per job
- * per node, as root. No SPANK types here, so the tests drive it without slurmd.
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * GPU usage reporting from a compute node (docs/gpu-and-usage.md, "Usage
+ * reporting"), for the SPANK plugin's job prolog and epilog, which slurmd runs
+ * once per job per node, as root. No SPANK types here, so the tests drive it
+ * without slurmd.
  *
  * The prolog writes an open record (the job's start on this node) to the
  * node's spool; the epilog closes it at the job's end and writes the closed

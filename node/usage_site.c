@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Where the node's reporting goes: the spool directory, Redis, and the
  * qosdeny.conf that gives UsageHalfLife, from the plugstack.conf options and
  * slurm.conf. The job prolog and epilog run in a slurmstepd of their own

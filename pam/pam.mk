@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # pam_qosdeny.so: ssh sessions adopted into a job (pam_slurm_adopt) joined
 # to the confinement spank_qosdeny.so's extern step prepared (pam/
 # pam_qosdeny.c). Links the cgroup module and the records from

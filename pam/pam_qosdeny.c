@@ -1,7 +1,7 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * pam_qosdeny.so: ssh sessions that pam_slurm_adopt adopts into a job are
- * confined to that job's GPUs on the node (README "ssh into a job's node"), or
- * refused.
+ * confined to that job's GPUs on the node (docs/gpu-and-usage.md, "Adopted ssh
+ * sessions"), or refused.
  *
  * slurmstepd runs no SPANK hook when it adopts a process, so
  * spank_qosdeny.so prepares the confinement in the job's extern step

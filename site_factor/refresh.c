@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The background refresh (refresh.h). Locking: table_lock guards the table
  * pointer alone and is held by slurmctld's threads for lookups; ctl_lock
  * guards the thread's parameters and wake-ups. Neither is ever held while
@@ -61,7 +61,8 @@ static bool outage;
 static bool warned_no_gpu_tres;
 
 /* slurm.conf and the spank_qosdeny.so line, read as the plugin reads it
- * (README "plugstack.conf"): o has the defaults where it was not read. */
+ * (qosdeny(1), PLUGSTACK.CONF OPTIONS): o has the defaults where it was not
+ * read. */
 static int load_site(struct qd_site *site, struct qd_spank_opts *o, char *err,
 		     size_t errlen)
 {
@@ -185,7 +186,7 @@ static void keep_policy(void)
 /* The current policy: re-read when the file changed, the previous kept
  * when the new one does not parse (as job_submit/qosdeny does). A failure
  * is logged once, until the file changes again; with no qosdeny.conf at
- * all, the defaults apply (README "GPU fair share in job priority": this
+ * all, the defaults apply (qosdeny.conf(5), FairShareClusters: this
  * cluster alone). */
 static const struct qd_policy *current_policy(const struct qd_site *site)
 {
@@ -275,7 +276,7 @@ static int refresh(uint32_t weight, char *err, size_t errlen)
 	}
 	r = redis_for(&opts, err, errlen);
 	/* Each refresh on the primary the sentinels name now, not on one a
-	 * partition left behind (README "High availability"). */
+	 * partition left behind (docs/high-availability.md). */
 	if (r)
 		qd_redis_follow(r);
 	if (!r || qd_redis_publish_running(r, this_cluster(&site, &opts),

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The site factor's background thread: every interval it publishes the
  * running jobs' GPU time, reads the usage of the fair-share clusters from
  * Redis, computes FairShare as `qosdeny share` does and swaps in a new
@@ -32,7 +32,7 @@ void qd_sf_reconfigure(const struct qd_factor_params *p);
 
 /* Stops the thread and frees the table. A refresh in flight ends with its
  * Redis call in progress, within timeout_ms: it starts no other, however
- * many it had left (README "GPU fair share in job priority"). */
+ * many it had left (docs/fair-share.md, "GPU fair share in job priority"). */
 void qd_sf_stop(void);
 
 /*

@@ -1,7 +1,8 @@
-# site_factor_qosdeny.so, GPU fair share in job priority (README
-# "GPU fair share in job priority"): a slurmctld adapter like job_submit/, built against the same Slurm
-# internal headers and sharing job_submit/slurm_compat.h, with the policy
-# core and hiredis linked in. Included by the Makefile after its own
+# SPDX-License-Identifier: GPL-2.0-or-later
+# site_factor_qosdeny.so, GPU fair share in job priority
+# (docs/fair-share.md): a slurmctld adapter like job_submit/, built against
+# the same Slurm internal headers and sharing job_submit/slurm_compat.h,
+# with the policy core and hiredis linked in. Included by the Makefile after its own
 # variables (CORE_LIB, CORE_CFLAGS, SLURM_CFLAGS, ASAN_CTLD_*).
 
 SF_SRC    := $(wildcard site_factor/*.c)

@@ -1,7 +1,8 @@
-/*
- * site_factor/qosdeny: GPU fair share in job priority (README "GPU fair share
- * in job priority"). Each pending job's site factor is round(weight x
- * FairShare) of its association, FairShare as `qosdeny share` prints it.
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * site_factor/qosdeny: GPU fair share in job priority (docs/fair-share.md,
+ * "GPU fair share in job priority"). Each pending job's site factor is
+ * round(weight x FairShare) of its association, FairShare as `qosdeny share`
+ * prints it.
  *
  * priority/multifactor calls site_factor_p_set at submission, update,
  * release and requeue (job and node write locks held) and
@@ -35,8 +36,8 @@ static int params_from_conf(struct qd_factor_params *p, char *err,
  * `scontrol reconfigure` (the new slurmctld died, e.g. on a broken
  * qosdeny.conf) resumes the running slurmctld, which calls fini and then
  * init again (src/slurmctld/controller.c, "Resuming operation, reconfigure
- * failed"); the file that stopped the new one must not stop it too (README
- * "Troubleshooting"). pin() keeps this across Slurm's dlclose.
+ * failed"); the file that stopped the new one must not stop it too
+ * (docs/troubleshooting.md). pin() keeps this across Slurm's dlclose.
  */
 static bool started_before;
 
@@ -105,8 +106,8 @@ extern void site_factor_p_reconfig(void)
  * Until the first table of a slurmctld just started (from 24.05 also at
  * every reconfigure), or while Redis stays unreachable, the factors its
  * jobs had, kept in its state files, stand ("the factors keep their last
- * values", README "GPU fair share in job priority"); only a job without
- * one yet gets the whole weight.
+ * values", docs/fair-share.md, "GPU fair share in job priority"); only a job
+ * without one yet gets the whole weight.
  */
 extern void site_factor_p_set(job_record_t *job_ptr)
 {

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * What the site factor needs from slurmctld, copied out under its locks so
  * that everything slow (Redis, the fair-share arithmetic) runs after they
  * are released: the association tree and the running jobs' GPU time.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # spank_qosdeny.so, the node-side GPU binding and GPU usage reporting: the
 # SPANK entry points here, the parts without SPANK types in
 # libqosdeny_node.a (node/node.mk), and the unit tests that load the plugin.

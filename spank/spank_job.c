@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Job script context: slurmd runs `slurmstepd spank prolog|epilog` once per
  * job per node, as root, whenever a plugin has these hooks, with or without
  * a Prolog=/Epilog= script. Its environment is the one slurmd builds for

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * What the SPANK dispatch (spank_qosdeny.c) and the per-context files
  * share. Only these files see SPANK types.
  */

@@ -1,7 +1,7 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * spank_qosdeny.so: the SPANK entry points, dispatching to one file per
  * context. Loaded by slurmd, slurmstepd, srun, salloc and sbatch alike
- * through a plugstack.conf line (README "Install" and "plugstack.conf"); each
+ * through a plugstack.conf line (docs/install.md, "plugstack.conf"); each
  * parses the options, so a bad line fails everywhere, loudly.
  */
 #include <slurm/spank.h>

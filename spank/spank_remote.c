@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * slurmstepd (remote context): each task of the step is confined to the
  * step's GPUs before it runs the user's program, and its cgroup removed when
  * it ends.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * slurmd context. Steps that start in slurmd's own cgroup (TaskPlugin
  * task/none) get their qosdeny_* child cgroups there; a slurmstepd killed
  * before its step's exit hook leaves them behind, empty once its processes
@@ -226,7 +226,7 @@ static void sweep_usage(const struct qd_spank_opts *o)
  * TLS's libraries are loaded by the processes that talk to Redis, when they
  * do (hiredis_lib.h), so their absence would show only in job epilogs:
  * slurmd's start loads them once and refuses to start without them
- * (README "High availability").
+ * (docs/high-availability.md, "TLS").
  */
 static int tls_ready(const struct qd_spank_opts *o)
 {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make demo: the README's worked example on a throwaway cluster. Starts the
+# SPDX-License-Identifier: GPL-2.0-or-later
+# make demo: docs/worked-example.md's example on a throwaway cluster. Starts the
 # test cluster with job_submit/qosdeny, sets up the example QoS and policy,
 # shows accepted and denied jobs, GPU binding, GPU usage and fair share,
 # and two users' pending jobs ordered by GPU fair share, and stops the

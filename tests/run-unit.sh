@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs each Criterion unit-test binary and records its counts for
 # tests/summary.sh. Usage: run-unit.sh BINARY...
 results=${QD_RESULTS:-${QD_BUILD:-build}/results}

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Adds up the counts every suite recorded ("suite name passed failed" lines)
 # and prints the closing line CI reads: "N passed, N failed".
 results=${1:-build/results}

@@ -1,10 +1,11 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The tests, benchmarks, package and worked example, run from the top
 # Makefile, which includes this file after its build rules (docs/
 # development.md, Running the tests): what each goal runs is in the scripts
 # under tests/; the programs they need are the Makefile's.
 
 .PHONY: build-test check check-here check-core check-quick check-vm \
-        deb-test-if-debian \
+        deb-test-if-debian docs-check \
         check-vm-26.05 check-gpu-node slurm-from-source deb deb-test \
         bench-plugin unit unit-asan integration integration-asan demo bench
 
@@ -14,6 +15,12 @@ include tests/fuzz/fuzz.mk
 build-test:
 	@mkdir -p $(QD_RESULTS)
 	bash tests/build/t_build.sh
+
+# The documentation against the code (tests/docs/check.sh): every option,
+# key, command and installed file documented, and reuse lint.
+docs-check:
+	@mkdir -p $(QD_RESULTS)
+	bash tests/docs/check.sh
 
 unit: $(UNIT_BIN)
 	@mkdir -p $(QD_RESULTS)
@@ -125,6 +132,7 @@ check-core: deps
 	@+$(call check_part,build-test)
 	@+$(call check_part,unit-asan)
 	@+$(call check_part,fuzz-smoke)
+	@+$(call check_part,docs-check)
 
 # The whole suite against the Slurm installed here. CORE_EXTRAS=no leaves
 # out what does not change with the Slurm version: check-core, the

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The commands' argument helpers (args.h), apart from main.c so that the
  * commands depend on them and main.c on the commands, never in a loop.
  */

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The commands' argument helpers: options read the same way and usage
  * errors worded the same way by every command (qosdeny(1)). main.c and each
  * cmd_*.c call them; they call nothing of the tool's.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qosdeny check FILE: validates a qosdeny.conf before it goes live, listing
  * every bad record, not only the first, so one run finds them all.
  */

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qosdeny doctor [--node[=NAME] | --controller] [-P]: checks this host's
  * set-up, one line per check (docs/man/qosdeny.1). Without --node or
  * --controller, the daemons running here with this slurm.conf decide: a

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qosdeny flush [--spool DIR]: sends this node's spooled usage records to
  * Redis now (qosdeny(1)). Without --spool, the spool of every slurmd
  * on this host: the spool= option, else qosdeny under SlurmdSpoolDir, with

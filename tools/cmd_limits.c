@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qosdeny limits [-P] [--user NAME] [--qos NAME[,NAME...]]: where a user
  * stands against every cap qosdeny enforces, before submitting. The limits
  * and running-usage counters come from slurmctld in one RPC
@@ -229,7 +229,7 @@ int qd_cmd_limits(int argc, char **argv)
 	struct limits_args a = {0};
 	struct qd_site site;
 	struct qd_spank_opts
-	    opts; /* read for its refusal: README "plugstack.conf" */
+	    opts; /* read for its refusal: qosdeny(1), PLUGSTACK.CONF OPTIONS */
 	struct qd_policy *policy = NULL;
 	struct qd_ctld_view view = {0};
 	struct limits_ctx ctx = {&a, &site, NULL, &view};

@@ -1,6 +1,6 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qosdeny share [-P] [--cluster NAME[,NAME...]] [--redis HOST:PORT|unix:PATH]:
- * GPU fair share (README "GPU usage and fair share", qosdeny(1)). Shares from
+ * GPU fair share (docs/fair-share.md, qosdeny(1)). Shares from
  * slurmdbd (else qosdeny.conf), usage from Redis summed over the clusters
  * (decayed completed usage plus running jobs'), arithmetic and layout in
  * shared/usage/fairshare*.

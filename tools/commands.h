@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The qosdeny command's subcommands, one cmd_*.c each, which main.c
  * dispatches to with the subcommand's own argv (argv[0] its name).
  *

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * What slurmctld's association manager holds for one user, asked in one RPC
  * (libslurm's slurm_load_assoc_mgr_info, what `scontrol show assoc_mgr`
  * prints): every QoS's limits and running-usage counters, the very numbers

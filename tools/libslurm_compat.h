@@ -1,6 +1,6 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Where libslurm's public API differs between the Slurm versions the tool
- * builds against (README, Slurm versions): the names change, the
+ * builds against (docs/versions.md): the names change, the
  * structures do not.
  */
 #ifndef QD_LIBSLURM_COMPAT_H

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qosdeny: the administrator's tool (qosdeny(1)). main.c only dispatches:
  * each command is in its own cmd_*.c (commands.h, where the exit statuses
  * are described), the argument helpers in args.c.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Fair-share shares: from the Slurm association tree when slurmdbd answers,
  * else from qosdeny.conf, through libslurm's public slurmdb API.
  */

@@ -1,5 +1,5 @@
-/*
- * Fair-share shares for `qosdeny share` (README "GPU usage and fair
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * Fair-share shares for `qosdeny share` (docs/fair-share.md, "qosdeny
  * share"): slurmdbd's association tree, else qosdeny.conf's records.
  */
 #ifndef QD_SHARES_H

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * A file replaced whole or not at all: the new text goes into a temporary
  * file in the same directory, which is then renamed over the file, so that
  * a reader finds the old text or the new, never part of either. This is how

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Error messages into a caller's buffer: every parser and loader reports
  * what went wrong as text the caller logs or prints.
  */

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Names of users, accounts, QoS, partitions, nodes and clusters as qosdeny
  * stores them: in qosdeny.conf, usage records, spool file names and Redis
  * keys, where ':' and '/' separate them and "{C}" is a Redis hash tag.

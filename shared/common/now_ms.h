@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The one clock that deadlines and timeouts count on: the monotonic clock,
  * which a change of the system time does not move.
  */

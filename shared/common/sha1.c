@@ -1,8 +1,9 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * SHA-1 as FIPS 180-4 gives it: 512-bit blocks, the message padded with a
  * 1 bit, zeros and its length in bits (big-endian), 80 rounds a block.
  * Written out here so that naming a script needs no crypto library: the
- * plugin loads OpenSSL only for TLS to Redis (README, "plugstack.conf").
+ * plugin loads OpenSSL only for TLS to Redis (docs/install.md,
+ * "plugstack.conf").
  */
 #include <stdint.h>
 #include <string.h>

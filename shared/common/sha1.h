@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * SHA-1 (FIPS 180-4), for one purpose: naming a Lua script as Redis does
  * (EVALSHA takes the SHA-1 of the script's text, in lowercase hex), so a
  * process can run a script by its SHA without asking the server for it

@@ -1,10 +1,10 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * slurm.conf and plugstack.conf, read only for the few settings the tool
  * needs, and the spank_qosdeny.so line found there, as words: its options
- * are the plugin's to parse (README "plugstack.conf"). Syntax as Slurm
- * reads them: '#' starts a comment, blanks separate Key=Value pairs, slurm.conf
- * keys are case-insensitive; a plugstack.conf line is "required|optional PLUGIN
- * [ARGS...]" or "include GLOB".
+ * are the plugin's to parse (qosdeny(1), PLUGSTACK.CONF OPTIONS). Syntax as
+ * Slurm reads them: '#' starts a comment, blanks separate Key=Value pairs,
+ * slurm.conf keys are case-insensitive; a plugstack.conf line is
+ * "required|optional PLUGIN [ARGS...]" or "include GLOB".
  */
 #include <errno.h>
 #include <glob.h>

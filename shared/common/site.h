@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Where `share` and `flush`, and the SPANK plugin's job prolog and epilog,
  * find their settings, as Slurm's own tools do: slurm.conf from SLURM_CONF
  * (else /etc/slurm/slurm.conf), and next to it plugstack.conf (or
@@ -33,7 +33,7 @@ struct qd_site {
 	char qosdeny_conf[PATH_MAX];
 
 	/* The spank_qosdeny.so line, found but not parsed: its options are
-	 * the plugin's to parse (README "plugstack.conf"). */
+	 * the plugin's to parse (qosdeny(1), PLUGSTACK.CONF OPTIONS). */
 	bool have_spank_line;
 	char spank_where[PATH_MAX + 16]; /* "FILE:LINE" of that line */
 	/* Its arguments as written, blank-separated. */

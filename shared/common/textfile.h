@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Reading a configuration file whole: the parsers work on text in memory,
  * so they can report line numbers and be fed by tests and fuzzers directly.
  */

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Writing a buffer whole to a file descriptor: write(2) may write less than
  * it was given (a signal, a full disk), and every file qosdeny writes must
  * be written entire or reported.

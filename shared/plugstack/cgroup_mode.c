@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "cgroup_mode.h"
 
 const char *qd_cg_mode_name(enum qd_cg_mode mode)

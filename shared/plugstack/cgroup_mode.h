@@ -1,8 +1,8 @@
-/*
- * The values of the plugin's cgroup= option (README "plugstack.conf"): how
- * the SPANK plugin binds a job to its GPUs (node/cgroup.h). Here, beside
- * the option's parser, so that the tool and the site factor read the option
- * without the cgroup module.
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * The values of the plugin's cgroup= option (qosdeny(1), PLUGSTACK.CONF
+ * OPTIONS): how the SPANK plugin binds a job to its GPUs (node/cgroup.h). Here,
+ * beside the option's parser, so that the tool and the site factor read the
+ * option without the cgroup module.
  */
 #ifndef QD_CGROUP_MODE_H
 #define QD_CGROUP_MODE_H

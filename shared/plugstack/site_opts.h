@@ -1,8 +1,8 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The site's spank_qosdeny.so line (site.h finds it in plugstack.conf) read
  * by the plugin's own parser (spank_opts.h), for the tool and the site
  * factor: a line the plugin refuses, they refuse with the plugin's words
- * (README "plugstack.conf").
+ * (qosdeny(1), PLUGSTACK.CONF OPTIONS).
  */
 #ifndef QD_SITE_OPTS_H
 #define QD_SITE_OPTS_H

@@ -1,7 +1,8 @@
-/*
- * The plugin's plugstack.conf arguments (README "plugstack.conf"), parsed
- * strictly: an unknown, repeated or malformed one is an error whose message
- * starts with "qosdeny: " and names it, and the plugin's init then fails.
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * The plugin's plugstack.conf arguments (qosdeny(1), PLUGSTACK.CONF OPTIONS),
+ * parsed strictly: an unknown, repeated or malformed one is an error whose
+ * message starts with "qosdeny: " and names it, and the plugin's init then
+ * fails.
  */
 #ifndef QD_SPANK_OPTS_H
 #define QD_SPANK_OPTS_H
@@ -16,8 +17,9 @@
 
 #define QD_TIMEOUT_MS_DEFAULT 500
 #define QD_TIMEOUT_MS_MAX     600000
-/* adopt_dir='s default, and pam_qosdeny's dir= (README "ssh into a job's
- * node"): emptied at every boot, as the confinements it describes are. */
+/* adopt_dir='s default, and pam_qosdeny's dir= (docs/gpu-and-usage.md,
+ * "Adopted ssh sessions"): emptied at every boot, as the confinements it
+ * describes are. */
 #define QD_ADOPT_DIR_DEFAULT "/run/qosdeny"
 
 struct qd_spank_opts {

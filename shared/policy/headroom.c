@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The room under a cap is the largest request qd_check lets through:
  *   per job:  R <= limit             -> limit
  *   per user: used + R <= limit      -> limit - used (0 when over)

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * What `qosdeny limits` shows: each cap a QoS's record makes qosdeny
  * enforce, what is in use against it, and how much of that TRES a job may
  * ask for now without qd_check denying it. Same limits, same counters,

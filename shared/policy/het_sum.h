@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * A heterogeneous job's components are validated one after the other in the
  * same RPC, each as its own job description. The per-user and group checks
  * must count the components already accepted, so their requests are summed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "check.h"
 
 /* qd_tres_get_typed reads an absent type as the default it is given, so two

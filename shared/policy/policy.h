@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The qosdeny.conf policy: global settings, one rule per QoS whose limits
  * reject at submit time, and fair-share fallbacks. The syntax is Slurm's
  * (slurm.conf, cgroup.conf): Key=Value pairs, '#' comments, case-insensitive

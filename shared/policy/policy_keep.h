@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The last policy slurmctld accepted, kept in a directory of slurmctld's own
  * (StateSaveLocation), so that a start which finds qosdeny.conf broken or
  * unreadable runs on it instead of stopping (docs/how-it-decides.md,

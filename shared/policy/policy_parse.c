@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qosdeny.conf in slurm.conf's syntax. A record is one logical line: the
  * physical lines joined where one ends in '\', with Slurm's own rule that the
  * next line is appended as is (no blank is inserted). Errors give the

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * A job's TRES request as slurmctld counts it at submission, before
  * acct_policy_validate: 22.05's logic, with the changes later releases made
  * where req->slurm_release says they apply (the R_* constants below). The steps

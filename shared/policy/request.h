@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * What a job asks for, counted the way slurmctld will count it for its own
  * limits at submission (job_mgr.c's _job_create, gres_job_state_validate and
  * job_get_tres_mem are the reference; docs/counting.md has the details),

@@ -1,5 +1,5 @@
-/*
- * The site's policy: qosdeny.conf next to slurm.conf (README "qosdeny.conf"),
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * The site's policy: qosdeny.conf next to slurm.conf (qosdeny.conf(5)),
  * found by the site's reading of slurm.conf (site.h) and parsed by policy.h.
  */
 #ifndef QD_SITE_POLICY_H

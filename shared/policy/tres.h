@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * TRES vectors: the handful of trackable resources qosdeny covers (cpu, mem,
  * node, gres/gpu and gres/gpu:<type>), and sacctmgr's TRES string syntax.
  *

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Untyped GPU requests against typed caps. Slurm checks a gres/gpu:<type>
  * limit only against requests that name the type, yet it allocates an
  * untyped request on any type and from then on counts it under that type

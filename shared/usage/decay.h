@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Exponential decay of GPU usage with a half-life (qosdeny.conf
  * UsageHalfLife): value(t) = value(t0) * 2^(-(t - t0) / H). The Redis script
  * applies the same formula server-side; this is the client's copy, used to

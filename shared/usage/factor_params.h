@@ -1,7 +1,7 @@
-/*
- * PrioritySiteFactorParameters of site_factor/qosdeny (README "GPU fair share
- * in job priority"): "weight=N,interval=SECONDS", Slurm's comma-separated
- * key=value style.
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * PrioritySiteFactorParameters of site_factor/qosdeny (docs/fair-share.md, "GPU
+ * fair share in job priority"): "weight=N,interval=SECONDS", Slurm's
+ * comma-separated key=value style.
  */
 #ifndef QD_FACTOR_PARAMS_H
 #define QD_FACTOR_PARAMS_H

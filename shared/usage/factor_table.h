@@ -1,9 +1,9 @@
-/*
- * The site factor of each association (README "GPU fair share in job
- * priority"): round(weight x FairShare) of its user and account, as `qosdeny
- * share` prints them. The site_factor plugin builds a table in its background
- * thread and swaps it in whole; slurmctld's threads only look factors up, so a
- * table is never changed once built.
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * The site factor of each association (docs/fair-share.md, "GPU fair
+ * share in job priority"): round(weight x FairShare) of its user and account,
+ * as `qosdeny share` prints them. The site_factor plugin builds a table in its
+ * background thread and swaps it in whole; slurmctld's threads only look
+ * factors up, so a table is never changed once built.
  */
 #ifndef QD_FACTOR_TABLE_H
 #define QD_FACTOR_TABLE_H

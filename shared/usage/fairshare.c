@@ -1,5 +1,5 @@
-/*
- * The fair-share arithmetic of README "GPU usage and fair share" over an
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * The fair-share arithmetic of docs/fair-share.md ("qosdeny share") over an
  * association table. Rows are kept in one array; the tree (account -> parent
  * account, user -> account) is rebuilt from the names when computing, so the
  * caller may add rows in any order.

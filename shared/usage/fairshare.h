@@ -1,5 +1,5 @@
-/*
- * GPU fair share as `qosdeny share` prints it (README "GPU usage and fair
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * GPU fair share as `qosdeny share` prints it (docs/fair-share.md, "qosdeny
  * share"): one row per account and per user association below root, Slurm's
  * classic formula FairShare = 2^(-EffectvUsage/NormShares), sshare's layout.
  *

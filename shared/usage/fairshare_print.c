@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * sshare's two layouts for the fair-share table. The widths and the way long
  * names are cut are those of Slurm 22.05's sshare (src/sshare/process.c and
  * src/common/print_fields.c), so the output reads like sshare's.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The usage column of fair share, from Redis: one cluster's or several
  * clusters' (FairShareClusters, `qosdeny share --cluster a,b`), completed
  * usage decayed to now plus the running jobs' (running_usage.h). What

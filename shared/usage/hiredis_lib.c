@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * hiredis and its TLS half, loaded on first use (hiredis_lib.h says why).
  * Loaded for good: hiredis' and OpenSSL's state lives as long as the
  * process, and a plugin unloaded and loaded again finds them loaded.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * hiredis, and for TLS hiredis_ssl with OpenSSL, loaded when a process
  * first makes a Redis handle (qd_redis_new), not when it loads qosdeny.
  *

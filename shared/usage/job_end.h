@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * A run's end as slurmctld (`scontrol -o show job ID`) and slurmdbd (`sacct
  * -D -X -P -n -j ID -o JobIDRaw,State,Start,End`) print it, both with
  * SLURM_TIME_FORMAT=%s, so that times are Unix seconds: the sources of an

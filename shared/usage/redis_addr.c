@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Redis addresses (redis_addr.h). Hosts hold no blank, '/' or ',', and a
  * ':' only between the brackets of an IPv6 address, so a sentinel list
  * splits back unambiguously at ',' and its master name at the first '/'.

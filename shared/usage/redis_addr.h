@@ -1,9 +1,9 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The one reading of a Redis address (plugstack.conf redis=, the tool's
- * --redis; README "plugstack.conf"): HOST:PORT, [IPv6]:PORT, unix:/PATH, or
- * sentinel:HOST:PORT[,HOST:PORT...]/NAME (Redis Sentinel: the sentinels to
- * ask, and the name of the master they watch). Strict: anything else is an
- * error naming what is wrong, never a guess.
+ * --redis; qosdeny(1), PLUGSTACK.CONF OPTIONS): HOST:PORT, [IPv6]:PORT,
+ * unix:/PATH, or sentinel:HOST:PORT[,HOST:PORT...]/NAME (Redis Sentinel: the
+ * sentinels to ask, and the name of the master they watch). Strict: anything
+ * else is an error naming what is wrong, never a guess.
  */
 #ifndef QD_REDIS_ADDR_H
 #define QD_REDIS_ADDR_H

@@ -1,8 +1,8 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qd_redis handles: made from their configuration, connected to whatever
  * the address says (one server, or the primary the sentinels name), and
  * the commands that connect when needed and, under Sentinel, follow a
- * failover (README "High availability"). Above the link to one server
+ * failover (docs/high-availability.md). Above the link to one server
  * (redis_link.c) and Sentinel discovery (redis_sentinel.c), which call
  * nothing here.
  */
@@ -117,8 +117,8 @@ struct qd_redis *qd_redis_new(const struct qd_redis_config *cfg, char *err,
 		snprintf(err, errlen, "redis address '%s': %s", addr, why);
 		goto fail;
 	}
-	/* README "plugstack.conf": one replica by default under Sentinel,
-	 * whose point is that a failover loses nothing. */
+	/* qosdeny(1), PLUGSTACK.CONF OPTIONS: one replica by default under
+	 * Sentinel, whose point is that a failover loses nothing. */
 	r->replicas = cfg->replicas_given		  ? cfg->replicas
 		      : r->addr.kind == QD_REDIS_SENTINEL ? 1
 							  : 0;

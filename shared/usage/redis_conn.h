@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * What the redis_*.c files above the link to one server (redis_link.h)
  * share: keys, scripts, the commands that connect as the handle's address
  * says (redis_conn.c), the server's clock, the password file. Internal to

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Every qosdeny key in Redis, one form: the cluster in braces, a Redis
  * hash tag, so that one cluster's keys stay together for its scripts.
  */

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The link to one Redis server under a qd_redis handle (redis_link.h): the
  * connection, its TLS and AUTH, one command or a pipeline on it, and the
  * deadlines every call keeps.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The handle's fields, and its link to one server (redis_link.c): open a
  * connection, with TLS and AUTH, and run commands on it once each, with the
  * rule that a context which saw any I/O error is thrown away (a hiredis

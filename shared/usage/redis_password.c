@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The Redis password file (plugstack.conf redis_password_file=), and the
  * ACL user beside it (redis_user=). The checks are on the open file, not the
  * path, so the file checked is the file read.
@@ -139,7 +139,7 @@ int qd_redis_credentials(const struct qd_redis_config *cfg, char **user,
 		return -1;
 	if (!cfg->user)
 		return 0;
-	/* README "plugstack.conf": the user is named once, in either
+	/* qosdeny(1), PLUGSTACK.CONF OPTIONS: the user is named once, in either
 	 * place; two different names are a mistake to report. */
 	if (*user && strcmp(*user, cfg->user)) {
 		qd_errf(err, errlen,

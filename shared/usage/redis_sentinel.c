@@ -1,5 +1,5 @@
-/*
- * Redis Sentinel discovery (README "High availability"): hiredis has none,
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * Redis Sentinel discovery (docs/high-availability.md): hiredis has none,
  * so the handle asks the sentinels in turn for the master's address
  * (SENTINEL get-master-addr-by-name), connects there and checks with ROLE
  * that the server is the primary: a sentinel that lags or lies never gets

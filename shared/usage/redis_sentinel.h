@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Sentinel discovery (redis_sentinel.c), over the link to one server
  * (redis_link.h). Internal to redis_*.c.
  */

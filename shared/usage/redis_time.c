@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The server's clock: usage is decayed to Redis's now, so that one clock
  * serves every node, whatever the nodes' own clocks say.
  */

@@ -1,6 +1,6 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * TLS to Redis and its sentinels (redis_tls_ca=, redis_tls_cert=,
- * redis_tls_key=; README "High availability"). Built where hiredis has
+ * redis_tls_key=; docs/high-availability.md, "TLS"). Built where hiredis has
  * hiredis_ssl (1.0 and later: the Makefile defines QD_HAVE_TLS); Debian
  * 12's hiredis 0.14 has none, and there these options are refused, never
  * ignored.

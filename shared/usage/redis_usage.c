@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Usage records into Redis, and usage back out for `qosdeny share`.
  */
 #include <errno.h>
@@ -28,7 +28,7 @@ static int script_result(struct qd_redis *r, redisReply *reply,
 }
 
 /*
- * redis_replicas=N (README "High availability"): replication is
+ * redis_replicas=N (docs/high-availability.md): replication is
  * asynchronous, so a record the primary applied is lost at a failover until
  * a replica holds it; it stays in the spool until WAIT saw N replicas hold
  * it, within what is left of the call's timeout_ms.

@@ -1,5 +1,6 @@
-/*
- * GPU usage in Redis (README "GPU usage and fair share"), through hiredis.
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * GPU usage in Redis (docs/gpu-and-usage.md, "Usage reporting"), through
+ * hiredis.
  *
  * Key layout, per Slurm cluster C (the "{C}" is a Redis Cluster hash tag, so
  * every key the script touches for one cluster is in one slot):
@@ -36,8 +37,8 @@
 #define QD_REDIS_ERR_MAX	    512
 #define QD_REDIS_REPLICAS_MAX	    64
 
-/* Why redis_tls_* are refused by a build without TLS (README "High
- * availability"). */
+/* Why redis_tls_* are refused by a build without TLS
+ * (docs/high-availability.md, "TLS"). */
 #define QD_REDIS_NO_TLS                                                        \
 	"this qosdeny was built without TLS: its hiredis has no hiredis_ssl "  \
 	"(Debian 12's is 0.14; TLS needs hiredis 1.0 or later, as Debian "     \
@@ -73,8 +74,8 @@ struct qd_redis_config {
 	/* NULL, or the caller's stop time (CLOCK_MONOTONIC, in ms), read at
 	 * each call: 0 until its owner stops; then every call begun after it
 	 * fails at once, so that a stop waits for the call in progress alone
-	 * (the site factor's thread, README "GPU fair share in job
-	 * priority"). */
+	 * (the site factor's thread, docs/fair-share.md, "GPU fair share
+	 * in job priority"). */
 	const int64_t *stop_ms;
 };
 
@@ -83,13 +84,13 @@ struct qd_redis;
 /*
  * A handle: parses the address and reads the password file, but does not
  * connect. The password file must be a regular file owned by root, neither
- * readable nor writable by others nor writable by group (README
- * "plugstack.conf": group-readable is allowed, so a group of administrators may
- * run `qosdeny share`). It holds one line, the password (AUTH password), or
- * two, a user name then its password (AUTH user password, for a Redis ACL
- * user); cfg->user names the user instead of the file. Under Sentinel the
- * same AUTH goes to the sentinels, and each connection asks them for the
- * primary first (redis_sentinel.c). Returns NULL with err filled.
+ * readable nor writable by others nor writable by group (qosdeny(1),
+ * PLUGSTACK.CONF OPTIONS: group-readable is allowed, so a group of
+ * administrators may run `qosdeny share`). It holds one line, the password
+ * (AUTH password), or two, a user name then its password (AUTH user password,
+ * for a Redis ACL user); cfg->user names the user instead of the file. Under
+ * Sentinel the same AUTH goes to the sentinels, and each connection asks them
+ * for the primary first (redis_sentinel.c). Returns NULL with err filled.
  */
 struct qd_redis *qd_redis_new(const struct qd_redis_config *cfg, char *err,
 			      size_t errlen);
@@ -103,7 +104,7 @@ const char *qd_redis_label(const struct qd_redis *r);
  * From now on the handle's calls, all of them together, end within its
  * timeout_ms: a job start or end that sends a spool's records one by one is
  * delayed no longer than that however many there are; those it has no time
- * left for stay spooled (README "High availability").
+ * left for stay spooled (docs/high-availability.md).
  */
 void qd_redis_budget(struct qd_redis *r);
 
@@ -114,7 +115,7 @@ void qd_redis_budget(struct qd_redis *r);
  * failover whose old primary still answers (a partition) leaves that server
  * serving the clients it had, stale, until the sentinels demote it, 8 s or
  * more later, and only then closes them. No sentinel answering keeps the
- * connection (README "High availability"). Within timeout_ms; nothing to do
+ * connection (docs/high-availability.md). Within timeout_ms; nothing to do
  * for a plain redis= or an unconnected handle.
  */
 void qd_redis_follow(struct qd_redis *r);

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The server-side half of qd_redis_publish_running: the whole running set
  * is rewritten in one script, so a reader never sees half of one
  * publication, and the "ended" test cannot interleave with a record being

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Running jobs' usage: published by site_factor/qosdeny, read with the
  * completed usage by fair share (running_usage.h).
  */

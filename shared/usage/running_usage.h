@@ -1,8 +1,8 @@
-/*
- * Running jobs' GPU usage in Redis (README "GPU fair share in job priority"):
- * site_factor/qosdeny publishes, every interval, each running job's GPU-seconds
- * so far, and fair share counts them beside the completed usage, so that a
- * week-long job weighs on its user's priority while it runs.
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * Running jobs' GPU usage in Redis (docs/fair-share.md, "GPU fair share in job
+ * priority"): site_factor/qosdeny publishes, every interval, each running job's
+ * GPU-seconds so far, and fair share counts them beside the completed usage, so
+ * that a week-long job weighs on its user's priority while it runs.
  *
  * Keys, per cluster C (beside redis_usage.h's):
  *

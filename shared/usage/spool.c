@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The usage spool. Every operation works relative to one directory file
  * descriptor, checked once for ownership and mode, so a directory swapped
  * underneath cannot redirect the writes.
@@ -457,7 +457,7 @@ static int move_aside(int dfd, const char *dir, const char *name,
 /*
  * A closed record older than Redis keeps its id (QD_SPOOL_REPLAY_MAX_S): it
  * may have been counted already, and sent now it would count again. Moved
- * aside, said once, and left to an administrator (README "Troubleshooting").
+ * aside, said once, and left to an administrator (docs/troubleshooting.md).
  */
 static int set_aside(int dfd, const char *dir, const char *name,
 		     const struct qd_usage_record *r, int64_t now,

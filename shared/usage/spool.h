@@ -1,8 +1,8 @@
-/*
- * The node's spool of GPU usage records (README "GPU usage and fair share"): a
- * record is kept here from the job's start on the node until Redis has
- * confirmed it, so that nothing is lost across Redis outages, slurmd restarts
- * and reboots.
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * The node's spool of GPU usage records (docs/gpu-and-usage.md, "Usage
+ * reporting"): a record is kept here from the job's start on the node until
+ * Redis has confirmed it, so that nothing is lost across Redis outages, slurmd
+ * restarts and reboots.
  *
  * One file per record, named after its id ("CLUSTER:JOB:NODE:START.rec"),
  * written whole or not at all: a temp file (".tmp.*") is written, fsync'd

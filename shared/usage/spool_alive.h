@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * slurmd's heartbeat in its spool: a file whose modification time the SPANK
  * plugin in slurmd sets every QD_ALIVE_INTERVAL_S. When slurmd dies or the
  * node goes down it stops, so at the next start the file's time bounds the

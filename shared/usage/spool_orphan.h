@@ -1,11 +1,11 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Open records whose job ended on this node without its epilog running
  * here: the node crashed or rebooted, or slurmd died with the job's
  * processes, and slurmctld ended the job (NODE_FAIL, or cancelled while the
  * node was unreachable); slurmctld sends a down node no job end. Such a
  * record is closed at the job's end as well as it can be known, never at
- * the time the node came back (README "GPU usage and fair share",
- * docs/gpu-and-usage.md "When a node goes down with a job"):
+ * the time the node came back (docs/gpu-and-usage.md,
+ * "When a node goes down with a job"):
  *
  *   1. slurmctld's end time of that run, while slurmctld still has the job;
  *   2. else slurmdbd's, where accounting is on;

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * How a job's QoS reaches its job prolog and epilog, for its usage records.
  * Slurm 22.05 gives them none, but passes them the job's SPANK environment
  * (job_ptr->spank_job_env): job_submit/qosdeny puts there, as QD_QOS_ENV,

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The usage record's text encoding. Encoder and decoder walk one table of
  * fields, so the two cannot drift apart; the decoder assumes the bytes come
  * from anywhere (a torn spool file, a hostile local user, a foreign Redis

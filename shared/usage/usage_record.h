@@ -1,6 +1,6 @@
-/*
- * One GPU usage record: one job on one node (README "GPU usage and fair
- * share"), as the SPANK plugin spools it and the Redis script applies it.
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * One GPU usage record: one job on one node (docs/gpu-and-usage.md, "Usage
+ * reporting"), as the SPANK plugin spools it and the Redis script applies it.
  *
  * Text encoding, one line, fields in this order, single blanks between:
  *

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The server-side half of qd_redis_apply. Redis runs a script atomically, so
  * the "seen before?" test and the additions cannot interleave with another
  * node's; and since a script that fails half-way is not rolled back, every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The throwaway cluster of the submission benchmarks (submit.sh,
 # plugin_time.sh): one slurmctld for the whole run, job_submit plugins
 # switched by `scontrol reconfigure`, a queue of held filler jobs.

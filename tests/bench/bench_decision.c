@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * make bench: the submit-time decision path, in process, in ns per decision.
  *
  * slurmctld keeps running usage per QoS as counters (grp_used_tres and one

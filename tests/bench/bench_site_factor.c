@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * make bench: site_factor/qosdeny's arithmetic, in process.
  *
  * (a) The background refresh's table work for 10,000 user associations

@@ -1,6 +1,7 @@
-/*
- * make bench: GPU usage reporting (README "GPU usage and fair share"), against
- * the empty redis-server that tests/bench/usage.sh starts on a loopback port.
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * make bench: GPU usage reporting (docs/gpu-and-usage.md, "Usage reporting"),
+ * against the empty redis-server that tests/bench/usage.sh starts on a loopback
+ * port.
  *
  * 1. Records applied per second by qd_redis_apply, the plugin's and
  *    `qosdeny flush`'s path: the Lua script's SET NX of the record's id,
@@ -9,8 +10,9 @@
  *    (a hiredis context is not thread-safe); every record distinct, then
  *    the same ones sent again, which the script finds counted; each with
  *    redis_replicas=0 and =1 (WAIT for the replica usage.sh starts: what a
- *    record costs that may not be lost at a failover, README "High
- *    availability"). The accounts' sums in Redis are checked afterwards.
+ *    record costs that may not be lost at a failover,
+ *    docs/high-availability.md). The accounts' sums in Redis are checked
+ *    afterwards.
  * 2. What reporting adds to a job's end on the node: qd_report_epilog, in
  *    process, with a reporter built as the plugin builds one for each hook
  *    (plugstack options, slurm.conf, qosdeny.conf) and a spool on disk, after

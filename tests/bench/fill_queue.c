@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * fill_queue: submit COUNT jobs to slurmctld through libslurm's public API,
  * one RPC after the other from one process, as fast as slurmctld answers.
  * sbatch spends ~50 ms per job starting up and reading its options; this

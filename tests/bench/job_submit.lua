@@ -1,7 +1,9 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 -- job_submit/lua doing what a site can do without qosdeny: the per-job GPU
--- caps of the README's example policy (QoS research 8, interactive 4),
--- written into the script because Slurm 22.05's Lua API exposes no QoS
--- limits and no running usage (so no per-user or group caps).  The
+-- caps of the worked example's policy (docs/worked-example.md: QoS
+-- research 8, interactive 4), written into the script because Slurm
+-- 22.05's Lua API exposes no QoS limits and no running usage (so no
+-- per-user or group caps).  The
 -- submission benchmark (tests/bench/submit.sh) runs it against
 -- job_submit/qosdeny; it parses the GPU request the way a real site's
 -- script has to, from the strings slurmctld hands to Lua.

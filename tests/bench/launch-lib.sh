@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The launch benchmark's rounds and figures (docs/performance.md "Launch
 # cost"), one copy for its three places: tests/bench/launch.sh (make
 # bench, this host's test cluster), tests/vm/bench_launch.sh (the pure

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make bench, part 2: what spank_qosdeny.so adds to a job's launch (job
 # prolog + step + job epilog), on one throwaway cluster (cgroup v1 here),
 # in one run. docs/performance.md, "Launch cost", says how to read it.
@@ -8,7 +9,7 @@
 # TaskPlugin=task/none:
 #   alloc    PrologFlags=Alloc, README's slurm.conf (the job prolog runs
 #            at allocation);
-#   contain  PrologFlags=Contain, what README asks for when ssh sessions
+#   contain  PrologFlags=Contain, what docs/gpu-and-usage.md asks for when ssh sessions
 #            are to be confined (Alloc, and an extern step per job);
 #   plain    no PrologFlags (the job prolog runs at the first step).
 # proctrack/cgroup matters: with proctrack/linuxproc nothing of Slurm's

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * What loading a SPANK plugin costs the process that loads it (srun,
  * salloc, sbatch, and on a node every slurmstepd): dlopen(RTLD_NOW) of each
  * library given, each time in a fresh child, which starts like those

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make bench, part 4: the time slurmctld spends inside a job_submit plugin
 # per submission, measured in slurmctld itself with uprobes on the plugin's
 # job_submit() entry and return (perf probe), for job_submit/qosdeny (the
-# README's example policy) and job_submit/lua (tests/bench/job_submit.lua),
+# docs/worked-example.md's policy) and job_submit/lua (tests/bench/job_submit.lua),
 # at each queue length, in one slurmctld process (bench-lib.sh). Next to
 # it, sdiag's average for the whole RPC in the same row and without any
 # plugin: the plugin's share of what a submission costs slurmctld, which

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make bench: site_factor/qosdeny inside the real slurmctld (22.05 here),
 # timed with uprobes (perf probe) on the plugin's entry points and on the
 # background refresh's steps, on the throwaway bench cluster (bench-lib.sh)

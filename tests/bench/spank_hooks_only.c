@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * A SPANK plugin with a job prolog and a job epilog that do nothing: what
  * Slurm itself charges any plugin with those hooks (slurmd starts a
  * `slurmstepd spank prolog|epilog` process per job for them), measured

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make bench, part 3: what a job_submit plugin adds to slurmctld's handling
 # of a submission, side by side on one throwaway cluster in one run:
 #   none     no JobSubmitPlugins
-#   qosdeny  job_submit/qosdeny with the README's example policy
+#   qosdeny  job_submit/qosdeny with docs/worked-example.md's policy
 #   lua      job_submit/lua with tests/bench/job_submit.lua (the example
 #            policy's per-job GPU caps, the most Lua can do: no usage)
 # with QD_BENCH_QUEUED jobs already queued (held, so nothing runs; filled by

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make bench, part 2: GPU usage reporting (build/tests/bench_usage, see
 # tests/bench/bench_usage.c) against a redis-server of its own and its
 # replica: Debian's, on free loopback ports, persistence off, in a temporary

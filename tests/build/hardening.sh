@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The hardening of the five binaries qosdeny installs (job_submit_qosdeny.so,
 # site_factor_qosdeny.so, spank_qosdeny.so, pam_qosdeny.so, qosdeny), read
 # from the ELF files themselves with binutils' readelf, so that the check

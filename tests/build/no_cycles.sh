@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # no_cycles.sh FOLDER...: calls between the objects under the folders go
 # one way (docs/development.md, Source layout): no object reaches itself
 # again through the symbols it uses, directly or through others. Each

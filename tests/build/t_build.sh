@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The build as an administrator meets it (README, Install): a copy of the
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The build as an administrator meets it (docs/install.md): a copy of the
 # checkout as a fresh clone has it, where plain `make` builds everything
 # `make install` installs plus the tests, with quiet lines (V=1 for the full
 # ones), header dependencies that rebuild what a header change touches,

@@ -96,7 +96,7 @@ whole() { [ "$1" != 26.05 ] || [ -n "$tree" ]; }
 # its deb-test (make deb), and debootstrap and qemu for the others.
 host_packages() {
 	local tools="" p
-	for p in debootstrap qemu-system-x86 e2fsprogs; do
+	for p in debootstrap qemu-system-x86 e2fsprogs reuse; do
 		[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] ||
 			tools="$tools $p"
 	done

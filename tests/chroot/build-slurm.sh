@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds and installs Slurm from a source tree, as a site on SchedMD's own
 # releases does, for the suite against a Slurm that Debian ships no source
 # for (26.05). Run inside its chroot (make-in.sh ... slurm-from-source), as

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A Debian chroot per release, for running the whole suite against the Slurm
 # that release ships (Debian 13: 24.11) from this one checkout.
 #

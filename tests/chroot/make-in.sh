@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make, against one Slurm version: here when this host's Debian release
 # ships it, else in a chroot of the release that does (chroot.sh), built
 # under build/RELEASE.

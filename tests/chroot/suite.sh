@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # One part of the whole suite against one Slurm version, for make check
 # (tests/check/parallel.sh runs the parts of all versions side by side).
 # Usage: suite.sh VERSION PART [TREE]
@@ -101,7 +102,7 @@ deb_node_side() {
 # On 24.11, t_v2_adopt.sh cancels its jobs only once Slurm 24.11.5's
 # extern stepd saw their ssh sessions end: otherwise that stepd sometimes
 # crashed as the job ended (fixed in 24.11.6) and left its step_extern
-# cgroup (the README).
+# cgroup (tests/vm/README.md).
 vm() {
 	local vm_start more=()
 	vm_start=$(date +%s)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # as-user.sh USER CMD [ARG...]: run CMD as USER against the test cluster
 # (SLURM_CONF set), in USER's own directory QD_CLUSTER_DIR/users/USER unless
 # QD_KEEP_CWD=1 (job output files land there).  Must run as root.

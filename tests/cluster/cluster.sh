@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A throwaway Slurm 22.05 cluster on this host, all on loopback, for the
 # integration tests and `make demo`.  See tests/cluster/README.md.
 #
@@ -877,7 +878,7 @@ loopback-quickack)
 	case $2 in on) QD_QUICKACK=1 quickack_on ;; off) quickack_off ;; esac
 	;;
 *)
-	sed -n '2,18s/^# \{0,1\}//p' "$0" >&2
+	sed -n '3,19s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 	;;
 esac

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs what building qosdeny and running its test cluster needs, on
 # Debian 12 or 13 (the host, or a chroot of tests/chroot/chroot.sh), and
 # creates the test users.  Idempotent; prints nothing when

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # libFuzzer targets for the parsers that see user or admin input
 # (tests/fuzz/README.md). Included by tests/tests.mk from the main
 # Makefile, which defines B and CORE_SRC; for a tree whose Makefile does not

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qd_limits_merge, qd_check, the untyped-GPU widening (untyped_gpus.h) and
  * qd_verdict_format: the decision itself, on limits from the database and
  * qosdeny.conf, usage from the running jobs and the job's counted request,

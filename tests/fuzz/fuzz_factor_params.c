@@ -1,8 +1,8 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qd_factor_params_parse: PrioritySiteFactorParameters of the site factor
- * (README "GPU fair share in job priority"). Input: the first byte picks the
- * error buffer's length (below 0x80: that many bytes, 0 meaning none; else
- * QD_FACTOR_ERR_MAX); the rest, up to its first NUL, is the text.
+ * (docs/fair-share.md, "GPU fair share in job priority"). Input: the first byte
+ * picks the error buffer's length (below 0x80: that many bytes, 0 meaning none;
+ * else QD_FACTOR_ERR_MAX); the rest, up to its first NUL, is the text.
  *
  * Checks:
  * - accepted exactly when a second, deliberately different reading of the

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The GPU lists of node/gpu_devices.c, read in every slurmstepd: gres.conf
  * (qd_gres_conf_parse), Slurm's host/file lists in it (qd_expand_list,
  * qd_nodelist_has), the gpu_devices= pattern with %n (qd_gpu_pattern,

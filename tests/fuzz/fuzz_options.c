@@ -1,14 +1,15 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qd_spank_opts_parse: the plugin's arguments on its plugstack.conf line
- * (README "plugstack.conf"), parsed in slurmd and every slurmstepd.
+ * (qosdeny(1), PLUGSTACK.CONF OPTIONS), parsed in slurmd and every slurmstepd.
  *
  * Input: the argument words, one per line ('\n' separates them, so a word
  * may hold blanks and be empty; a NUL ends a word early, as in a C string).
  * Checks, beyond the sanitizers:
- *   - the parse succeeds exactly when a second, plain reading of section 5
- *     accepts every word (known key, '=' and a value, no key twice, a value
- *     in its option's domain), and the options are then what that reading
- *     gives over the defaults;
+ *   - the parse succeeds exactly when a second, plain reading of the
+ *     option list (qosdeny(1), PLUGSTACK.CONF OPTIONS) accepts every word
+ *     (known key, '=' and a value, no key twice, a value in its option's
+ *     domain),
+ *     and the options are then what that reading gives over the defaults;
  *   - after success every field is in its domain: strings terminated in
  *     their arrays, timeout_ms in 1..QD_TIMEOUT_MS_MAX, one of the four
  *     cgroup modes, a redis address, redis_replicas in -1..64, and no
@@ -209,8 +210,8 @@ static bool model_value(struct qd_spank_opts *m, size_t k, const char *val)
 }
 
 /*
- * Section 5 over the defaults: the index of the first word refused (*what:
- * what its message must name), or -1 when all are accepted.
+ * qosdeny(1)'s option list over the defaults: the index of the first word
+ * refused (*what: what its message must name), or -1 when all are accepted.
  */
 static int model_parse(struct qd_spank_opts *m, int argc, char *const argv[],
 		       const char **what, size_t *whatlen)

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qd_policy_parse: the whole of qosdeny.conf, which slurmctld parses at start
  * and again whenever the file changes. The input is the file's text (bytes
  * after a NUL are not seen, as with a file read into a string).

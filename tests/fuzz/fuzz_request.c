@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qd_request_count: every job description a user submits, fields as the
  * client filled them in (sbatch, salloc, srun, or a hand-made RPC: nothing
  * in them is trusted).

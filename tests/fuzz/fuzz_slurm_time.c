@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qd_parse_slurm_time: UsageHalfLife= in qosdeny.conf. The whole input is the
  * text. Its result is checked against a second, deliberately different
  * reading of the grammar in policy.h (split first, then 128-bit arithmetic),

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qd_tres_parse: sacctmgr's TRES syntax, as an admin writes it in
  * qosdeny.conf (MaxTRESPerJob=... and the others), parsed inside slurmctld.
  *

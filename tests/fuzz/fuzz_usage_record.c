@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qd_usage_record_decode: a spool file's or a Redis value's bytes, which
  * anyone with access to either may have written, read by the SPANK plugin
  * and the qosdeny tool.

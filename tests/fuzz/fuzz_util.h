@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Helpers shared by the libFuzzer targets. The targets are C, so this stands
  * in for LLVM's C++ FuzzedDataProvider: it takes numbers from the front of
  * the input and leaves the rest as text.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs one libFuzzer target for a fixed time. Usage: run.sh TARGET SECONDS
 #
 # The seeds in tests/fuzz/corpus/TARGET are copied into

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The GPU node's checks, inside the runtime's chroot as root (run.sh): the
 # runtime's Slurm (24.11 or 26.05) on cgroup/v2 with this checkout's
 # spank_qosdeny.so, beside task/none and task/cgroup with

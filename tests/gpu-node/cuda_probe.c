@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qd-cuda-probe: what CUDA lets a task do, through the driver's libcuda
  * alone (no toolkit): cuInit, cuDeviceGetCount, then on device 0 a
  * context and a 1 MiB allocation. One line on stdout, e.g.

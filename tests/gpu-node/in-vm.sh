@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh inside the pure cgroup v2 VM, as `bash tests/vm/run.sh
 # tests/gpu-node/in-vm.sh` runs it (tests/gpu-node/README.md): the runtime
 # this checkout built for the VM's Slurm version (QD_VM_SLURM, 24.11 or

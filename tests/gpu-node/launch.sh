@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The launch benchmark on the GPU node (tests/bench/launch-lib.sh), the
 # opt-in part of make check-gpu-node: checks.sh sources this file and runs
 # gpu_launch where QD_GPU_LAUNCH is set (`make check-gpu-node

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The GPU node's Slurm, inside the runtime's chroot (run.sh enters it): one
 # node named as the host, running slurmctld and slurmd as root, cgroup/v2
 # with proctrack/cgroup and IgnoreSystemd=yes as on a Debian 13 or Ubuntu

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The real-GPU check (tests/gpu-node/README.md), on any Linux host with a
 # pure cgroup v2 hierarchy, as root, without network: unpacks one Slurm
 # version's runtime (runtime.sh) into a temporary directory, copies the

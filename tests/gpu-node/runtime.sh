@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds the Debian runtime that tests/gpu-node/run.sh carries to a GPU
 # node, one per Slurm version, each at most 64 MiB: Slurm (slurmctld,
 # slurmd, client), munge, sshd, libpam-slurm-adopt, Redis and this

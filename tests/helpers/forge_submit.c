@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * forge_submit QOS VALUE: submits, as the calling user, a one-node batch
  * job with one GPU (sleep 2) under QOS ("-": its association's default),
  * whose SPANK environment forges qosdeny's QoS label both ways a user can

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * redis_drop_proxy PORT_FILE HOST PORT: a Redis proxy that loses replies,
  * for the "reply lost" fault test. It listens on 127.0.0.1 (a free port,
  * written to PORT_FILE once it listens) and passes each client's commands

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The job id in libslurm's answers to a submission, for the test and bench
  * clients: 25.11 moved it into a slurm_step_id_t.
  */

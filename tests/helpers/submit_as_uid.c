@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * submit_as_uid UID GID: submits a held batch job whose description names
  * another user (job_desc.user_id), straight through libslurm, past sbatch's
  * own "--uid only permitted by root user" check, so that slurmctld's check

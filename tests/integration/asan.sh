@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make integration-asan: the integration tests of the controller plugins
 # again, with slurmctld loading job_submit_qosdeny.so and
 # site_factor_qosdeny.so built with AddressSanitizer and UBSan (trapping:

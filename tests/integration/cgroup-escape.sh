@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Run as a job's task confined by spank_qosdeny.so: tries to widen its own
 # device access through its cgroups and prints one line,
 #   cgroup=v1 allow_all=EACCES allow_gpus=EACCES parent=EACCES root=EACCES mkdir=EACCES

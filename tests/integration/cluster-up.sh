@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cluster_up / cluster_down: the test cluster with job_submit/qosdeny and the
 # example policy, for the integration tests and `make demo` (bash, sourced
 # after lib.sh and example-policy.sh).

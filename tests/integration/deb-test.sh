@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make deb-test: the package `make deb` built, installed with apt, run on the
 # test cluster from Slurm's own PluginDir, and purged. Changes the system
 # (that is what it tests): the package is always purged at the end, and a

@@ -1,4 +1,5 @@
-# The README's worked example, in the Slurm database and in qosdeny.conf.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The worked example (docs/worked-example.md), in the Slurm database and in qosdeny.conf.
 # Sourced by the integration tests and by `make demo` with the cluster up.
 
 EXAMPLE_POLICY='# The worked example of the README.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Helpers for the GPU binding tests (bash, sourced after lib.sh).
 PROBE="$QD_ROOT/tests/integration/gpu-probe.sh $QD_DEV_DIR"
 PLUGSTACK=$QD_SLURM_ETC/plugstack.conf

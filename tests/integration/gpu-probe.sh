@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Run as a job's task: opens each fake GPU of this node and prints one line,
 #   node=n1 task=0 gpus=0,1 0=ENXIO 1=ENXIO 2=EPERM 3=EPERM
 # with the node's GPU index (its position in gres.conf's File= list). A fake

@@ -1,6 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A replicated usage store for t_redis_failover.sh (bash, sourced after
 # lib.sh and usage-lib.sh): a primary, its replica and three sentinels on
-# loopback, set up as README "High availability" tells a site to, under
+# loopback, set up as docs/high-availability.md tells a site to, under
 # $QD_CLUSTER_DIR/ha: an ACL user for qosdeny with a password file, TLS with
 # a private CA where this build has it (HA_TLS=1). Servers are started
 # daemonized with pid files and stopped by their pids (ha_stop).
@@ -33,7 +34,7 @@ ha_scli() {
 }
 
 # The CA and one certificate for 127.0.0.1 that every server and sentinel
-# shows (README "High availability": an IP address in subjectAltName).
+# shows (docs/high-availability.md, "TLS": an IP address in subjectAltName).
 ha_pki() {
 	local q=(-batch -nodes -newkey rsa:2048 -days 2)
 	(
@@ -212,7 +213,7 @@ ha_addr() {
 	echo "sentinel:${s%,}/$HA_NAME"
 }
 
-# The plugstack.conf options naming the store (README "plugstack.conf").
+# The plugstack.conf options naming the store (qosdeny(1), PLUGSTACK.CONF OPTIONS).
 ha_options() {
 	echo "redis=$(ha_addr) redis_user=$HA_USER" \
 		"redis_password_file=$HA/qosdeny.pass" \

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Assertions and cluster helpers for the integration tests (bash, sourced).
 # Each test file is run by run.sh with the cluster up and $QD_CLUSTER_DIR/env
 # sourced; results are counted per file for tests/summary.sh.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The integration suite: one real cluster (munged, MariaDB, slurmdbd,
 # slurmctld with job_submit/qosdeny, two slurmd) for every t_*.sh, started
 # here and stopped here whatever happens. Usage: run.sh [t_NAME.sh...]

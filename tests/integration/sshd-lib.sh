@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # An sshd on a loopback port with its own PAM stack, for t_adopt.sh (bash,
 # sourced after lib.sh, with the cluster's env). Everything lives under
 # $QD_CLUSTER_DIR/ssh. sshd reads its PAM stack from /etc/pam.d/sshd alone

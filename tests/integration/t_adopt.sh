@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # ssh into a node of one's job (pam_slurm_adopt, PrologFlags=Contain): the
 # session is adopted into the job's extern step, and pam_qosdeny.so, stacked
 # after pam_slurm_adopt, confines it to the job's GPUs on the node, or

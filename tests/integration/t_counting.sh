@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The request qosdeny counts must equal what Slurm itself counts for the job.
 # For each option combination, Slurm's own count is read from a held job's
 # ReqTRES, and qosdeny's from its message against a per-job cap of 0.

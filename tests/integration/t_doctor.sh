@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # qosdeny doctor (qosdeny(1)): on a good set-up every check is ok and the
 # exit status 0; then each fault in turn, set up and undone, gives its line
 # (warn or FAIL, with a fix) and the exit status (1 on any FAIL). The test
@@ -43,7 +44,7 @@ conf() {
 
 plugstack() { printf '%s\n' "$1" >"$PLUGSTACK"; }
 
-# --- the good set-up (the example QoS's limits as the README has them,
+# --- the good set-up (the example QoS's limits as docs/worked-example.md has them,
 # whatever a test before this one changed)
 example_qos
 check "good: slurmctld restarted with PrologFlags=Alloc" conf

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Proof under attack: what a user may try to get past the caps or out of
 # the GPUs allocated to them, each refused or confined. Covered elsewhere:
 # het jobs summing past a cap and arrays over the per-user cap (t_jobs),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Fault drills: slurmctld restarted while jobs run, slurmdbd down at submit.
 # The caps hold through both, with the same messages. (Redis down and
 # slurmd killed mid-job: t_usage_fault; a broken qosdeny.conf: t_reload.)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # spank_qosdeny.so confines every task to its step's GPUs: each task opens
 # every fake GPU of its node, allocated ones give ENXIO (no driver behind
 # them), the others EPERM. Batch, salloc+srun and srun steps.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # GPU binding beside task/cgroup with ConstrainDevices=yes: the result is the
 # intersection of Slurm's confinement and qosdeny's, never wider.
 source "$(dirname "$0")/lib.sh"

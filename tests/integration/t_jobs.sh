@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Job arrays, heterogeneous jobs, exempt users.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # qosdeny limits: each cap's numbers are the plugin's, so a job asking for
 # "can ask for now" is accepted and one asking for one more is denied.
 source "$(dirname "$0")/lib.sh"

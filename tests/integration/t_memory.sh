@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # slurmctld's memory stays flat over many submissions through
 # job_submit/qosdeny: no per-submission leak. alice and bob submit at once,
 # each in turn a job qosdeny denies (counted, decided, message built, Slurm

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A partition's QoS (QOS= on the partition in slurm.conf) is checked too.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Slurm 24.11 and later take several QoS for one job (--qos=a,b) and run it
 # under any of them: qosdeny denies it only when every one denies it, with
 # the first listed QoS's line; an update of the list is checked again.

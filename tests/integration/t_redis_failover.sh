@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The Redis Sentinel failover drill (README "High availability"): a primary,
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The Redis Sentinel failover drill (docs/high-availability.md): a primary,
 # one replica and three sentinels on loopback (ha-lib.sh), TLS where this
 # build has it, qosdeny's ACL user. GPU jobs of alice, bob and charlie end
 # continuously on both nodes while the primary is killed (kill -9), comes

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # qosdeny.conf changes take effect without a restart, and each one accepted
 # is kept in StateSaveLocation; a broken edit keeps the last good policy, at
 # a re-read and at scontrol reconfigure (from 24.05 a new slurmctld, which

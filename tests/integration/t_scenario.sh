@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The issue's scenario on the real cluster: the three flags on every path,
 # counting what is already running.
 source "$(dirname "$0")/lib.sh"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# site_factor/qosdeny (README "GPU fair share in job priority"): GPU fair share as each pending
+# SPDX-License-Identifier: GPL-2.0-or-later
+# site_factor/qosdeny (docs/fair-share.md, "GPU fair share in job priority"): GPU fair share as each pending
 # job's site factor, under priority/multifactor with every other weight 0,
 # so a job's priority is its site factor alone. sprio's SITE is compared
 # with round(weight x FairShare) of `qosdeny share -P` at the same moment;

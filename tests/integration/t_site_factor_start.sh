@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # site_factor/qosdeny at slurmctld start, alone (no JobSubmitPlugins, so the
 # copy it reads is one it kept itself): the qosdeny.conf it accepts is kept
 # in StateSaveLocation, a broken one at start runs on that copy (its

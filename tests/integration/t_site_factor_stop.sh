@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# site_factor/qosdeny's stop (README "GPU fair share in job priority"):
+# SPDX-License-Identifier: GPL-2.0-or-later
+# site_factor/qosdeny's stop (docs/fair-share.md, "GPU fair share in job priority"):
 # with a Redis that answers every command late, but each within timeout_ms,
 # a refresh over eight clusters takes about eight seconds. Stopping
 # slurmctld (and from 24.05 a reconfigure, which stops the plugin too)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # At slurmctld start every accepted policy is kept in StateSaveLocation; a
 # start that finds qosdeny.conf broken or unreadable runs on that copy, and
 # only a start with no policy ever accepted is fatal, as a broken slurm.conf

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The qosdeny command: check, --help, --version.
 source "$(dirname "$0")/lib.sh"
 QD=$QD_BUILD/qosdeny

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Untyped GPU requests against typed caps (shared/policy/untyped_gpus.h). Slurm
 # alone lets --gres=gpu:3 past MaxTRESPerJob=gres/gpu:a100=2 and then
 # allocates three A100s; qosdeny counts untyped GPUs toward every type the

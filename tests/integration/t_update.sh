@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # scontrol update of a pending job is checked like a submission.
 source "$(dirname "$0")/lib.sh"
 

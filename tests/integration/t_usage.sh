@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # GPU usage reporting end to end: alice, bob and charlie run GPU jobs of
 # known length on one node and on both (batch, array, srun, batch + srun);
 # each job's prolog and epilog on each node report GPUs x seconds to Redis,
@@ -53,7 +54,7 @@ assert_eq "the header" "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|
 	"$(echo "$OUT" | head -1)"
 
 # The expected table from the sacctmgr shares and the usage the records
-# add up to (README "GPU usage and fair share"), to 6 decimals.
+# add up to (docs/fair-share.md, "qosdeny share"), to 6 decimals.
 u_a=${USED[alice]:-0} u_b=${USED[bob]:-0} u_c=${USED[charlie]:-0}
 expected=$(awk -v a="$u_a" -v b="$u_b" -v c="$u_c" 'BEGIN {
 	tot = a + b + c

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Where the job prolog runs decides where GPU time is counted from. Without
 # PrologFlags=Alloc slurmd runs it at the first step on each node: a node of
 # the allocation where no step runs has no record (slurmd logs why), and a

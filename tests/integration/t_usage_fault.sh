@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # GPU usage reporting with Redis down: jobs that end meanwhile leave their
 # closed records in their nodes' spools, `qosdeny flush` sends them once
 # Redis is back, usage grows by exactly what the jobs used, and a record

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # GPU usage reporting on a cluster without accounting
 # (AccountingStorageType=accounting_storage/none): jobs have no account, and
 # slurmd sets no SLURM_JOB_ACCOUNT. Each slurmd says so once when it

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A node that goes down with a job on it charges the job for the time it
-# ran there, not for the time the node was down (README "GPU usage and
-# fair share"): slurmd, the job's slurmstepd and its processes are killed
+# ran there, not for the time the node was down (docs/gpu-and-usage.md,
+# "When a node goes down with a job"): slurmd, the job's slurmstepd and its processes are killed
 # -9, slurmctld ends the job (NODE_FAIL) or requeues it, the node stays
 # down a measured time, and at slurmd's next start its open record is
 # closed at the end slurmctld (or slurmdbd, for a requeued job's earlier

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The QoS in GPU usage records: job_submit/qosdeny puts the QoS Slurm gives
 # each job in its SPANK environment, the prolog/epilog read it, and Redis
 # keeps per-QoS usage. A QoS given by --qos, by the association's default,

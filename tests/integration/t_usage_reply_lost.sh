@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A reply really lost: the epilog's apply goes through a proxy that passes
 # it to Redis, which runs it, and then drops the connection instead of the
 # reply. The node cannot know it was counted, so the record stays in the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Helpers for the GPU usage reporting tests (bash, sourced after lib.sh and
 # example-policy.sh): the plugin's job prolog/epilog on, Redis and the
 # spools looked at directly, Slurm's view of each job.

@@ -1,8 +1,9 @@
-/*
- * Contract section 7's example as `qosdeny share -P` prints it: accounts
- * research (FairShare=500; alice and bob, 1 share each) and batch (100;
- * charlie), after 3600 GPU-seconds each for alice and bob and 1800 for
- * charlie. The tests that reproduce it compare against this one copy.
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * docs/fair-share.md's example ("qosdeny share"; also in qosdeny(1)) as
+ * `qosdeny share -P` prints it: accounts research (FairShare=500; alice and
+ * bob, 1 share each) and batch (100; charlie), after 3600 GPU-seconds each
+ * for alice and bob and 1800 for charlie. The tests that reproduce it
+ * compare against this one copy.
  */
 #ifndef QD_TEST_CONTRACT_EXAMPLE_H
 #define QD_TEST_CONTRACT_EXAMPLE_H

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * What a test sees in a directory, to compare with what it expects to be
  * left there: the names, temporary files included, in one string.
  */

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The whole-file writer under the spool, the adoption records and the kept
  * policy: what it leaves behind on success and on each failure.
  */

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The cgroup module on this machine's real cgroups, with fake GPUs: char
  * devices 195:N made by mknod in a temporary directory. No driver is behind
  * them, so an open() the cgroup allows fails with ENXIO and one it refuses

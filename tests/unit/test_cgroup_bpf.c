@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The device program's builder (cgroup_bpf.c) against the program as
  * cgroup_v2.c built it before the builder had a unit of its own: the same
  * instructions, byte for byte, for a few device lists, chained or not. The

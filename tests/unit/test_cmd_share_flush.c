@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * `qosdeny share` and `qosdeny flush` (this build's, or $QD_TOOL) end to
  * end against a real redis-server, with a site of the test's own: slurm.conf
  * (accounting off, so shares come from qosdeny.conf), plugstack.conf with
@@ -188,8 +188,8 @@ static void contract_usage(void)
 	spool_rec(4, "n2", "charlie", "batch", 60, true);
 }
 
-/* README's worked example, end to end: spooled on two slurmd, flushed,
- * shown. The open record (a job still running) stays. */
+/* The worked example (docs/fair-share.md), end to end: spooled on two slurmd,
+ * flushed, shown. The open record (a job still running) stays. */
 Test(tool, flush_then_share)
 {
 	contract_usage();

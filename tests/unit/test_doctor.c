@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qosdeny doctor's pure parts: its lines (tools/doctor/doctor_output.c) and
  * the readers of Slurm's text (tools/doctor/doctor_text.c). The checks
  * themselves run on the test cluster (tests/integration/t_doctor.sh).

@@ -1,6 +1,6 @@
-/*
- * qd_factor_params_parse: PrioritySiteFactorParameters (README "GPU fair share
- * in job priority"), "weight=N,interval=SECONDS".
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * qd_factor_params_parse: PrioritySiteFactorParameters (docs/fair-share.md,
+ * "GPU fair share in job priority"), "weight=N,interval=SECONDS".
  */
 #include <stdio.h>
 #include <string.h>

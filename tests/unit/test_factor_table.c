@@ -1,7 +1,7 @@
-/*
- * The site factor of an association (README "GPU fair share in job priority"):
- * qd_factor_of, qd_factor_table_build and qd_factor_lookup over a computed
- * fair-share table.
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * The site factor of an association (docs/fair-share.md, "GPU fair share in job
+ * priority"): qd_factor_of, qd_factor_table_build and qd_factor_lookup over a
+ * computed fair-share table.
  */
 #include <math.h>
 #include <stdio.h>
@@ -26,7 +26,7 @@ TestSuite(factor, .fini = teardown);
 
 Test(factor, of_rounds_the_printed_fair_share)
 {
-	/* README's worked example: 10000 x 0.435275 = 4352.75. */
+	/* docs/fair-share.md's example: 10000 x 0.435275 = 4352.75. */
 	cr_expect_eq(qd_factor_of(10000, 0.435275), 4353);
 	cr_expect_eq(qd_factor_of(10000, 0.514057), 5141);
 	cr_expect_eq(qd_factor_of(1000000, 0.435275), 435275);
@@ -98,7 +98,7 @@ static void fs_row(const char *account, const char *user, uint32_t shares,
 	r->usage = usage;
 }
 
-/* Contract section 7's example, computed. */
+/* docs/fair-share.md's fair share example ("qosdeny share"), computed. */
 static void contract_fs(void)
 {
 	fs_row("research", NULL, 500, 7200);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,10 @@ static void expect_output(bool parsable, const char *want)
 	free(got);
 }
 
-/* Contract section 7's example, added in an order other than the output's. */
+/*
+ * docs/fair-share.md's fair share example ("qosdeny share"), added in an
+ * order other than the output's.
+ */
 static void contract_example(void)
 {
 	user("research", "bob", 1, 3600);

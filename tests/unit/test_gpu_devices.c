@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Which files are this node's GPUs (gres.conf, gpu_devices=, the fallback)
  * and which of them a step's GPU indices name.
  */

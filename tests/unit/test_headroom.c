@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,8 @@ static void setup(void)
 
 TestSuite(headroom, .init = setup);
 
-/* The README's seed: alice holds 2 of interactive's 2 per-user GPUs. */
+/* The worked example's seed: alice holds 2 of interactive's 2 per-user GPUs
+ * (docs/worked-example.md). */
 Test(headroom, alice_holds_her_two_gpus)
 {
 	size_t n;

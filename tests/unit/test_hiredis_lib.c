@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * hiredis and its TLS half loaded when a process makes its first Redis
  * handle, not when it loads qosdeny (shared/usage/hiredis_lib.h). This test
  * links neither (the Makefile's TEST_LIBS), as the plugins and the tool do.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * An orphaned record's run end from scontrol's and sacct's own words
  * (SLURM_TIME_FORMAT=%s): which run is the record's, whether it still
  * holds the node, and when it ended.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The QoS a job ran under, from `scontrol -o show job` (node/job_qos.c):
  * the parse, and scontrol run for real as a stand-in script on PATH that
  * answers, fails or hangs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -29,7 +30,7 @@ static void expect_text(const struct qd_verdict *v, const char *want)
 	cr_expect_eq(n, (int)strlen(want));
 }
 
-/* README's worked examples, character for character. */
+/* docs/worked-example.md's examples, character for character. */
 Test(message, grp)
 {
 	struct qd_verdict v = verdict(QD_DENY_ON_GRP, "gres/gpu", 5, 0, 4);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +16,8 @@ static const char contract_example[] =
     "Enforce=yes                  # yes: deny. no: accept, but log every "
     "job that would have been denied\n"
     "ExemptUsers=root,slurm       # never checked (default: none)\n"
-    "UsageHalfLife=7-0            # decay of the GPU usage kept in Redis "
-    "(section 7); Slurm time syntax\n"
+    "UsageHalfLife=7-0            # decay of the GPU usage kept in Redis; "
+    "Slurm time syntax\n"
     "\n"
     "# one record per QoS whose limits should reject at submit time "
     "instead of pending\n"
@@ -700,7 +701,7 @@ Test(policy_check, valid_file_reports_nothing)
 	cr_assert_eq(c.n, 0);
 }
 
-/* FairShareClusters= (README "GPU fair share in job priority"): the clusters
+/* FairShareClusters= (docs/fair-share.md, "Several clusters"): the clusters
  * whose usage counts in fair share; none given, none listed. */
 Test(policy, fair_share_clusters)
 {

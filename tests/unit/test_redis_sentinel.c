@@ -1,5 +1,5 @@
-/*
- * redis=sentinel:... and redis_replicas= (README "High availability")
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * redis=sentinel:... and redis_replicas= (docs/high-availability.md)
  * against real servers started by each test: a primary, a replica
  * (replicaof) and three sentinels (redis-server --sentinel) on loopback,
  * with down-after-milliseconds 1000, so a killed primary is replaced within

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * A real redis-server for the tests (Debian's): started on a free loopback
  * port and a unix socket in a directory of its own, persistence off, and
  * stopped by pid. The server is killed with the test process if that dies

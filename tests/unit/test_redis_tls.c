@@ -1,6 +1,6 @@
-/*
- * redis_tls_ca=, redis_tls_cert=, redis_tls_key= (README "High
- * availability"). Where hiredis has TLS: against redis-server and a
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * redis_tls_ca=, redis_tls_cert=, redis_tls_key= (docs/high-availability.md,
+ * "TLS"). Where hiredis has TLS: against redis-server and a
  * sentinel on TLS ports, with a private CA that openssl makes in the test;
  * elsewhere (hiredis 0.14, Debian 12): refused, saying why.
  */

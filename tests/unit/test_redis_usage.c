@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qd_redis_* against a real redis-server started by each test
  * (test_redis_server.h).
  */

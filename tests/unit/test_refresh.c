@@ -1,10 +1,11 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * site_factor/qosdeny's refresh thread (refresh.h): its start, its stop and
  * how a failure to start is reported, against a real redis-server
  * (test_redis_server.h) and real slurm.conf, plugstack.conf and qosdeny.conf
- * files (README "GPU fair share in job priority"). slurmctld's locks and
- * lists, which the plugin finds in slurmctld, are defined here, empty: no
- * associations, no running jobs. Slurm's log goes to a file of the test's.
+ * files (docs/fair-share.md, "GPU fair share in job priority"). slurmctld's
+ * locks and lists, which the plugin finds in slurmctld, are defined here,
+ * empty: no associations, no running jobs. Slurm's log goes to a file of the
+ * test's.
  */
 #include <criterion/criterion.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qd_request_count against what slurmctld 22.05 puts in tres_req_cnt at
  * submission, and (at the end) the same with 23.11's request syntax. Each row
  * is a job description as the client sends it (what slurm_opt_create_job_desc

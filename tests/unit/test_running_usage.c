@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Running jobs' usage in Redis (running_usage.h) and fair share's usage
  * over several clusters (fairshare_usage.h), against a real redis-server
  * started by each test (test_redis_server.h).
@@ -807,7 +807,7 @@ static void usage_key(const char *cluster, const char *account,
 }
 
 /*
- * README's worked example over two clusters: alice's 3600 on a (half of it
+ * docs/fair-share.md's example over two clusters: alice's 3600 on a (half of it
  * a running job), bob's 3600 and charlie's 1800 on b (charlie's all
  * running).
  */
@@ -833,7 +833,7 @@ static void share_row(const char *account, const char *user, uint32_t shares)
 	r->raw_shares = shares;
 }
 
-/* The rows slurmdbd (or qosdeny.conf) gives for README's worked example. */
+/* Rows slurmdbd (or qosdeny.conf) gives for docs/fair-share.md's example. */
 static void contract_rows(void)
 {
 	share_row("research", NULL, 500);

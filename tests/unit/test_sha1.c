@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qd_sha1_hex: the FIPS 180 examples, and every length around the padding's
  * one-or-two-block edge (55, 56, 63, 64 bytes), against sha1sum's answers.
  */

@@ -1,8 +1,8 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * What `qosdeny limits` reads from slurm.conf: PrivateData,
  * AccountingStorageEnforce and the partitions' QOS=; and the spank_qosdeny.so
  * line of plugstack.conf, read by the plugin's own parser for the tool and
- * the site factor (README "plugstack.conf").
+ * the site factor (qosdeny(1), PLUGSTACK.CONF OPTIONS).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -111,7 +111,7 @@ static int line_opts(const char *line, struct qd_spank_opts *o)
 }
 
 /* The replicated store's options reach the tool and the site factor
- * (README "High availability"). */
+ * (docs/high-availability.md). */
 Test(site, redis_options_of_the_spank_line)
 {
 	struct qd_spank_opts o;

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The records behind pam_qosdeny.so (node/adopt.c): written whole, read
  * back only when root's and writable by root alone, the node found for a
  * job, refusals kept.

@@ -1,6 +1,7 @@
-/*
- * plugstack.conf arguments (README "plugstack.conf"): every option, the
- * defaults, and a "qosdeny: " error naming whatever is unknown or malformed.
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * plugstack.conf arguments (qosdeny(1), PLUGSTACK.CONF OPTIONS): every option,
+ * the defaults, and a "qosdeny: " error naming whatever is unknown or
+ * malformed.
  */
 #include <string.h>
 

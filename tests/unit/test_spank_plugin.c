@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * build/spank_qosdeny.so itself, loaded with dlopen() as slurmstepd would,
  * its spank_* and slurm_* calls answered by the stubs below (exported from
  * this binary with -rdynamic). Drives init, task_post_fork, task_exit and

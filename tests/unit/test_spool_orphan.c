@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Records of jobs that ended without their epilog: each open record is
  * closed at its run's end as slurmctld or slurmdbd (the lookup) gives it,
  * else at the heartbeat's or the boot's bound, clamped to [start, now];

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The job's QoS in its SPANK environment: whatever the submitter put under
  * qosdeny's name is gone, the one entry job_submit/qosdeny sets is last,
  * and nothing leaks, out of memory too.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The job prolog's and epilog's reporting (node/usage_report.c) against a
  * real redis-server (test_redis_server.h) and a real spool directory: what
  * ends up in Redis and in the spool when Redis is up, down, slow, or a

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * What the job prolog and epilog take from their environment and from the
  * site's configuration (node/usage_job.c, node/usage_site.c): the job's
  * record, its GPU count, the spool directory and Redis address.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * build/spank_qosdeny.so's job prolog and epilog, loaded with dlopen() as
  * `slurmstepd spank prolog|epilog` loads it, with the prolog environment
  * slurmd builds (in this process's environment, where slurmstepd has it), a

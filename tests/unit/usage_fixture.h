@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The usage record the spool, orphan and Redis tests start from: alice's
  * (account research, QoS normal, partition gpu) on node n1 of cluster qd.
  */

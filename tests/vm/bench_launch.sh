@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Launch cost on the pure cgroup v2 node: what spank_qosdeny.so adds to a
 # job (job prolog + step + job epilog) on Slurm 24.11's cgroup/v2, beside
 # task/cgroup with ConstrainDevices=no (the plugin's device program is the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # PID 1 of the pure cgroup v2 VM (run.sh boots it; the image's stub
 # /usr/sbin/qd-vm-init execs this from the checkout, mounted read-only at
 # /qosdeny; /out is the host's results directory). Sets the node up as a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The pure cgroup v2 VM's boot files, from a Debian root of the Slurm
 # version under test (tests/chroot/chroot.sh): its own kernel, a small
 # initrd and an ext4 image of the root. Cached per version: rebuilt only

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A one-node Slurm on pure cgroup v2, as the VM (tests/vm/slurm.sh) and a
 # real GPU node (tests/gpu-node/node.sh) run it: slurmctld and slurmd as
 # root, CgroupPlugin=cgroup/v2 with IgnoreSystemd=yes, proctrack/cgroup,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The pure cgroup v2 suite: boots a Debian kernel in qemu on the image of a
 # Debian root with the Slurm version under test (image.sh), Slurm on
 # cgroup/v2 inside, and runs tests/vm/t_*.sh there against this checkout's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # signalled WHAT [SBATCH ARGS...]: `scancel -s USR1` reaches the task of a
 # job's srun step (without --batch or --full it signals the job's steps,
 # not the batch shell). Slurm signals the processes it finds in the step's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Slurm (Debian's 24.11 or 26.05) inside the pure cgroup v2 VM: one node,
 # vm, running slurmctld and slurmd as root, cgroup/v2 with proctrack/cgroup
 # as on a Debian 13 GPU node, two GPUs (/dev/nvidia0-1, boot.sh),

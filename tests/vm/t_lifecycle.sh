@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A job holding one of the node's two GPUs, its task bound by qosdeny, ends
 # as it would without qosdeny on Slurm's cgroup/v2 with proctrack/cgroup:
 # by scancel, by its time limit, by srun's interrupt and by scontrol

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A bound job under Slurm's cgroup/v2 can still be suspended and resumed
 # (its task stops, then runs again), and survives a slurmd restart: the
 # restarted slurmd still finds the job's step and its cancel ends cleanly.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # ssh into a job's node on Slurm's cgroup/v2 (pure cgroup v2 VM, Slurm
 # 24.11 or 26.05, proctrack/cgroup, PrologFlags=Contain): pam_slurm_adopt
 # adds the session to the extern step's cgroup (.../JOB/step_extern/user/

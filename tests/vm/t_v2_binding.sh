@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # GPU binding on Slurm's cgroup/v2 (pure cgroup v2 VM, Slurm 24.11 or
 # 26.05, proctrack/cgroup), beside task/none and task/cgroup with
 # ConstrainDevices=no and =yes: a step's allocated GPUs open (ENXIO, no

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The job's usage record on Slurm's cgroup/v2 is what it is on v1
 # (tests/integration/t_usage.sh): the plugin's job prolog and epilog send
 # Redis one record per job and node, with the job's GPUs and its seconds,

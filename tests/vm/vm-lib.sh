@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Helpers for the tests of the pure cgroup v2 VM (bash, sourced by each
 # tests/vm/t_*.sh, which runs inside the VM as root: boot.sh). The
 # assertions, `as USER CMD`, wait_for and finish are the integration

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qosdeny doctor: checks of a node's or the controller's set-up, one line
  * each (docs/man/qosdeny.1, section doctor). doctor_node.c and
  * doctor_ctld.c run them in order, their parts declared in doctor_node.h

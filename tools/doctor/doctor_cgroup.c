@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qosdeny doctor's cgroup checks: the node's cgroups (v1, hybrid, pure v2)
  * beside Slurm's CgroupPlugin, ProctrackType, TaskPlugin and
  * JobAcctGatherType, the binding layout the plugin gives a task there
@@ -131,7 +131,8 @@ static int binding_layout(struct qd_doctor *d, const struct qd_site *s,
 /*
  * In place, a task's own cgroup is confined (node/cgroup.h): the same done
  * to a scratch cgroup made below this process's cgroup2 cgroup, then taken
- * off and removed. Never one of Slurm's cgroups (README, GPU binding).
+ * off and removed. Never one of Slurm's cgroups (docs/gpu-and-usage.md, GPU
+ * binding).
  */
 static int try_in_place(const struct qd_paths *gpus, char *dir, size_t len,
 			size_t *denied, char *err, size_t errlen)

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The settings qosdeny doctor checks, as slurmctld runs with them (its
  * defaults and Include lines applied): libslurm's slurm_load_ctl_conf, what
  * `scontrol show config` prints.

@@ -1,9 +1,10 @@
-/*
- * qosdeny doctor --controller: slurmctld's settings qosdeny needs (README,
- * Set-up): JobSubmitPlugins and the policy load in slurmctld's log, the
- * accounting settings Slurm keeps its QoS counters with (README, what is
- * denied), qosdeny.conf against the database (doctor_policy.c) and the
- * site factor's set-up (README, GPU fair share in job priority).
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * qosdeny doctor --controller: slurmctld's settings qosdeny needs
+ * (docs/install.md, slurm.conf): JobSubmitPlugins and the policy load in
+ * slurmctld's log, the accounting settings Slurm keeps its QoS counters with
+ * (qosdeny.conf(5), SLURM.CONF), qosdeny.conf against the database
+ * (doctor_policy.c) and the site factor's set-up (docs/fair-share.md, GPU
+ * fair share in job priority).
  */
 #include <limits.h>
 #include <stdbool.h>
@@ -186,7 +187,7 @@ static void site_factor(struct qd_doctor *d, const struct qd_site *s,
 	}
 	/* It reads Redis's address from the spank_qosdeny.so line at each
 	 * refresh, and a refresh that cannot keeps the factors' last values
-	 * (README "GPU fair share in job priority"). */
+	 * (docs/fair-share.md, "GPU fair share in job priority"). */
 	if (!site_err && qd_site_spank_opts(s, &o, err, sizeof(err)))
 		site_err = err;
 	if (site_err) {

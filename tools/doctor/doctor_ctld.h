@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The controller checks' parts (doctor_ctld.c runs them in order). */
 #ifndef QD_DOCTOR_CTLD_H
 #define QD_DOCTOR_CTLD_H

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qosdeny doctor's GPU check: the files the plugin would bind (its
  * gpu_devices= option, else gres.conf's Name=gpu File= for the node, else
  * /dev/nvidia[0-9]*: node/gpu_devices.h) against the ones slurmd itself

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qosdeny doctor --node: the spool, PrologFlags and the Slurm version here;
  * the spank_qosdeny.so line (doctor_plugstack.c), the GPUs (doctor_gpus.c),
  * cgroups (doctor_cgroup.c) and Redis (doctor_redis.c) with the line's
@@ -65,8 +65,8 @@ static const char *in_memory(const char *path)
 
 /*
  * A spool on tmpfs loses at each reboot the records of jobs that were
- * running, or not yet sent, when the node went down (README "GPU usage
- * and fair share"): a warn line, its fix another spool=, or on a node with
+ * running, or not yet sent, when the node went down (docs/gpu-and-usage.md,
+ * "Usage reporting"): a warn line, its fix another spool=, or on a node with
  * no disk at all (/, /var and /var/spool all in memory) what is at stake.
  * 1 when it said so.
  */
@@ -238,8 +238,9 @@ static bool pam_uses_qosdeny(void)
 }
 
 /* Alloc: the job prolog, hence the usage record, runs on every node of the
- * job at allocation (README, GPU usage); Contain: ssh sessions are adopted
- * into the job (README, ssh). */
+ * job at allocation (docs/gpu-and-usage.md, Usage reporting); Contain: ssh
+ * sessions are adopted into the job (docs/gpu-and-usage.md, Adopted ssh
+ * sessions). */
 static void prolog_flags(struct qd_doctor *d, const struct qd_doctor_conf *c)
 {
 	const char *fix = "set PrologFlags=Alloc (Alloc,Contain for ssh "
@@ -269,8 +270,8 @@ static void prolog_flags(struct qd_doctor *d, const struct qd_doctor_conf *c)
 				      "sessions are not adopted)");
 }
 
-/* The plugins were built against one Slurm's structures (README,
- * Slurm versions): the running slurmd must be that version. */
+/* The plugins were built against one Slurm's structures (docs/versions.md,
+ * Supported Slurm versions): the running slurmd must be that version. */
 static void version(struct qd_doctor *d)
 {
 	char line[256] = "", v[64] = "", built[32];

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The node checks' parts (doctor_node.c runs them in order), with the
  * plugstack line's options as the plugin parses them.
  */

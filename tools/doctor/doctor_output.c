@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qosdeny doctor's lines: aligned for people, or '|'-separated with a header
  * (-P), as the tool's other commands print.
  */

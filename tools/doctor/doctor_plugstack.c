@@ -1,9 +1,9 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qosdeny doctor's plugstack check: the spank_qosdeny.so line that slurmd
- * reads (README, plugstack.conf): its plugin file is where slurmd looks (the
- * path as given when absolute, else in each PluginDir entry), the line is
- * `required` (an `optional` one that fails to load leaves jobs unbound), and
- * its options parse with the plugin's own parser.
+ * reads (docs/install.md, plugstack.conf): its plugin file is where slurmd
+ * looks (the path as given when absolute, else in each PluginDir entry), the
+ * line is `required` (an `optional` one that fails to load leaves jobs
+ * unbound), and its options parse with the plugin's own parser.
  */
 #include <limits.h>
 #include <stdio.h>

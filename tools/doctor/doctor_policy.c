@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * qosdeny doctor's policy checks: qosdeny.conf parses (as `qosdeny check`),
  * each QOS= record names a QoS slurmctld knows from slurmdbd (a record for
  * a QoS that does not exist guards nothing), and each flag of a record has a

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The Slurm daemons of this host, from /proc (doctor_procs.h). Only those
  * reading our slurm.conf count: test clusters and multiple-slurmd hosts run
  * several sets side by side.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Which Slurm daemons run on this host with a given slurm.conf, from /proc:
  * a daemon's slurm.conf is its -f argument, else its SLURM_CONF, else
  * Slurm's default path; a slurmd's node name its -N argument, else the

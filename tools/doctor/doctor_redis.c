@@ -1,9 +1,10 @@
-/*
- * qosdeny doctor's Redis check, as the plugins reach it (README, Redis):
- * the connection and AUTH (a password file, or a user and password for an
- * ACL user), TIME's round trip, SCRIPT LOAD of the usage script that every
- * job's record runs (shared/usage/usage_script.c: does it compile on this
- * server) and the rights to run it as the plugins do, EVALSHA and EVAL.
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * qosdeny doctor's Redis check, as the plugins reach it (docs/gpu-and-usage.md,
+ * Redis for production): the connection and AUTH (a password file, or a user
+ * and password for an ACL user), TIME's round trip, SCRIPT LOAD of the usage
+ * script that every job's record runs (shared/usage/usage_script.c: does it
+ * compile on this server) and the rights to run it as the plugins do, EVALSHA
+ * and EVAL.
  */
 #include <stdio.h>
 #include <string.h>

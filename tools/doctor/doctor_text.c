@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * Small readers of Slurm's text for qosdeny doctor: a key of a Key=Value
  * file (cgroup.conf), a plugin list (JobSubmitPlugins, TaskPlugin), and
  * what Slurm's plugins say of a task's cgroup.
