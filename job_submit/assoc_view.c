@@ -99,7 +99,16 @@ static int match_uid(void *x, void *key)
 	return ((slurmdb_used_limits_t *)x)->uid == *(uint32_t *)key;
 }
 
-void qd_qos_usage(const slurmdb_qos_rec_t *qos, uint32_t uid,
+/* The nodes of used (a QoS's or a user's in it) that are in nodes; all of
+ * them without nodes. */
+static uint64_t nodes_in(bitstr_t *used, bitstr_t *nodes)
+{
+	if (!used)
+		return 0;
+	return nodes ? bit_overlap(used, nodes) : bit_set_count(used);
+}
+
+void qd_qos_usage(const slurmdb_qos_rec_t *qos, uint32_t uid, bitstr_t *nodes,
 		  struct qd_usage *out)
 {
 	slurmdb_used_limits_t *mine = NULL;
@@ -112,4 +121,7 @@ void qd_qos_usage(const slurmdb_qos_rec_t *qos, uint32_t uid,
 	from_tres_array(qos->usage ? qos->usage->grp_used_tres : NULL, false,
 			&out->all);
 	from_tres_array(mine ? mine->tres : NULL, false, &out->user);
+	out->all_nodes_shared =
+	    qos->usage ? nodes_in(qos->usage->grp_node_bitmap, nodes) : 0;
+	out->user_nodes_shared = mine ? nodes_in(mine->node_bitmap, nodes) : 0;
 }

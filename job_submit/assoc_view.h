@@ -36,8 +36,13 @@ slurmdb_qos_rec_t *qd_find_job_qos(const char *qos_name,
 /* MaxTRESPerJob, MaxTRESPerUser and GrpTRES as the database set them. */
 void qd_qos_db_limits(const slurmdb_qos_rec_t *qos, struct qd_limits *out);
 
-/* The QoS's running-usage counters: everyone's and this user's. */
-void qd_qos_usage(const slurmdb_qos_rec_t *qos, uint32_t uid,
+/*
+ * The QoS's running-usage counters, everyone's and this user's, and of
+ * the nodes they hold, how many are in nodes, those the job could be given
+ * (check.h, struct qd_usage). Whether such a node has room for the job is
+ * not asked: each counts as able. nodes NULL: qosdeny cannot tell, all.
+ */
+void qd_qos_usage(const slurmdb_qos_rec_t *qos, uint32_t uid, bitstr_t *nodes,
 		  struct qd_usage *out);
 
 #endif

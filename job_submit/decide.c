@@ -1,6 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <string.h>
 
 #include "decide.h"
+#include "in_force.h"
 #include "partition_gpus.h"
 #include "slurm_fields.h"
 #include "untyped_gpus.h"
@@ -58,77 +60,153 @@ static const struct qd_tres *request_against(struct request *r,
 	return &r->any_type;
 }
 
-/* Returns true and fills *v when the QoS has a rule and the job breaks it. */
-static bool check_qos(const struct qd_policy *pol, slurmdb_qos_rec_t *qos,
-		      struct request *req, const struct qd_job_view *job,
-		      struct qd_verdict *v)
+/* One QoS as the core sees it (in_force.h) for a job that may be given
+ * nodes: its record, its database limits with the record's laid on top,
+ * its usage with the het job's earlier components, its OverPartQOS flag. */
+static void side_of(const struct qd_policy *pol, slurmdb_qos_rec_t *qos,
+		    bitstr_t *nodes, const struct qd_job_view *job,
+		    struct qd_qos_side *s)
 {
-	const struct qd_qos_rule *rule;
-	struct qd_limits db, lim;
-	struct qd_usage used;
+	struct qd_limits db;
 
-	if (!qos || !qos->name || !(rule = qd_policy_rule(pol, qos->name)))
-		return false;
+	s->name = qos->name;
+	s->rule = qd_policy_rule(pol, qos->name);
 	qd_qos_db_limits(qos, &db);
-	qd_limits_merge(&lim, &db, rule);
-	qd_qos_usage(qos, job->uid, &used);
+	qd_limits_merge(&s->lim, &db, s->rule);
+	qd_qos_usage(qos, job->uid, nodes, &s->used);
 	if (job->het)
-		qd_het_sum_apply(job->het, qos->name, &used);
-	if (!qd_check(rule, &lim, &used, request_against(req, &lim, job), v))
+		qd_het_sum_apply(job->het, qos->name, &s->used);
+	s->over_part_qos = qos->flags & QOS_FLAG_OVER_PART_QOS;
+}
+
+/* Whether the hostlist text names node; NULL names none. */
+static bool names(const char *list, const char *node)
+{
+	struct hostlist *hl; /* hostlist_t was a pointer type before 23.11 */
+	bool found;
+
+	if (!list || !*list || !node)
+		return false;
+	hl = hostlist_create(list);
+	found = hl && hostlist_find(hl, node) >= 0;
+	FREE_NULL_HOSTLIST(hl);
+	return found;
+}
+
+/*
+ * The nodes the job could be given in part: its nodes, less those its
+ * --exclude names, only those its --nodelist names. NULL where qosdeny
+ * cannot see the partition's nodes (xfree'd by the caller).
+ */
+static bitstr_t *job_nodes(const part_record_t *part,
+			   const struct qd_job_view *job)
+{
+	bitstr_t *b;
+	int first, last;
+
+	if (!part || !part->node_bitmap)
+		return NULL;
+	b = bit_copy(part->node_bitmap);
+	if ((!job->req_nodes || !*job->req_nodes) &&
+	    (!job->exc_nodes || !*job->exc_nodes))
+		return b;
+	if ((first = bit_ffs(b)) < 0)
+		return b;
+	last = bit_fls(b);
+	for (int i = first; i <= last && i < node_record_count; i++) {
+		const node_record_t *node = node_record_table_ptr[i];
+
+		if (!bit_test(b, i) || !node)
+			continue;
+		if ((job->req_nodes && *job->req_nodes &&
+		     !names(job->req_nodes, node->name)) ||
+		    names(job->exc_nodes, node->name))
+			bit_clear(b, i);
+	}
+	return b;
+}
+
+static slurmdb_qos_rec_t *named(slurmdb_qos_rec_t *qos)
+{
+	return qos && qos->name ? qos : NULL;
+}
+
+/*
+ * Returns true and fills *v when the job, under job_qos (or none) in the
+ * partition part (NULL: one qosdeny cannot see), breaks a limit in force
+ * as Slurm resolves job_qos and the partition's QoS (in_force.h), and the
+ * QoS the limit belongs to has the flag for it.
+ */
+static bool check_pair(const struct qd_policy *pol, slurmdb_qos_rec_t *job_qos,
+		       const part_record_t *part, struct request *req,
+		       const struct qd_job_view *job, struct qd_verdict *v)
+{
+	slurmdb_qos_rec_t *part_qos = named(part ? part->qos_ptr : NULL);
+	bitstr_t *nodes;
+	struct qd_qos_side sj, sp;
+	const struct qd_qos_side *order[2];
+	struct qd_in_force in;
+	size_t n;
+
+	job_qos = named(job_qos);
+	/* Neither has a record: nothing to deny. */
+	if ((!job_qos || !qd_policy_rule(pol, job_qos->name)) &&
+	    (!part_qos || !qd_policy_rule(pol, part_qos->name)))
+		return false;
+	nodes = job_nodes(part, job);
+	if (job_qos)
+		side_of(pol, job_qos, nodes, job, &sj);
+	if (part_qos)
+		side_of(pol, part_qos, nodes, job, &sp);
+	FREE_NULL_BITMAP(nodes);
+	n = qd_qos_order(job_qos ? &sj : NULL, part_qos ? &sp : NULL, order);
+	qd_limits_in_force(order, n, &in);
+	if (!qd_check_in_force(order, &in, request_against(req, &in.lim, job),
+			       v))
 		return false;
 	qd_verdict_note_untyped(v, req->asked);
 	return true;
 }
 
 /*
- * A job listing several partitions runs in one of them, so a partition QoS
- * denies only when every listed partition's QoS denies; the first such
- * failure is reported.
+ * The job under one of its QoS, in each partition it lists: a job listing
+ * several partitions runs in one of them, so it is denied only when it is
+ * in every one; the first failure is reported.
  */
 struct partition_check {
 	const struct qd_policy *pol;
-	slurmdb_qos_rec_t *const *job_qos;
-	size_t n_job_qos;
+	slurmdb_qos_rec_t *job_qos;
 	struct request *req;
 	const struct qd_job_view *job;
-	struct qd_verdict *first;
+	struct qd_verdict *first; /* NULL: not wanted */
+	size_t seen;
 	bool denied;
 };
 
-static bool is_job_qos(const struct partition_check *c,
-		       const slurmdb_qos_rec_t *q)
-{
-	for (size_t i = 0; i < c->n_job_qos; i++)
-		if (c->job_qos[i] == q)
-			return true;
-	return false;
-}
-
-/* A partition QoS that is the job's own QoS applies once, as that. */
 static bool partition_denies(part_record_t *p, void *arg)
 {
 	struct partition_check *c = arg;
 	struct qd_verdict v;
 
-	if (!p || is_job_qos(c, p->qos_ptr) ||
-	    !check_qos(c->pol, p->qos_ptr, c->req, c->job, &v)) {
-		c->denied = false;
-		return false;
-	}
-	if (!c->denied)
+	c->seen++;
+	c->denied = check_pair(c->pol, c->job_qos, p, c->req, c->job, &v);
+	if (c->denied && c->first && c->seen == 1)
 		*c->first = v;
-	c->denied = true;
-	return true;
+	return c->denied;
 }
 
-static bool check_partitions(const struct qd_policy *pol,
-			     slurmdb_qos_rec_t *const *job_qos, size_t n,
-			     struct request *req, const struct qd_job_view *job,
-			     struct qd_verdict *first)
+static bool denied_in_every_partition(const struct qd_policy *pol,
+				      slurmdb_qos_rec_t *job_qos,
+				      struct request *req,
+				      const struct qd_job_view *job,
+				      struct qd_verdict *first)
 {
-	struct partition_check c = {pol, job_qos, n, req, job, first, false};
+	struct partition_check c = {pol, job_qos, req, job, first, 0, false};
 
 	qd_each_partition(job->partition, partition_denies, &c);
+	/* An empty list names no partition: the job's QoS alone. */
+	if (!c.seen)
+		partition_denies(NULL, &c);
 	return c.denied;
 }
 
@@ -210,18 +288,18 @@ bool qd_qos_allowed(const slurmdb_qos_rec_t *qos,
 	return !(qos->flags & QOS_FLAG_REQ_RESV) || (resv && *resv);
 }
 
-/* Denied under each of the job's QoS; *first is the first one's verdict. */
+/* Denied under each of the job's QoS (none: its partitions' alone), in
+ * every partition; *first is the first one's verdict. */
 static bool every_qos_denies(const struct qd_policy *pol,
 			     slurmdb_qos_rec_t *const *qos, size_t n,
 			     struct request *req, const struct qd_job_view *job,
 			     struct qd_verdict *first)
 {
-	struct qd_verdict v;
-
-	for (size_t i = 0; i < n; i++)
-		if (!check_qos(pol, qos[i], req, job, i ? &v : first))
+	for (size_t i = 0; i < (n ? n : 1); i++)
+		if (!denied_in_every_partition(pol, n ? qos[i] : NULL, req, job,
+					       i ? NULL : first))
 			return false;
-	return n > 0;
+	return true;
 }
 
 bool qd_decide(const struct qd_policy *pol, const struct qd_tres *req,
@@ -234,8 +312,7 @@ bool qd_decide(const struct qd_policy *pol, const struct qd_tres *req,
 
 	if (qd_policy_is_exempt(pol, who->user))
 		return false;
-	denied = every_qos_denies(pol, qos, n, &r, job, &v) ||
-		 check_partitions(pol, qos, n, &r, job, &v);
+	denied = every_qos_denies(pol, qos, n, &r, job, &v);
 	if (denied)
 		qd_verdict_format(&v, msg, len);
 	else if (job->het)

@@ -22,6 +22,8 @@ struct qd_job_view {
 	slurmdb_qos_rec_t **cur_qos; /* a pending job's QoS, for updates */
 	size_t n_cur_qos;
 	const char *partition;	/* NULL: the default partition; may be a list */
+	const char *req_nodes;	/* --nodelist, or NULL */
+	const char *exc_nodes;	/* --exclude, or NULL */
 	struct qd_het_sum *het; /* earlier components of a het job, or NULL */
 };
 

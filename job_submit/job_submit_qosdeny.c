@@ -283,6 +283,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	    .account = job_desc->account,
 	    .qos = job_desc->qos,
 	    .partition = job_desc->partition,
+	    .req_nodes = job_desc->req_nodes,
+	    .exc_nodes = job_desc->exc_nodes,
 	};
 	int rc;
 
@@ -324,6 +326,12 @@ static int modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	    .qos = job_desc->qos,
 	    .partition =
 		job_desc->partition ? job_desc->partition : job_ptr->partition,
+	    .req_nodes = job_desc->req_nodes ? job_desc->req_nodes
+			 : job_ptr->details  ? job_ptr->details->req_nodes
+					     : NULL,
+	    .exc_nodes = job_desc->exc_nodes ? job_desc->exc_nodes
+			 : job_ptr->details  ? job_ptr->details->exc_nodes
+					     : NULL,
 	};
 	bool size_change;
 	int rc;

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * The three submit-time checks and the message a denied user sees.
  */
 #ifndef QD_CHECK_H
@@ -22,6 +22,11 @@ struct qd_limits {
 struct qd_usage {
 	struct qd_tres user; /* this user's jobs */
 	struct qd_tres all;  /* everyone's jobs */
+	/* Of the nodes counted in user's and all's node, how many the job
+	 * could be given too (in its partition): Slurm counts a node once
+	 * however many of the QoS's jobs share it (_get_unique_job_node_cnt),
+	 * so the job's nodes there add nothing to the node in use. */
+	uint64_t user_nodes_shared, all_nodes_shared;
 };
 
 /* Database limits with the rule's overrides laid on top, TRES by TRES (and
@@ -42,7 +47,8 @@ struct qd_verdict {
 };
 
 /*
- * Runs the checks the rule's flags enable, in the order of
+ * One QoS on its own (in_force.h has a job under its QoS and its
+ * partition's): runs the checks the rule's flags enable, in the order of
  * docs/how-it-decides.md "Checks" (per job, per user, group; within each cpu,
  * mem, node, gres/gpu, gres/gpu:<type>), and fills *v with the first failure
  * (zeroed when none). A TRES is checked only where a limit is set, not

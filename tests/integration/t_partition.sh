@@ -15,7 +15,7 @@ assert_eq "within the partition QoS's cap is accepted" 0 "$RC"
 as alice sbatch --parsable --hold -p short,gpu -n 8 --wrap true
 assert_eq "a job that may run in another partition is accepted" 0 "$RC"
 as alice sbatch -p short -q interactive --gpus=5 --wrap true
-assert_contains "the job's own QoS is checked first" \
+assert_contains "the partition QoS sets no gres/gpu limit: the job QoS's is in force" \
 	'QOS interactive: gres/gpu requested 5' "$OUT"
 
 as alice sbatch --parsable --hold -p gpu -n 8 --wrap true

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-or-later
  * job_submit/qosdeny's decision (decide.h) on Slurm's own records: QoS,
  * associations, users and partitions as slurmctld holds them, qosdeny.conf
  * parsed from text. slurmctld's globals and assoc_mgr's lookups, which the
@@ -409,22 +409,56 @@ Test(decide, partition_list_denies_only_when_every_partition_does)
 	cr_expect_not(DECIDE(conf, &job, 3), "gpu takes 3");
 }
 
-/* A partition QoS that is one of the job's own is checked once, as the
- * job's: a job that may run under normal is not denied by gpupart as its
- * partition's QoS either. */
-Test(decide, partition_qos_that_is_the_jobs_is_checked_once)
+/* A partition QoS that is also one of the job's own is looked at once;
+ * under the job's other QoS it is still the partition's, and its limit
+ * is in force there too (Slurm orders the partition's QoS first): a job
+ * that may run under normal is denied by gpupart all the same. */
+Test(decide, partition_qos_holds_under_every_job_qos)
 {
 	struct qd_job_view job = {
 	    .uid = ALICE, .qos = "normal,gpupart", .partition = "gpu"};
 	char msg[512];
 
 	qos[Q_GPUPART].per_job[T_GPU] = 4;
-	cr_expect_not(DECIDE("QOS=gpupart Flags=DenyOnMaxPerJob\n", &job, 5));
-	cr_expect_str_eq(msg, "-");
+	cr_assert(DECIDE("QOS=gpupart Flags=DenyOnMaxPerJob\n", &job, 5));
+	cr_expect_str_eq(msg, "qosdeny: DenyOnMaxPerJob: QOS gpupart: "
+			      "gres/gpu requested 5, MaxTRESPerJob limit 4");
+	cr_expect_not(DECIDE("QOS=gpupart Flags=DenyOnMaxPerJob\n", &job, 4));
 	job.qos = "gpupart";
 	cr_assert(DECIDE("QOS=gpupart Flags=DenyOnMaxPerJob\n", &job, 5));
 	cr_expect_str_eq(msg, "qosdeny: DenyOnMaxPerJob: QOS gpupart: "
 			      "gres/gpu requested 5, MaxTRESPerJob limit 4");
+}
+
+/* The job's QoS and its partition's resolved as Slurm resolves them
+ * (in_force.h): the partition's limit for a TRES is in force over the
+ * job QoS's, unless the job's QoS has OverPartQOS; a limit in force that
+ * belongs to a QoS without a record denies nothing. */
+Test(decide, partition_qos_limit_in_force_over_the_jobs)
+{
+	struct qd_job_view job = {
+	    .uid = ALICE, .qos = "interactive", .partition = "gpu"};
+	const char *conf = "QOS=interactive Flags=DenyOnMaxPerJob\n"
+			   "QOS=gpupart Flags=DenyOnMaxPerJob\n";
+	char msg[512];
+
+	qos[Q_GPUPART].per_job[T_GPU] = 8;
+	qos[Q_INTERACTIVE].per_job[T_GPU] = 2;
+	cr_expect_not(DECIDE(conf, &job, 4), "gpupart's 8 is in force: %s",
+		      msg);
+	cr_expect_not(
+	    DECIDE("QOS=interactive Flags=DenyOnMaxPerJob\n", &job, 9),
+	    "gpupart's 8 is in force, and gpupart has no record");
+	cr_assert(DECIDE(conf, &job, 9));
+	cr_expect_str_eq(msg, "qosdeny: DenyOnMaxPerJob: QOS gpupart: "
+			      "gres/gpu requested 9, MaxTRESPerJob limit 8");
+	qos[Q_INTERACTIVE].rec.flags |= QOS_FLAG_OVER_PART_QOS;
+	cr_assert(DECIDE(conf, &job, 4));
+	cr_expect_str_eq(msg, "qosdeny: DenyOnMaxPerJob: QOS interactive: "
+			      "gres/gpu requested 4, MaxTRESPerJob limit 2");
+	job.partition = "cpu";
+	qos[Q_INTERACTIVE].rec.flags = 0;
+	cr_expect(DECIDE(conf, &job, 4), "cpu has no QoS: interactive's 2");
 }
 
 /* --qos=a,b (24.11): denied only when every listed QoS denies; the line
