@@ -479,7 +479,9 @@ Test(usage_report, a_hung_redis_costs_one_timeout)
 	cr_expect_eq(qd_report_epilog(&rp, &c, now), QD_REPORT_SPOOLED);
 	took = qd_now_ms() - t0;
 	kill(srv.pid, SIGCONT);
-	cr_expect(took < 300 + 250, "took %lld ms", (long long)took);
+	/* One timeout for the three (each its own would be 900 ms), with
+	 * room for a busy host. */
+	cr_expect(took < 300 + 500, "took %lld ms", (long long)took);
 	cr_expect(strstr(logbuf, "timed out after 300 ms"), "%s", logbuf);
 	cr_expect(strstr(logbuf, "3 usage record(s) not sent"), "%s", logbuf);
 	logbuf[0] = '\0';
