@@ -15,13 +15,6 @@
 # the root of each hierarchy. NAME and what is left below it are removed
 # when CMD ends, its CPU time first added to QD_CGROUP_CPU_FILE, if set, as
 # "NAME SECONDS". Exits with CMD's status. Root only.
-#
-# QD_CGROUP_CPU_WEIGHT (1 to 10000, cgroup v2's scale: 100 is a default
-# cgroup's): NAME's share of the CPU when the host is busy, as cpu.weight,
-# or as v1's cpu.shares (1024 for 100). The lanes' CPU-bound parts get
-# less than the clusters' timing-bound ones this way: nice does not do it,
-# as the scheduler shares the CPU between sibling cgroups first, and nice
-# orders only the tasks within one.
 set -u
 msg() { echo "cgroup-ns: $*" >&2; }
 
@@ -68,26 +61,8 @@ join() {
 			cat "$d/../cpuset.cpus" >"$d/cpuset.cpus" || return 1
 			cat "$d/../cpuset.mems" >"$d/cpuset.mems" || return 1
 		fi
-		set_weight "$d" || return 1
 		echo "$BASHPID" >"$d/cgroup.procs" || return 1
 	done < <(cgroup_dirs "$1")
-}
-
-# set_weight DIR: QD_CGROUP_CPU_WEIGHT written where DIR has the file for
-# it (the v1 cpu hierarchy's cpu.shares, or cpu.weight where v2's cpu
-# controller is enabled).
-set_weight() {
-	local w=${QD_CGROUP_CPU_WEIGHT:-}
-	[ -n "$w" ] || return 0
-	if ! [[ $w =~ ^[0-9]+$ ]] || [ "$w" -lt 1 ] || [ "$w" -gt 10000 ]; then
-		msg "QD_CGROUP_CPU_WEIGHT=$w: not a weight from 1 to 10000"
-		return 1
-	fi
-	if [ -e "$1/cpu.shares" ]; then
-		echo $((w * 1024 / 100 > 2 ? w * 1024 / 100 : 2)) >"$1/cpu.shares"
-	elif [ -e "$1/cpu.weight" ]; then
-		echo "$w" >"$1/cpu.weight"
-	fi
 }
 
 # cpu_seconds NAME: the CPU time NAME's processes used, in seconds (the

@@ -10,19 +10,17 @@
 #
 # Lanes, each a sequence of tests/chroot/suite.sh parts:
 #   VERSION  one per version with a whole suite (22.05 here, 24.11 in its
-#            chroot; 26.05 with TREE): build, unit, integration,
+#            chroot; 26.05 with TREE): build, integration,
 #            integration-asan, and deb-test at the end (it installs the
-#            package into the root the clusters run from). Its clusters
-#            have ports (QD_PORT_MIN/MAX) and job ids (QD_FIRST_JOB_ID) of
-#            their own, t_memory.sh's apart from the others'.
-#   V-memory that version's t_memory.sh (8,000 submissions, a third of
-#            its integration suite's time), once its build is there, on a
-#            cluster of its own; deb-test waits for it.
+#            package into the root the clusters run from, so it waits for
+#            the V-side lane). Its clusters have ports (QD_PORT_MIN/MAX)
+#            and job ids (QD_FIRST_JOB_ID) of their own, t_memory.sh's
+#            apart from the others'.
+#   V-side   once that version's build is there: its unit tests, then its
+#            t_memory.sh (8,000 submissions, a third of the integration
+#            suite's time) on a cluster of its own.
 #   core     the first such version's check-core (build-test, unit-asan,
-#            fuzz-smoke), once its build is there.
-#            These two are CPU-bound and judge no time: their cgroups get a
-#            quarter of a default one's CPU weight (QD_CGROUP_CPU_WEIGHT),
-#            so that they take mostly what the clusters leave idle.
+#            fuzz-smoke, docs-check), once its build is there.
 #   26.05    without TREE: Debian's packages, its root, node side and
 #            unit tests.
 #   V-vm     24.11's VM and 26.05's, at once, once every version's lane
@@ -150,10 +148,10 @@ slot_args() {
 	echo "QD_QUICKACK=0 QD_PORT_MIN=$lo QD_PORT_MAX=$hi QD_FIRST_JOB_ID=$first"
 }
 
-# A version: its build, unit tests, the two integration suites one after
-# the other (both at once, and both VMs at once, had four clusters and two
-# emulated CPUs on two cores: timing-bound tests failed), then deb-test,
-# which installs the package into the root its clusters run from.
+# A version: its build, the two integration suites one after the other
+# (both at once, and both VMs at once, had four clusters and two emulated
+# CPUs on two cores: timing-bound tests failed), then deb-test, which
+# installs the package into the root its clusters run from.
 version_lane() { # INDEX VERSION
 	local i=$1 v=$2 rc=0 p
 	export QD_CORE_EXTRAS=no
@@ -168,22 +166,27 @@ version_lane() { # INDEX VERSION
 	if [ "$i" = 0 ] && [ "$v" != "$host_ver" ]; then
 		part "$v" core bash "$SUITE" "$v" core "$tree"
 	fi
-	for p in unit integration integration-asan; do
+	for p in integration integration-asan; do
 		part "$v" "$p" bash "$SUITE" "$v" "$p" "$tree"
 	done
-	wait_mark "$v-memory" || true
+	# The package goes into the root that t_memory.sh's cluster loads its
+	# plugins from (Slurm's PluginDir first).
+	wait_mark "$v-side" || true
 	part "$v" deb-test bash "$SUITE" "$v" deb-test "$tree"
 }
 
-# A version's t_memory.sh, beside its lane: a cluster of its own.
-memory_lane() { # INDEX VERSION
+# Beside a version's lane: its unit tests (their Redis servers on ports
+# the kernel picks, above the clusters'), then its t_memory.sh on a
+# cluster of its own.
+side_lane() { # INDEX VERSION
 	local i=$1 v=$2 rc=0
 	QD_MAKE_ARGS=$(slot_args "$i" memory)
 	export QD_MAKE_ARGS
 	wait_mark "$v" || return 0
-	QD_CGROUP_CPU_WEIGHT=25 part "$v-memory" integration-memory \
+	part "$v-side" unit bash "$SUITE" "$v" unit "$tree" || rc=$?
+	part "$v-side" integration-memory \
 		bash "$SUITE" "$v" integration-memory "$tree" || rc=$?
-	mark "$v-memory" "$rc"
+	mark "$v-side" "$rc"
 }
 
 # ended NAME...: the marks a lane owes, given where it did not leave them
@@ -195,7 +198,7 @@ ended() {
 
 core_lane() {
 	wait_mark "${full[0]}" || true
-	QD_CGROUP_CPU_WEIGHT=25 part core core bash "$SUITE" "${full[0]}" core "$tree"
+	part core core bash "$SUITE" "${full[0]}" core "$tree"
 }
 
 # 26.05 without a tree: its root (Debian's packages), its node side built
@@ -212,8 +215,8 @@ deb_2605_lane() {
 # clusters, even at nice -10 (which, in a cgroup of its own, orders
 # nothing against the others): its steps started 3 s after slurmctld's
 # StartTime, its 3 s jobs lasted 16 s. The two VMs run at once, each
-# qemu's TCG on a core of its own; only the lanes of a quarter weight
-# (core, t_memory.sh) may still run beside them.
+# qemu's TCG on a core of its own; only the core lane may still run
+# beside them.
 vm_lane() { # VERSION
 	local v
 	for v in "${full[@]}"; do wait_mark "$v-done"; done
@@ -229,10 +232,10 @@ for i in "${!full[@]}"; do
 	} &
 	lanes+=("${full[$i]}")
 	{
-		(memory_lane "$i" "${full[$i]}")
-		ended "${full[$i]}-memory"
+		(side_lane "$i" "${full[$i]}")
+		ended "${full[$i]}-side"
 	} &
-	lanes+=("${full[$i]}-memory")
+	lanes+=("${full[$i]}-side")
 done
 if [ "$n" -gt 0 ] && [ "${full[0]}" = "$host_ver" ]; then
 	core_lane &

@@ -3,7 +3,7 @@
 # The pure cgroup v2 VM's boot files, from a Debian root of the Slurm
 # version under test (tests/chroot/chroot.sh): its own kernel, a small
 # initrd and an ext4 image of the root. Cached per version: rebuilt only
-# when the root's packages or this script change (the key file).
+# when the root's packages or this script's code change (the key file).
 #
 #   image.sh [VERSION]   prints the image directory once it is up to date
 #
@@ -68,7 +68,10 @@ else
 		done' >&2
 fi
 
-key=$(cat "$CHROOT/var/lib/dpkg/status" "$0" | sha256sum | cut -c1-16)
+# This script's comment lines are not part of the key: an edited comment
+# does not cost a new image.
+key=$({ cat "$CHROOT/var/lib/dpkg/status"; grep -v '^[[:space:]]*#' "$0"; } |
+	sha256sum | cut -c1-16)
 if [ "$(cat "$OUT/key" 2>/dev/null)" = "$key" ] && [ -s "$OUT/root.ext4" ]; then
 	echo "$OUT"
 	exit 0
