@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A job's QoS and its partition's QoS, resolved as Slurm resolves them
+# (docs/how-it-decides.md, "Which limit"), with Slurm as the oracle: each
+# scenario's job is submitted under Enforce=no, so that Slurm runs it or
+# holds it for a QoS limit while qosdeny only logs what it would deny; what
+# qosdeny would deny must be exactly what Slurm holds. A job still pending
+# for any other reason once slurmctld has evaluated it fails the scenario.
+# Nodes are counted as Slurm counts them: a node the QoS's jobs already
+# hold is counted once. Then Enforce=yes denies a held one at submission,
+# naming the QoS whose limit Slurm applies.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/example-policy.sh"
+
+# Each scenario has a job QoS hj<N> and a partition QoS hp<N>; the
+# partition hq (n1, n2) is given the scenario's hp<N>.
+N=9
+qos_list() { # PREFIX
+	local i out=""
+	for ((i = 1; i <= N; i++)); do out+="${out:+,}$1$i"; done
+	echo "$out"
+}
+HJ=$(qos_list hj) HP=$(qos_list hp)
+records() { # ENFORCE
+	local i
+	echo "$EXAMPLE_POLICY" | sed "s/^Enforce=yes/Enforce=$1/"
+	for ((i = 1; i <= N; i++)); do
+		echo "QOS=hj$i Flags=DenyOnMaxPerJob,DenyOnMaxPerUser,DenyOnGrp"
+		echo "QOS=hp$i Flags=DenyOnMaxPerJob,DenyOnMaxPerUser,DenyOnGrp"
+	done
+}
+
+cancel_all
+IFS=, read -r -a all_qos <<<"$HJ,$HP"
+sacctmgr -i add qos "${all_qos[@]}" >/dev/null
+sacctmgr -i modify account research set qos=normal,research,interactive,"$HJ" >/dev/null
+# 1: the partition QoS's group limit (8) is in force, not the job QoS's (2).
+sacctmgr -i modify qos hp1 set GrpTRES=gres/gpu=8 >/dev/null
+sacctmgr -i modify qos hj1 set GrpTRES=gres/gpu=2 >/dev/null
+# 2: the same with the per-job limit.
+sacctmgr -i modify qos hp2 set MaxTRESPerJob=gres/gpu=8 >/dev/null
+sacctmgr -i modify qos hj2 set MaxTRESPerJob=gres/gpu=2 >/dev/null
+# 3: OverPartQOS on the job QoS: its 2 is in force.
+sacctmgr -i modify qos hp3 set GrpTRES=gres/gpu=8 >/dev/null
+sacctmgr -i modify qos hj3 set GrpTRES=gres/gpu=2 Flags=OverPartQOS >/dev/null
+# 4: a partition QoS that limits cpu alone leaves gres/gpu to the job QoS.
+sacctmgr -i modify qos hp4 set GrpTRES=cpu=64 >/dev/null
+sacctmgr -i modify qos hj4 set GrpTRES=gres/gpu=2 >/dev/null
+# 5: the partition QoS's per-user limit, the job QoS without one.
+sacctmgr -i modify qos hp5 set MaxTRESPerUser=gres/gpu=2 >/dev/null
+# 6, 7: a node limit of 1, a second 1-node job on the node the first runs
+# on: Slurm counts that node once (group, then per user).
+sacctmgr -i modify qos hj6 set GrpTRES=node=1 >/dev/null
+sacctmgr -i modify qos hj7 set MaxTRESPerUser=node=1 >/dev/null
+# 8: the same, the second job on the other node.
+sacctmgr -i modify qos hj8 set GrpTRES=node=1 >/dev/null
+# 9: a job listing hq and gpu (no QoS): Slurm runs it in gpu.
+sacctmgr -i modify qos hp9 set GrpTRES=gres/gpu=2 >/dev/null
+# slurmdbd sends slurmctld the changes in order: the last one there (its
+# output shows no flags and no per-user limits) means all are.
+knows_all() {
+	scontrol show assoc_mgr flags=qos qos=hp9 2>/dev/null |
+		grep -q 'GrpTRES=.*gres/gpu=2('
+}
+check "slurmctld knows the scenarios' QoS" wait_for "the QoS" 30 knows_all
+scontrol create partitionname=hq nodes=n1,n2 qos=hp1 maxtime=infinite state=up
+check "the partition hq exists" eval 'scontrol show partition hq >/dev/null 2>&1'
+write_policy "$(records no)"
+
+# slurm_says JOB: "runs", "held REASON" (a QoS limit, once slurmctld has
+# evaluated the job after its submission) or "pending REASON"; waits for
+# one of the first two.
+evaluated() {
+	local st
+	st=$(SLURM_TIME_FORMAT=%s scontrol -o show job "$1" 2>/dev/null) || return 1
+	case $st in *" JobState=RUNNING "*) return 0 ;; esac
+	local sub eval
+	sub=$(sed -n 's/.* SubmitTime=\([0-9]*\) .*/\1/p' <<<"$st")
+	eval=$(sed -n 's/.* LastSchedEval=\([0-9]*\) .*/\1/p' <<<"$st")
+	[[ $st == *" Reason=QOS"* ]] && [ -n "$eval" ] && [ "$eval" -gt "$sub" ]
+}
+slurm_says() {
+	wait_for "slurmctld to run or hold job $1" 30 evaluated "$1"
+	local state reason
+	read -r state reason < <(squeue -h -j "$1" -o '%T %r')
+	case $state in
+	RUNNING) echo runs ;;
+	PENDING) [[ $reason == QOS* ]] && echo "held $reason" || echo "pending $reason" ;;
+	*) echo "$state $reason" ;;
+	esac
+}
+
+# scenario N DESCRIPTION SBATCH_ARGS...: Slurm's answer against qosdeny's;
+# FIRST (sbatch's words) a job of the scenario's QoS running before it.
+scenario() {
+	local i=$1 what=$2 n job says would first=""
+	shift 2
+	scontrol update partitionname=hq qos="hp$i"
+	if [ -n "${FIRST:-}" ]; then
+		# shellcheck disable=SC2086
+		first=$(submit_running alice -p hq -q "hj$i" $FIRST)
+		[ -n "$first" ] || fail "$i: $what: the first job did not run"
+	fi
+	n=$(log_lines)
+	as alice sbatch --parsable -p "${PARTS:-hq}" -q "hj$i" "$@" --wrap 'sleep 300'
+	job=${OUT%%;*}
+	if [ "$RC" -ne 0 ]; then
+		fail "$i: $what: sbatch failed: $OUT"
+		return
+	fi
+	says=$(slurm_says "$job")
+	would=accepts
+	log_since "$n" | grep -q "Enforce=no, accepted" && would=denies
+	case $says in
+	runs) assert_eq "$i: $what: Slurm runs job $job; qosdeny" accepts "$would" ;;
+	held*) assert_eq "$i: $what: Slurm holds job $job (${says#held }); qosdeny" denies "$would" ;;
+	*) fail "$i: $what: job $job neither ran nor was held for a QoS limit: $says" ;;
+	esac
+	SAID[$i]=$says
+	scancel "$job" $first
+	wait_for "the scenario's jobs to end" 30 queue_empty
+}
+declare -A SAID
+scenario 1 "partition GrpTRES gpu=8 over the job QoS's 2" --gres=gpu:4
+scenario 2 "partition MaxTRESPerJob gpu=8 over the job QoS's 2" --gres=gpu:4
+scenario 3 "OverPartQOS: the job QoS's GrpTRES gpu=2" --gres=gpu:4
+scenario 4 "partition QoS limits cpu only: the job QoS's GrpTRES gpu=2" --gres=gpu:4
+scenario 5 "the partition QoS's MaxTRESPerUser gpu=2" --gres=gpu:3
+FIRST="-N1 -w n1"
+scenario 6 "GrpTRES node=1, a second job on the first's node" -N1 -w n1
+scenario 7 "MaxTRESPerUser node=1, a second job on the first's node" -N1 -w n1
+scenario 8 "GrpTRES node=1, a second job on the other node" -N1 -w n2
+FIRST=""
+PARTS=hq,gpu
+scenario 9 "a partition QoS's GrpTRES gpu=2, the job may run in gpu" --gres=gpu:4
+PARTS=""
+said=""
+for ((i = 1; i <= N; i++)); do said+="${said:+ }${SAID[$i]%% *}"; done
+assert_eq "Slurm's own answers, as measured before qosdeny followed them" \
+	"runs runs held held held runs runs held runs" "$said"
+
+# Enforced: the held ones are denied at submission, naming the QoS whose
+# limit Slurm applies; the others are accepted.
+write_policy "$(records yes)"
+scontrol update partitionname=hq qos=hp3
+as alice sbatch -p hq -q hj3 --gres=gpu:4 --wrap true
+assert_eq "OverPartQOS: denied at submission" 1 "$RC"
+assert_contains "the message names the job QoS whose limit is in force" \
+	'qosdeny: DenyOnGrp: QOS hj3: gres/gpu requested 4, in use 0, GrpTRES limit 2' "$OUT"
+scontrol update partitionname=hq qos=hp5
+as alice sbatch -p hq -q hj5 --gres=gpu:3 --wrap true
+assert_contains "the partition QoS's per-user limit, named" \
+	'qosdeny: DenyOnMaxPerUser: QOS hp5: gres/gpu requested 3, in use 0, MaxTRESPerUser limit 2' "$OUT"
+scontrol update partitionname=hq qos=hp1
+as alice sbatch --parsable --hold -p hq -q hj1 --gres=gpu:4 --wrap true
+assert_eq "the partition QoS's 8 over the job QoS's 2: accepted" 0 "$RC"
+
+cancel_all
+scontrol delete partitionname=hq
+sacctmgr -i modify account research set qos=normal,research,interactive >/dev/null
+sacctmgr -i delete qos "${all_qos[@]}" >/dev/null
+write_policy "$EXAMPLE_POLICY"
+finish
