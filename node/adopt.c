@@ -34,19 +34,43 @@ int qd_adopt_path(char *buf, size_t len, const char *dir, const char *node,
 	return 0;
 }
 
+/* Whoever could write in a directory of these files could put another
+ * job's file in the place of this one's, or take it away: both the
+ * directory and its node's must be root's, writable by root alone (the
+ * files are checked as they are read). */
+static int roots_dir(const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+	int saved;
+
+	if (stat(dir, &st)) {
+		saved = errno; /* ENOENT: no file of any job there yet */
+		qd_errf(err, errlen, "%s: %s", dir, strerror(saved));
+		errno = saved;
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		qd_errf(err, errlen, "%s: not a directory", dir);
+		errno = ENOTDIR;
+		return -1;
+	}
+	if (st.st_uid != 0 || (st.st_mode & 022)) {
+		qd_errf(err, errlen,
+			"%s: owned by uid %u, mode %04o: not a directory owned "
+			"by root and writable by root alone: refused",
+			dir, (unsigned)st.st_uid,
+			(unsigned)(st.st_mode & 07777));
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
+
 /* dir itself, made root's and private if we create it. */
 static int make_dir(const char *dir, char *err, size_t errlen)
 {
-	struct stat st;
-
-	if (!mkdir(dir, 0700) || errno == EEXIST) {
-		if (stat(dir, &st))
-			return qd_errf(err, errlen, "%s: %s", dir,
-				       strerror(errno));
-		if (!S_ISDIR(st.st_mode))
-			return qd_errf(err, errlen, "%s: not a directory", dir);
-		return 0;
-	}
+	if (!mkdir(dir, 0700) || errno == EEXIST)
+		return roots_dir(dir, err, errlen);
 	return qd_errf(err, errlen, "mkdir %s: %s", dir, strerror(errno));
 }
 
@@ -85,12 +109,15 @@ int qd_adopt_read(const char *dir, const char *node, uint32_t job,
 		  size_t errlen)
 {
 	int rv = -1, saved;
-	char path[PATH_MAX];
+	char path[PATH_MAX], sub[PATH_MAX];
 	struct stat st;
 	ssize_t n;
 	int fd;
 
 	if (qd_adopt_path(path, sizeof(path), dir, node, job, ext, err, errlen))
+		return -1;
+	snprintf(sub, sizeof(sub), "%s/%s", dir, node);
+	if (roots_dir(dir, err, errlen) || roots_dir(sub, err, errlen))
 		return -1;
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {

@@ -12,6 +12,7 @@
 
 #include "errmsg.h"
 #include "redis_conn.h"
+#include "secret_file.h"
 
 #define PASSWORD_FILE_MAX 4096
 
@@ -48,7 +49,7 @@ static int split_lines(char *buf, size_t len, char **lines, int max)
 int qd_redis_read_password(const char *path, char **user, char **password,
 			   char *err, size_t errlen)
 {
-	char buf[PASSWORD_FILE_MAX + 1], what[128], *lines[2];
+	char buf[PASSWORD_FILE_MAX + 1], *lines[2];
 	struct stat st;
 	ssize_t len = 0;
 	int fd, n, rv = -1;
@@ -61,25 +62,8 @@ int qd_redis_read_password(const char *path, char **user, char **password,
 		fail(err, errlen, path, strerror(errno));
 		goto fail;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		fail(err, errlen, path, "not a regular file");
+	if (qd_secret_file_ok("redis_password_file", path, &st, err, errlen))
 		goto fail;
-	}
-	if (st.st_uid != 0) {
-		snprintf(what, sizeof(what),
-			 "owned by uid %u, must be owned by root: refused",
-			 (unsigned)st.st_uid);
-		fail(err, errlen, path, what);
-		goto fail;
-	}
-	if (st.st_mode & (S_IRWXO | S_IWGRP)) {
-		snprintf(what, sizeof(what),
-			 "mode %04o lets others read it, or group or others "
-			 "change it: refused (chmod 0600 or 0640)",
-			 (unsigned)(st.st_mode & 07777));
-		fail(err, errlen, path, what);
-		goto fail;
-	}
 	while (len < (ssize_t)sizeof(buf)) {
 		ssize_t k = read(fd, buf + len, sizeof(buf) - len);
 

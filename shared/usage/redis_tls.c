@@ -17,6 +17,10 @@
 
 #ifdef QD_HAVE_TLS
 #include <arpa/inet.h>
+#include <errno.h>
+#include <sys/stat.h>
+
+#include "secret_file.h"
 
 bool qd_redis_tls_built(void)
 {
@@ -38,6 +42,7 @@ int qd_redis_tls_new(struct qd_redis *r, const struct qd_redis_config *cfg,
 		     char *err, size_t errlen)
 {
 	SSL_CTX *ctx;
+	struct stat st;
 
 	if (!cfg->tls_ca && !cfg->tls_cert && !cfg->tls_key)
 		return 0;
@@ -66,6 +71,14 @@ int qd_redis_tls_new(struct qd_redis *r, const struct qd_redis_config *cfg,
 	if (cfg->tls_cert &&
 	    qd_tls.SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_cert) != 1)
 		return tls_fail(err, errlen, "redis_tls_cert", cfg->tls_cert);
+	/* By path, as OpenSSL then reads it: the directory a site keeps its
+	 * keys in is root's, so the file checked is the file read. */
+	if (cfg->tls_key && stat(cfg->tls_key, &st))
+		return qd_errf(err, errlen, "redis_tls_key %s: %s",
+			       cfg->tls_key, strerror(errno));
+	if (cfg->tls_key &&
+	    qd_secret_file_ok("redis_tls_key", cfg->tls_key, &st, err, errlen))
+		return -1;
 	if (cfg->tls_key && qd_tls.SSL_CTX_use_PrivateKey_file(
 				ctx, cfg->tls_key, SSL_FILETYPE_PEM) != 1)
 		return tls_fail(err, errlen, "redis_tls_key", cfg->tls_key);

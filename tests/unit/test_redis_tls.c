@@ -4,7 +4,9 @@
  * sentinel on TLS ports, with a private CA that openssl makes in the test;
  * elsewhere (hiredis 0.14, Debian 12): refused, saying why.
  */
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 
@@ -205,6 +207,35 @@ Test(tls, client_certificate)
 	rd = handle(srv.addr, in_pki("ca.pem"), in_pki("client.pem"), NULL);
 	cr_expect_null(rd);
 	cr_expect_str_eq(err, "redis_tls_cert= and redis_tls_key= go together");
+}
+
+/* The client key is a secret as the password file is: root's, and no one
+ * else's to read, or any job on the node could read it. */
+Test(tls, client_key_checked_as_a_secret)
+{
+	char want[512];
+
+	if (!qd_redis_tls_built())
+		cr_skip_test("built without TLS");
+	make_pki();
+	cr_assert_eq(chmod(in_pki("client.key"), 0644), 0);
+	cr_expect_null(handle("127.0.0.1:6379", in_pki("ca.pem"),
+			      in_pki("client.pem"), in_pki("client.key")));
+	snprintf(want, sizeof(want),
+		 "redis_tls_key %s: mode 0644 lets others read it, or group "
+		 "or others change it: refused (chmod 0600 or 0640)",
+		 in_pki("client.key"));
+	cr_expect_str_eq(err, want);
+	cr_assert_eq(chmod(in_pki("client.key"), 0640), 0);
+	cr_assert_eq(chown(in_pki("client.key"), 1, (gid_t)-1), 0);
+	cr_expect_null(handle("127.0.0.1:6379", in_pki("ca.pem"),
+			      in_pki("client.pem"), in_pki("client.key")));
+	cr_expect(strstr(err, "owned by uid 1, must be owned by root"), "%s",
+		  err);
+	cr_assert_eq(chown(in_pki("client.key"), 0, (gid_t)-1), 0);
+	rd = handle("127.0.0.1:6379", in_pki("ca.pem"), in_pki("client.pem"),
+		    in_pki("client.key"));
+	cr_expect_not_null(rd, "0640, root's: %s", err);
 }
 
 Test(tls, sentinel_and_primary_over_tls)

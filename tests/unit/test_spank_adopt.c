@@ -184,3 +184,40 @@ Test(adopt, node_name_must_be_a_file_name)
 				     sizeof(err)),
 		      0);
 }
+
+/* A directory of records that anyone but root may write in is refused,
+ * writing and reading: its writer could put another job's record in the
+ * place of this one's. A missing one keeps ENOENT (no record yet). */
+Test(adopt, directory_must_be_roots)
+{
+	char buf[256], sub[128];
+
+	cr_assert_eq(qd_adopt_write(dir, "n1", 4, "adopt", "mode=off\n", err,
+				    sizeof(err)),
+		     0, "%s", err);
+	snprintf(sub, sizeof(sub), "%s/n1", dir);
+	cr_assert_eq(chmod(sub, 0777), 0);
+	cr_expect_neq(qd_adopt_read(dir, "n1", 4, "adopt", buf, sizeof(buf),
+				    err, sizeof(err)),
+		      0);
+	cr_expect_eq(errno, EPERM);
+	cr_expect(strstr(err, "mode 0777: not a directory owned by root and "
+			      "writable by root alone: refused"),
+		  "%s", err);
+	cr_expect_neq(qd_adopt_write(dir, "n1", 5, "adopt", "mode=off\n", err,
+				     sizeof(err)),
+		      0);
+	cr_assert_eq(chmod(sub, 0755), 0);
+	cr_assert_eq(chmod(dir, 0770), 0);
+	cr_expect_neq(qd_adopt_read(dir, "n1", 4, "adopt", buf, sizeof(buf),
+				    err, sizeof(err)),
+		      0, "group-writable");
+	cr_assert_eq(chmod(dir, 0700), 0);
+	cr_expect_eq(qd_adopt_read(dir, "n1", 4, "adopt", buf, sizeof(buf), err,
+				   sizeof(err)),
+		     0, "%s", err);
+	cr_expect_neq(qd_adopt_read(dir, "n9", 4, "adopt", buf, sizeof(buf),
+				    err, sizeof(err)),
+		      0);
+	cr_expect_eq(errno, ENOENT);
+}
