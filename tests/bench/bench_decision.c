@@ -129,7 +129,7 @@ static double run(const struct qd_policy *pol, unsigned jobs, unsigned *denied,
 	for (unsigned i = 0; i < DECISIONS; i++) {
 		struct qd_tres req;
 		struct qd_limits lim;
-		struct qd_usage used;
+		struct qd_usage used = {0};
 		struct qd_verdict v;
 		struct user_usage *me = find_user(users, i % USERS);
 

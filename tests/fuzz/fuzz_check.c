@@ -147,7 +147,9 @@ static bool ref_over(uint64_t lim, uint64_t req, uint64_t used)
 	return lim != QD_UNLIMITED && req && sat_add(used, req) > lim;
 }
 
-/* check.h read plainly: flags in order, fixed TRES then the limit's types. */
+/* check.h read plainly: flags in order, fixed TRES then the limit's types;
+ * a node the QoS's (or the user's) running jobs hold that the job could be
+ * given is counted once, so the job's nodes add that many fewer. */
 static bool reference(const struct qd_qos_rule *rule,
 		      const struct qd_limits *lim, const struct qd_usage *used,
 		      const struct qd_tres *req, struct qd_verdict *v)
@@ -155,10 +157,12 @@ static bool reference(const struct qd_qos_rule *rule,
 	const struct {
 		enum qd_flag flag;
 		const struct qd_tres *limit, *used;
+		uint64_t shared_nodes;
 	} order[] = {
-	    {QD_DENY_ON_MAX_PER_JOB, &lim->max_per_job, NULL},
-	    {QD_DENY_ON_MAX_PER_USER, &lim->max_per_user, &used->user},
-	    {QD_DENY_ON_GRP, &lim->grp, &used->all},
+	    {QD_DENY_ON_MAX_PER_JOB, &lim->max_per_job, NULL, 0},
+	    {QD_DENY_ON_MAX_PER_USER, &lim->max_per_user, &used->user,
+	     used->user_nodes_shared},
+	    {QD_DENY_ON_GRP, &lim->grp, &used->all, used->all_nodes_shared},
 	};
 
 	memset(v, 0, sizeof(*v));
@@ -178,8 +182,14 @@ static bool reference(const struct qd_qos_rule *rule,
 			v->is_mem = id == QD_TRES_MEM;
 			snprintf(v->tres, sizeof(v->tres), "%s",
 				 qd_tres_name(id));
+			uint64_t counted = v->requested;
+
+			if (id == QD_TRES_NODE)
+				counted = counted > order[k].shared_nodes
+					      ? counted - order[k].shared_nodes
+					      : 0;
 			if (l->set[id] &&
-			    ref_over(v->limit, v->requested, v->in_use))
+			    ref_over(v->limit, counted, v->in_use))
 				return v->denied = true;
 		}
 		for (size_t i = 0; i < l->ntyped; i++) {
@@ -425,6 +435,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	read_tres(&in, &rule.grp);
 	read_tres(&in, &used.user);
 	read_tres(&in, &used.all);
+	used.user_nodes_shared = fuzz_u8(&in) % 8;
+	used.all_nodes_shared = fuzz_u8(&in) % 8;
 	read_tres(&in, &req);
 	read_tres(&in, &reach);
 

@@ -92,7 +92,7 @@ Test(message, from_check)
 	struct qd_qos_rule rule = {.name = "interactive",
 				   .flags = QD_DENY_ON_GRP};
 	struct qd_limits lim;
-	struct qd_usage used;
+	struct qd_usage used = {0};
 	struct qd_tres req;
 	struct qd_verdict v;
 
