@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "ctld_limits.h"
 #include "headroom.h"
+#include "in_force.h"
 #include "site_opts.h"
 #include "site_policy.h"
 
@@ -125,6 +126,42 @@ struct limits_ctx {
 	const struct qd_ctld_view *view;
 };
 
+/*
+ * Of q's limits (lim), those in force for a job under q in the default
+ * partition, whose QoS may set the same TRES first (docs/how-it-decides.md,
+ * "Which limit"): the rows a job there meets.
+ */
+static void in_force_there(const struct limits_ctx *c,
+			   const struct qd_qos_rule *rule,
+			   const struct qd_ctld_qos *q, struct qd_limits *lim)
+{
+	const struct qd_ctld_qos *pq;
+	struct qd_qos_side job = {.name = q->name,
+				  .rule = rule,
+				  .lim = *lim,
+				  .used = q->used,
+				  .over_part_qos = q->over_part_qos},
+			   part;
+	const struct qd_qos_side *order[2];
+	struct qd_in_force in;
+	size_t n;
+
+	if (!c->view->default_part_qos[0] ||
+	    !(pq = qd_ctld_qos_find(c->view, c->view->default_part_qos)))
+		return;
+	part = (struct qd_qos_side){
+	    .name = pq->name,
+	    .rule = qd_policy_rule(c->policy, pq->name),
+	    .used = pq->used,
+	};
+	qd_limits_merge(&part.lim, &pq->db, part.rule);
+	n = qd_qos_order(&job, &part, order);
+	if (n < 2)
+		return; /* the partition's QoS is this one */
+	qd_limits_in_force(order, n, &in);
+	qd_limits_in_force_of(&in, order[0] == &job ? 0 : 1, lim);
+}
+
 /* Prints one QoS's rows; -1 when it cannot be shown. */
 static int show_qos(const struct limits_ctx *c, const char *name, bool named)
 {
@@ -154,6 +191,7 @@ static int show_qos(const struct limits_ctx *c, const char *name, bool named)
 		return 0;
 	}
 	qd_limits_merge(&lim, &q->db, rule);
+	in_force_there(c, rule, q, &lim);
 	n = qd_caps(rule, &lim, &q->used, caps, MAX_CAPS);
 	for (size_t i = 0; i < n && i < MAX_CAPS; i++)
 		print_cap(c->a->parsable, q->name, &caps[i]);

@@ -53,6 +53,7 @@ static void take_qos(const assoc_mgr_info_msg_t *m, const slurmdb_qos_rec_t *q,
 	from_array(m, q->usage ? q->usage->grp_used_tres : NULL, false,
 		   &out->used.all);
 	from_array(m, mine ? mine->tres : NULL, false, &out->used.user);
+	out->over_part_qos = q->flags & QOS_FLAG_OVER_PART_QOS;
 }
 
 /* An association's QoS list holds QoS ids ("12"; "+12" as an addition). */
@@ -139,6 +140,28 @@ static int take_reply(const assoc_mgr_info_msg_t *m, const char *user,
 	return 0;
 }
 
+/* The default partition's QoS, where it has one. */
+static int take_default_partition(struct qd_ctld_view *v, char *err,
+				  size_t errlen)
+{
+	partition_info_msg_t *m = NULL;
+
+	if (slurm_load_partitions((time_t)0, &m, SHOW_ALL) != SLURM_SUCCESS)
+		return qd_errf(err, errlen,
+			       "cannot ask slurmctld for its partitions: %s",
+			       slurm_strerror(errno));
+	for (uint32_t i = 0; i < m->record_count; i++) {
+		const partition_info_t *p = &m->partition_array[i];
+
+		if ((p->flags & PART_FLAG_DEFAULT) && p->qos_char)
+			snprintf(v->default_part_qos,
+				 sizeof(v->default_part_qos), "%s",
+				 p->qos_char);
+	}
+	slurm_free_partition_info_msg(m);
+	return 0;
+}
+
 static int add_name(qd_list_t l, const char *name)
 {
 	char *copy = strdup(name);
@@ -180,6 +203,8 @@ int qd_ctld_view_load(const struct qd_site *s, const char *user, uint32_t uid,
 		qd_errf(err, errlen, "out of memory");
 		goto fail;
 	}
+	if (take_default_partition(v, err, errlen))
+		goto fail;
 	rv = 0;
 fail:
 	if (rv)

@@ -3,7 +3,7 @@
  * (libslurm's slurm_load_assoc_mgr_info, what `scontrol show assoc_mgr`
  * prints): every QoS's limits and running-usage counters, the very numbers
  * job_submit/qosdeny decides with, and which QoS the user's associations
- * allow.
+ * allow; and the default partition's QoS (slurm_load_partitions).
  */
 #ifndef QD_CTLD_LIMITS_H
 #define QD_CTLD_LIMITS_H
@@ -20,11 +20,14 @@ struct qd_ctld_qos {
 	struct qd_limits db;  /* MaxTRESPerJob, MaxTRESPerUser, GrpTRES */
 	struct qd_usage used; /* the user's running jobs', everyone's */
 	bool allowed;	      /* in one of the user's associations' QoS */
+	bool over_part_qos;   /* Flags=OverPartQOS */
 };
 
 struct qd_ctld_view {
 	bool has_assoc;	      /* the user has an association */
 	bool caller_operator; /* the caller's AdminLevel: Operator or Admin */
+	/* The default partition's QOS= as slurmctld has it, "" for none. */
+	char default_part_qos[QD_NAME_MAX];
 	size_t n_qos;
 	struct qd_ctld_qos *qos;
 };

@@ -91,6 +91,31 @@ void qd_limits_in_force(const struct qd_qos_side *const *order, size_t n,
 	resolve(grp, n, &out->lim.grp, out->grp_from, out->grp_typed_from);
 }
 
+static void only_from(const struct qd_tres *in, const unsigned char from[],
+		      const unsigned char typed_from[], size_t idx,
+		      struct qd_tres *out)
+{
+	qd_tres_init(out);
+	for (int id = 0; id < QD_TRES_FIXED; id++)
+		if (in->set[id] && from[id] == idx)
+			qd_tres_set(out, id, in->v[id]);
+	for (size_t k = 0; k < in->ntyped; k++)
+		if (typed_from[k] == idx)
+			qd_tres_set_typed(out, in->typed[k].type,
+					  in->typed[k].value);
+}
+
+void qd_limits_in_force_of(const struct qd_in_force *in, size_t idx,
+			   struct qd_limits *out)
+{
+	only_from(&in->lim.max_per_job, in->job_from, in->job_typed_from, idx,
+		  &out->max_per_job);
+	only_from(&in->lim.max_per_user, in->user_from, in->user_typed_from,
+		  idx, &out->max_per_user);
+	only_from(&in->lim.grp, in->grp_from, in->grp_typed_from, idx,
+		  &out->grp);
+}
+
 enum usage { NO_USAGE, USER_USAGE, ALL_USAGE };
 
 struct kind {

@@ -57,6 +57,11 @@ struct qd_in_force {
 void qd_limits_in_force(const struct qd_qos_side *const *order, size_t n,
 			struct qd_in_force *out);
 
+/* Of the limits in force, those of order[idx] alone (a QoS's own rows in
+ * `qosdeny limits`). */
+void qd_limits_in_force_of(const struct qd_in_force *in, size_t idx,
+			   struct qd_limits *out);
+
 /*
  * The checks of qd_check (check.h) against the limits in force: a TRES is
  * checked where a limit is in force, its QoS has a record with the kind's

@@ -16,6 +16,7 @@ limits() {
 
 # The -P row of QOS, FLAG and TRES in OUT.
 row() { printf '%s\n' "$OUT" | grep -m1 "^$1|$2|$3|"; }
+starts_with() { [[ $1 == "$2"* ]]; } # TEXT PREFIX
 
 # accepted USER ARGS...: whether an sbatch --test-only with ARGS passes.
 accepted() {
@@ -136,6 +137,32 @@ assert_contains "and says jobs over them are accepted" \
 	"Enforce=no in $QD_CLUSTER_DIR/etc/qosdeny.conf: jobs over these caps are accepted" "$OUT"
 check "a job over them is accepted" accepted bob -q interactive --gpus=3
 write_policy "$EXAMPLE_POLICY"
+
+# --- the default partition's QoS sets a limit first -------------------------
+# gpu (the default) given a QoS whose GrpTRES gres/gpu=8 Slurm applies
+# before interactive's 4: interactive keeps its per-job and per-user rows,
+# its group row goes.
+cancel_all
+sacctmgr -i add qos lq-gpu >/dev/null
+sacctmgr -i modify qos lq-gpu set GrpTRES=gres/gpu=8 >/dev/null
+knows_lq() {
+	scontrol show assoc_mgr flags=qos qos=lq-gpu 2>/dev/null |
+		grep -q 'GrpTRES=.*gres/gpu=8('
+}
+check "slurmctld knows lq-gpu" wait_for "lq-gpu" 30 knows_lq
+scontrol update partitionname=gpu qos=lq-gpu
+limits alice --qos interactive
+check "interactive's per-job row stays" starts_with \
+	"$(row interactive DenyOnMaxPerJob gres/gpu)" "interactive|DenyOnMaxPerJob|gres/gpu|4|"
+check "and its per-user row" starts_with \
+	"$(row interactive DenyOnMaxPerUser gres/gpu)" "interactive|DenyOnMaxPerUser|gres/gpu|2|"
+assert_eq "no group row: the partition QoS's limit is in force" "" \
+	"$(row interactive DenyOnGrp gres/gpu)"
+scontrol update partitionname=gpu qos=
+sacctmgr -i delete qos lq-gpu >/dev/null
+limits alice --qos interactive
+check "without it, the group row is back" starts_with \
+	"$(row interactive DenyOnGrp gres/gpu)" "interactive|DenyOnGrp|gres/gpu|4|"
 
 # --- what cannot be shown ---------------------------------------------------
 limits alice --qos normal

@@ -238,3 +238,26 @@ Test(in_force, shared_node_per_user_and_per_job)
 	cr_assert(denied());
 	cr_expect_eq(v.flag, QD_DENY_ON_MAX_PER_JOB);
 }
+
+/* A QoS's own share of the limits in force (`qosdeny limits`). */
+Test(in_force, limits_of_one_qos)
+{
+	const struct qd_qos_side *order[2];
+	struct qd_in_force in;
+	struct qd_limits mine;
+	size_t n;
+
+	qd_tres_set(&part.lim.grp, QD_TRES_GPU, 8);
+	qd_tres_set(&job.lim.grp, QD_TRES_GPU, 2);
+	qd_tres_set(&job.lim.grp, QD_TRES_CPU, 16);
+	qd_tres_set_typed(&job.lim.max_per_job, "a100", 1);
+	n = qd_qos_order(&job, &part, order);
+	qd_limits_in_force(order, n, &in);
+	qd_limits_in_force_of(&in, 1, &mine);
+	cr_expect_not(mine.grp.set[QD_TRES_GPU], "gpupart's 8 is in force");
+	cr_expect_eq(qd_tres_get(&mine.grp, QD_TRES_CPU, 0), 16);
+	cr_expect_eq(qd_tres_get_typed(&mine.max_per_job, "a100", 0), 1);
+	qd_limits_in_force_of(&in, 0, &mine);
+	cr_expect_eq(qd_tres_get(&mine.grp, QD_TRES_GPU, 0), 8);
+	cr_expect_eq(mine.max_per_job.ntyped, 0);
+}
