@@ -8,7 +8,17 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"
 source "$(dirname "$0")/usage-lib.sh"
 EXTRA=$QD_CLUSTER_DIR/doctor.conf
-GOOD_LINE="required spank_qosdeny.so redis=$QD_REDIS_ADDR"
+# The good set-up's Redis asks for a password (the doctor warns where it
+# answers without one), kept in a root-owned file.
+PASS_FILE=$QD_SLURM_ETC/doctor-redis.pass
+printf 'doctor-secret\n' >"$PASS_FILE"
+chmod 600 "$PASS_FILE"
+GOOD_LINE="required spank_qosdeny.so redis=$QD_REDIS_ADDR redis_password_file=$PASS_FILE"
+rcli() {
+	redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" -a doctor-secret \
+		--no-auth-warning "$@"
+}
+redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" config set requirepass doctor-secret >/dev/null
 
 # doctor ARGS...: qosdeny doctor -P as root; sets DOUT and DRC.
 doctor() {
@@ -123,17 +133,19 @@ plugstack "$GOOD_LINE"
 bash "$CLUSTER" redis-stop >/dev/null
 expect "Redis stopped" --node=n1 redis FAIL 1 "connect"
 bash "$CLUSTER" redis-start >/dev/null
+redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" config set requirepass doctor-secret >/dev/null
 
-PASS_FILE=$QD_SLURM_ETC/doctor-redis.pass
-rcli config set requirepass doctor-secret >/dev/null
+# Redis that answers anyone: every job on a node could write the usage.
+rcli config set requirepass '' >/dev/null
+plugstack "required spank_qosdeny.so redis=$QD_REDIS_ADDR"
+expect "Redis without AUTH" --node=n1 redis warn 0 "answers without AUTH"
+redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" config set requirepass doctor-secret >/dev/null
+plugstack "$GOOD_LINE"
+
 printf 'wrong\n' >"$PASS_FILE"
-chmod 600 "$PASS_FILE"
-plugstack "$GOOD_LINE redis_password_file=$PASS_FILE"
 expect "wrong Redis password" --node=n1 redis FAIL 1 "AUTH"
 printf 'doctor-secret\n' >"$PASS_FILE"
 expect "right Redis password" --node=n1 redis ok 0 "AUTH accepted"
-redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" -a doctor-secret --no-auth-warning \
-	config set requirepass '' >/dev/null
 # An ACL user (user and password in the file): without +evalsha, without
 # +eval, then with the rights docs/gpu-and-usage.md gives.
 rcli acl setuser doctor on '>doctor-pw' '~qosdeny:*' resetchannels -@all \
@@ -147,6 +159,7 @@ rcli acl setuser doctor +evalsha +eval +scan +hmget +hget +hgetall +set +hset \
 	+hdel +del +type +zscore +zadd +zremrangebyscore >/dev/null
 expect "ACL user as documented" --node=n1 redis ok 0 "EVALSHA allowed"
 rcli acl deluser doctor >/dev/null
+printf 'doctor-secret\n' >"$PASS_FILE"
 plugstack "$GOOD_LINE"
 
 : >"$QD_CLUSTER_DIR/not-a-dir"
@@ -269,5 +282,7 @@ expect "the site factor stops on plugstack.conf's timeout_ms=0" --controller \
 
 # --- undone: the cluster as the other tests expect it
 plugstack ""
+rcli config set requirepass '' >/dev/null
+rm -f "$PASS_FILE"
 bash "$CLUSTER" write-conf >/dev/null && bash "$CLUSTER" restart-ctld >/dev/null
 finish

@@ -54,6 +54,28 @@ static int may_run(struct qd_redis *r, int timeout_ms, const char **argv,
 	return rv;
 }
 
+/*
+ * Whether Redis runs a command for a client that gives no password: then
+ * any process on a node, every job's included, can write the usage store
+ * (docs/high-availability.md).
+ */
+static bool open_to_anyone(const struct qd_redis_config *cfg)
+{
+	struct qd_redis_config anon = *cfg;
+	const char *time_cmd[] = {"TIME"};
+	char err[QD_REDIS_ERR_MAX];
+	struct qd_redis *r;
+	bool open;
+
+	anon.password_file = NULL;
+	anon.user = NULL;
+	if (!(r = qd_redis_new(&anon, err, sizeof(err))))
+		return false;
+	open = !run(r, cfg->timeout_ms, "TIME", 1, time_cmd, err, sizeof(err));
+	qd_redis_free(r);
+	return open;
+}
+
 void qd_doctor_redis(struct qd_doctor *d, const struct qd_redis_config *given)
 {
 	/* TIME, not PING: the ACL of docs/gpu-and-usage.md has no +ping. */
@@ -94,19 +116,27 @@ void qd_doctor_redis(struct qd_doctor *d, const struct qd_redis_config *given)
 	    may_run(r, cfg.timeout_ms, eval, "ERR Number of keys", err,
 		    sizeof(err)))
 		goto fail;
-	qd_doctor_linef(d, QD_DOC_OK, "redis", NULL,
-			"%s: %s, usage script loaded, EVAL allowed, "
-			"EVALSHA allowed, "
-			"round trip %.2f ms",
-			qd_redis_label(r),
-			cfg.password_file ? "AUTH accepted" : "no AUTH",
-			(double)rtt_us / 1000.0);
+	if (open_to_anyone(&cfg))
+		qd_doctor_linef(
+		    d, QD_DOC_WARN, "redis",
+		    "set requirepass (or ACL users) in redis.conf and "
+		    "redis_password_file= on the plugstack line, a root-owned "
+		    "file (docs/gpu-and-usage.md, Redis for production)",
+		    "%s: answers without AUTH: any job on a node can write "
+		    "the usage store; usage script loaded, EVAL allowed, "
+		    "EVALSHA allowed, round trip %.2f ms",
+		    qd_redis_label(r), (double)rtt_us / 1000.0);
+	else
+		qd_doctor_linef(d, QD_DOC_OK, "redis", NULL,
+				"%s: AUTH accepted, usage script loaded, EVAL "
+				"allowed, EVALSHA allowed, round trip %.2f ms",
+				qd_redis_label(r), (double)rtt_us / 1000.0);
 	qd_redis_free(r);
 	return;
 fail:
 	qd_doctor_line(d, QD_DOC_FAIL, "redis", err,
 		       "start Redis or correct redis=; a refused AUTH or "
 		       "command: the password file or the ACL user's rights "
-		       "(README, Redis)");
+		       "(docs/gpu-and-usage.md, Redis for production)");
 	qd_redis_free(r);
 }
