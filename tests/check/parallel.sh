@@ -10,15 +10,15 @@
 #
 # Lanes, each a sequence of tests/chroot/suite.sh parts:
 #   VERSION  one per version with a whole suite (22.05 here, 24.11 in its
-#            chroot; 26.05 with TREE): build, integration,
-#            integration-asan, and deb-test at the end (it installs the
+#            chroot; 26.05 with TREE): build, integration (all but
+#            t_memory.sh), and deb-test at the end (it installs the
 #            package into the root the clusters run from, so it waits for
 #            the V-side lane). Its clusters have ports (QD_PORT_MIN/MAX)
-#            and job ids (QD_FIRST_JOB_ID) of their own, t_memory.sh's
+#            and job ids (QD_FIRST_JOB_ID) of their own, the side lane's
 #            apart from the others'.
-#   V-side   once that version's build is there: its unit tests, then its
-#            t_memory.sh (8,000 submissions, a third of the integration
-#            suite's time) on a cluster of its own.
+#   V-side   once that version's build is there: its unit tests,
+#            integration-asan, then t_memory.sh (8,000 submissions, a third
+#            of the integration suite's time), each on a cluster of its own.
 #   core     the first such version's check-core (build-test, unit-asan,
 #            fuzz-smoke, docs-check), once its build is there.
 #   26.05    without TREE: Debian's packages, its root, node side and
@@ -148,10 +148,11 @@ slot_args() {
 	echo "QD_QUICKACK=0 QD_PORT_MIN=$lo QD_PORT_MAX=$hi QD_FIRST_JOB_ID=$first"
 }
 
-# A version: its build, the two integration suites one after the other
-# (both at once, and both VMs at once, had four clusters and two emulated
-# CPUs on two cores: timing-bound tests failed), then deb-test, which
-# installs the package into the root its clusters run from.
+# A version: its build, its integration suite, then deb-test, which
+# installs the package into the root its clusters run from. Its
+# integration-asan runs beside, in the side lane: four clusters at once
+# (two VMs beside them too, in run 2, failed timing-bound tests; polls
+# since cost less, and the VMs wait).
 version_lane() { # INDEX VERSION
 	local i=$1 v=$2 rc=0 p
 	export QD_CORE_EXTRAS=no
@@ -166,26 +167,27 @@ version_lane() { # INDEX VERSION
 	if [ "$i" = 0 ] && [ "$v" != "$host_ver" ]; then
 		part "$v" core bash "$SUITE" "$v" core "$tree"
 	fi
-	for p in integration integration-asan; do
-		part "$v" "$p" bash "$SUITE" "$v" "$p" "$tree"
-	done
-	# The package goes into the root that t_memory.sh's cluster loads its
-	# plugins from (Slurm's PluginDir first).
+	part "$v" integration bash "$SUITE" "$v" integration "$tree"
+	# The package goes into the root that the side lane's clusters load
+	# their plugins from (Slurm's PluginDir first).
 	wait_mark "$v-side" || true
 	part "$v" deb-test bash "$SUITE" "$v" deb-test "$tree"
 }
 
 # Beside a version's lane: its unit tests (their Redis servers on ports
-# the kernel picks, above the clusters'), then its t_memory.sh on a
-# cluster of its own.
+# the kernel picks, above the clusters'), integration-asan, then
+# t_memory.sh, each suite on a cluster of its own (build/cluster-asan,
+# build/cluster-memory) with the slot's other ports and job ids.
 side_lane() { # INDEX VERSION
-	local i=$1 v=$2 rc=0
+	local i=$1 v=$2 rc=0 p
+	export QD_CORE_EXTRAS=no
+	[ "$i" = 0 ] && QD_CORE_EXTRAS=yes
 	QD_MAKE_ARGS=$(slot_args "$i" memory)
 	export QD_MAKE_ARGS
 	wait_mark "$v" || return 0
-	part "$v-side" unit bash "$SUITE" "$v" unit "$tree" || rc=$?
-	part "$v-side" integration-memory \
-		bash "$SUITE" "$v" integration-memory "$tree" || rc=$?
+	for p in unit integration-asan integration-memory; do
+		part "$v-side" "$p" bash "$SUITE" "$v" "$p" "$tree" || rc=$?
+	done
 	mark "$v-side" "$rc"
 }
 
