@@ -155,55 +155,48 @@ options=$(man_section "$MAN1" OPTIONS)
 checks=$(man_section "$MAN1" "DOCTOR CHECKS")
 synopsis=$(synopsis_entries)
 
+# documented LABEL HAS TEXT WHERE WHAT FILE NAMES...: each name of the
+# table WHAT read from FILE found by HAS (has_key: as NAME=, has_word) in
+# TEXT; a failure names it, its file and WHERE it belongs.
+documented() {
+	local label=$1 has=$2 text=$3 where=$4 what=$5 file=$6 k eq=""
+	shift 6
+	[ "$has" = has_key ] && eq="="
+	need_names "$what" "$file" "$@" || return 0
+	for k in "$@"; do
+		if "$has" "$text" "$k"; then ok; else
+			nok "$label $k$eq ($file) is not documented in $where"
+		fi
+	done
+}
+
 f=shared/policy/policy_parse.c
 mapfile -t names < <(table_names "$f" 'key_names[K_COUNT] = {')
-if need_names "qosdeny.conf keys (key_names[])" "$f" "${names[@]}"; then
-	for k in "${names[@]}"; do
-		if has_key "$man5" "$k"; then ok; else
-			nok "qosdeny.conf key $k= ($f) is not documented in $MAN5"
-		fi
-	done
-fi
+documented "qosdeny.conf key" has_key "$man5" "$MAN5" \
+	"qosdeny.conf keys (key_names[])" "$f" "${names[@]}"
 mapfile -t names < <(table_names "$f" 'flag_names[] = {')
-if need_names "qosdeny.conf flags (flag_names[])" "$f" "${names[@]}"; then
-	for k in "${names[@]}"; do
-		if has_word "$man5" "$k"; then ok; else
-			nok "qosdeny.conf flag $k ($f) is not documented in $MAN5"
-		fi
-	done
-fi
+documented "qosdeny.conf flag" has_word "$man5" "$MAN5" \
+	"qosdeny.conf flags (flag_names[])" "$f" "${names[@]}"
 
 f=shared/usage/factor_params.c
 mapfile -t names < <(table_names "$f" 'params[] = {')
-if need_names "PrioritySiteFactorParameters (params[])" "$f" "${names[@]}"; then
-	for k in "${names[@]}"; do
-		if has_key "$man5_slurm" "$k"; then ok; else
-			nok "PrioritySiteFactorParameters $k= ($f) is not documented in $MAN5, section SLURM.CONF"
-		fi
-	done
-fi
+documented PrioritySiteFactorParameters has_key "$man5_slurm" \
+	"$MAN5, section SLURM.CONF" "PrioritySiteFactorParameters (params[])" \
+	"$f" "${names[@]}"
 
 f=shared/plugstack/spank_opts.c
 mapfile -t names < <(table_names "$f" 'opt_names[O_COUNT] = {')
-if need_names "plugstack.conf options (opt_names[])" "$f" "${names[@]}"; then
-	for k in "${names[@]}"; do
-		if has_key "$plugstack" "$k"; then ok; else
-			nok "plugstack.conf option $k= ($f) is not documented in $MAN1, section PLUGSTACK.CONF OPTIONS"
-		fi
-	done
-fi
+documented "plugstack.conf option" has_key "$plugstack" \
+	"$MAN1, section PLUGSTACK.CONF OPTIONS" \
+	"plugstack.conf options (opt_names[])" "$f" "${names[@]}"
 
 f=pam/pam_qosdeny.c
 mapfile -t names < <(awk '/^static int parse_opts\(/, /^}/' "$f" |
 	grep -oE 'strncmp\(argv\[i\], "[a-z_]+=",' |
 	sed -E 's/.*"([a-z_]+)=".*/\1/')
-if need_names "PAM module options (parse_opts())" "$f" "${names[@]}"; then
-	for k in "${names[@]}"; do
-		if has_key "$pamopts" "$k"; then ok; else
-			nok "pam_qosdeny.so option $k= ($f) is not documented in $MAN1, section PAM MODULE OPTIONS"
-		fi
-	done
-fi
+documented "pam_qosdeny.so option" has_key "$pamopts" \
+	"$MAN1, section PAM MODULE OPTIONS" "PAM module options (parse_opts())" \
+	"$f" "${names[@]}"
 
 f=tools/main.c
 mapfile -t names < <(grep -oE 'strcmp\(cmd, "[^"]+"\)' "$f" |
