@@ -14,6 +14,10 @@
 #include "running_usage.h"
 
 #define SCAN_COUNT "1000"
+/* A SCAN whose cursor has not come back to 0 after this many batches (a
+ * hundred million keys, far more than any usage store holds) is a broken
+ * or hostile reply, not a store: the loop ends with an error. */
+#define SCAN_BATCHES_MAX 100000
 
 static int script_result(struct qd_redis *r, redisReply *reply,
 			 const char *step, char *err, size_t errlen)
@@ -165,9 +169,13 @@ static bool account_ok(const char *account)
 static int parse_key(const struct scan *s, const char *k,
 		     enum qd_usage_kind *kind, char *account, char *user)
 {
-	const char *rest = k + strlen(s->prefix), *colon;
+	size_t plen = strlen(s->prefix);
+	const char *rest = k + plen, *colon;
 
 	user[0] = '\0';
+	/* MATCH asked for the prefix; a reply is not trusted to have it. */
+	if (strncmp(k, s->prefix, plen))
+		return -1;
 	if (!strncmp(rest, "account:", 8)) {
 		*kind = QD_USAGE_ACCOUNT;
 		snprintf(account, QD_NAME_MAX, "%s", rest + 8);
@@ -263,7 +271,7 @@ int qd_redis_read_usage(struct qd_redis *r, const char *cluster,
 	    cursor[32] = "0";
 	struct scan s = {r, prefix, half_life_s, 0, fn, arg};
 	redisReply *reply = NULL;
-	int rv = -1;
+	int rv = -1, batches = 0;
 
 	if (!qd_usage_name_ok(cluster))
 		return qd_redis_fail(r, err, errlen, "SCAN",
@@ -276,6 +284,13 @@ int qd_redis_read_usage(struct qd_redis *r, const char *cluster,
 	do {
 		const char *argv[] = {"SCAN",  cursor,	"MATCH",
 				      pattern, "COUNT", SCAN_COUNT};
+
+		if (++batches > SCAN_BATCHES_MAX) {
+			qd_redis_fail(r, err, errlen, "SCAN",
+				      "no end after %d batches",
+				      SCAN_BATCHES_MAX);
+			goto fail;
+		}
 
 		reply = qd_redis_command(r, qd_redis_deadline(r), "SCAN", 6,
 					 argv, NULL, err, errlen);
