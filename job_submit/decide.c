@@ -79,50 +79,49 @@ static void side_of(const struct qd_policy *pol, slurmdb_qos_rec_t *qos,
 	s->over_part_qos = qos->flags & QOS_FLAG_OVER_PART_QOS;
 }
 
-/* Whether the hostlist text names node; NULL names none. */
-static bool names(const char *list, const char *node)
+static bool given(const char *list)
 {
-	struct hostlist *hl; /* hostlist_t was a pointer type before 23.11 */
-	bool found;
-
-	if (!list || !*list || !node)
-		return false;
-	hl = hostlist_create(list);
-	found = hl && hostlist_find(hl, node) >= 0;
-	FREE_NULL_HOSTLIST(hl);
-	return found;
+	return list && *list;
 }
 
 /*
  * The nodes the job could be given in part: its nodes, less those its
  * --exclude names, only those its --nodelist names. NULL where qosdeny
- * cannot see the partition's nodes (xfree'd by the caller).
+ * cannot see the partition's nodes (xfree'd by the caller). Each list is
+ * parsed once, not once per node: this runs under slurmctld's locks.
  */
 static bitstr_t *job_nodes(const part_record_t *part,
 			   const struct qd_job_view *job)
 {
+	/* hostlist_t was a pointer type before 23.11 */
+	struct hostlist *req = NULL, *exc = NULL;
 	bitstr_t *b;
 	int first, last;
 
 	if (!part || !part->node_bitmap)
 		return NULL;
 	b = bit_copy(part->node_bitmap);
-	if ((!job->req_nodes || !*job->req_nodes) &&
-	    (!job->exc_nodes || !*job->exc_nodes))
+	if ((!given(job->req_nodes) && !given(job->exc_nodes)) ||
+	    (first = bit_ffs(b)) < 0)
 		return b;
-	if ((first = bit_ffs(b)) < 0)
-		return b;
+	if (given(job->req_nodes))
+		req = hostlist_create(job->req_nodes);
+	if (given(job->exc_nodes))
+		exc = hostlist_create(job->exc_nodes);
 	last = bit_fls(b);
 	for (int i = first; i <= last && i < node_record_count; i++) {
 		const node_record_t *node = node_record_table_ptr[i];
 
 		if (!bit_test(b, i) || !node)
 			continue;
-		if ((job->req_nodes && *job->req_nodes &&
-		     !names(job->req_nodes, node->name)) ||
-		    names(job->exc_nodes, node->name))
+		if ((given(job->req_nodes) &&
+		     (!req || !node->name ||
+		      hostlist_find(req, node->name) < 0)) ||
+		    (exc && node->name && hostlist_find(exc, node->name) >= 0))
 			bit_clear(b, i);
 	}
+	FREE_NULL_HOSTLIST(req);
+	FREE_NULL_HOSTLIST(exc);
 	return b;
 }
 
