@@ -8,11 +8,6 @@
 source "$(dirname "$0")/vm-lib.sh"
 # usage-lib.sh's record helpers, on the VM's cluster and Redis.
 export QD_SLURM_ETC=$QD_CLUSTER_DIR/etc QD_REDIS_PORT=6379 QD_CLUSTER_NAME=vmv2
-# Under TCG, srun's own launch and teardown of a step take seconds (a
-# `sleep 2` step's job lasted 5 s in one CI run, its record too): the
-# record is held to slurmctld's times within 2 s, and to the work's
-# seconds only within that much more.
-LAUNCH_SLACK=6
 source /qosdeny/tests/integration/usage-lib.sh
 
 vm_slurm task/cgroup yes
