@@ -8,7 +8,8 @@
 #include "now_ms.h"
 #include "slurm_cmd.h"
 
-/* scontrol's and sacct's output for one job: its lines, with room. */
+/* squeue's and sacct's output for one job, or squeue's listing of a
+ * user's job ids: with room. */
 #define OUT_MAX 65536
 
 void qd_job_end_asker(struct qd_job_end_asker *a, int budget_ms)
@@ -31,13 +32,33 @@ static int run(struct qd_job_end_asker *a, const char *const argv[], char *out,
 			    sizeof(err));
 }
 
+/* squeue failed on r's job alone: slurmctld unreachable, or no such job.
+ * The user's jobs listed without it tell the second. */
+static void gone_or_unknown(struct qd_job_end_asker *a,
+			    const struct qd_usage_record *r, char *out,
+			    struct qd_run_end *e)
+{
+	const char *list[] = {"squeue", "-h", "-t",	 "all", "-u",
+			      r->user,	"-O", "JobID:|", NULL};
+	int status = -1;
+
+	if (run(a, list, out, &status) || status) {
+		a->ctld_silent = true;
+		return;
+	}
+	if (qd_job_listed(out, OUT_MAX, r->job_id) == 0)
+		e->state = QD_RUN_GONE;
+}
+
 void qd_job_end_ask(const struct qd_usage_record *r, struct qd_run_end *e,
 		    void *arg)
 {
 	struct qd_job_end_asker *a = arg;
 	char *out = malloc(OUT_MAX);
 	char id[16];
-	const char *scontrol[] = {"scontrol", "-o", "show", "job", id, NULL};
+	const char *squeue[] = {"squeue", "-h", "-t", "all",
+				"-j",	  id,	"-O", QD_JOB_END_FIELDS,
+				NULL};
 	const char *sacct[] = {"sacct", "-n", "-P",
 			       "-X",	"-D", "-j",
 			       id,	"-o", "JobIDRaw,State,Start,End",
@@ -49,12 +70,12 @@ void qd_job_end_ask(const struct qd_usage_record *r, struct qd_run_end *e,
 	if (!out)
 		return;
 	if (!a->ctld_silent) {
-		if (run(a, scontrol, out, &status))
+		if (run(a, squeue, out, &status))
 			a->ctld_silent = true;
+		else if (status)
+			gone_or_unknown(a, r, out, e);
 		else
-			qd_job_end_scontrol(out, status, r, e);
-		if (e->state == QD_RUN_UNKNOWN && status)
-			a->ctld_silent = true;
+			qd_job_end_squeue(out, status, r, e);
 	}
 	if (e->state == QD_RUN_LIVE || e->state == QD_RUN_ENDED ||
 	    a->dbd_silent)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later
  * Asks slurmctld, then slurmdbd, how an orphaned record's run ended
- * (spool_orphan.h), through scontrol and sacct (slurm_cmd.h), within one
+ * (spool_orphan.h), through squeue and sacct (slurm_cmd.h), within one
  * time budget for all the records of one sweep: slurmd's start waits no
  * longer, and a slurmctld that does not answer is asked once, not once per
  * record.
@@ -15,7 +15,7 @@
 
 struct qd_job_end_asker {
 	int64_t deadline_ms; /* qd_now_ms; set by qd_job_end_asker */
-	bool ctld_silent;    /* scontrol failed: not asked again */
+	bool ctld_silent;    /* squeue failed: not asked again */
 	bool dbd_silent;     /* sacct failed: not asked again */
 };
 

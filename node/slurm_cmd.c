@@ -49,8 +49,10 @@ static int read_all(int fd, char *buf, size_t len, int64_t deadline)
 	return 0;
 }
 
-/* The environment with SLURM_TIME_FORMAT=%s in place of any other;
- * built before fork(), as the child may only exec. */
+/* The environment with SLURM_TIME_FORMAT=%s in place of any other, and
+ * without squeue's defaults (SQUEUE_USERS, SQUEUE_FORMAT2...), which
+ * would change the rows it prints; built before fork(), as the child may
+ * only exec. */
 static char **time_env(void)
 {
 	size_t n = 0, k = 0;
@@ -62,7 +64,8 @@ static char **time_env(void)
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "SLURM_TIME_FORMAT=", 18))
+		if (strncmp(environ[i], "SLURM_TIME_FORMAT=", 18) &&
+		    strncmp(environ[i], "SQUEUE_", 7))
 			env[k++] = environ[i];
 	env[k++] = "SLURM_TIME_FORMAT=%s";
 	env[k] = NULL;
@@ -91,12 +94,13 @@ int qd_slurm_cmd(const char *const argv[], int timeout_ms, char *out,
 		return qd_errf(err, errlen, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
+		int null = open("/dev/null", O_RDWR);
 
 		dup2(fds[1], STDOUT_FILENO);
-		dup2(fds[1], STDERR_FILENO);
-		if (null >= 0)
+		if (null >= 0) {
 			dup2(null, STDIN_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
 		execvpe(argv[0], (char *const *)argv, env);
 		_exit(127);
 	}

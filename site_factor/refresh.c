@@ -59,6 +59,7 @@ static struct qd_redis *redis;
 static char redis_conf[6 * PATH_MAX]; /* what redis was made from */
 static bool outage;
 static bool warned_no_gpu_tres;
+static size_t skipped_before; /* entries the last refresh skipped */
 
 /* slurm.conf and the spank_qosdeny.so line, read as the plugin reads it
  * (qosdeny(1), PLUGSTACK.CONF OPTIONS): o has the defaults where it was not
@@ -245,6 +246,22 @@ static void leave_out_unnamed(struct qd_sf_snapshot *s)
 	s->n_jobs = kept;
 }
 
+/* Usage entries in Redis that cannot be read (anything a job reached may
+ * have written them) are left out of the factors: said when their number
+ * changes, not at every refresh. */
+static void report_skipped(const struct qd_usage_skipped *s)
+{
+	char text[sizeof(s->first) + 128];
+
+	if (s->n && s->n != skipped_before)
+		error("qosdeny: site factor: %s",
+		      qd_usage_skipped_text(s, text, sizeof(text)));
+	else if (!s->n && skipped_before)
+		info("qosdeny: site factor: every usage entry in Redis can "
+		     "be read again");
+	skipped_before = s->n;
+}
+
 /* One refresh; returns 0, or -1 with err (the table is then kept). */
 static int refresh(uint32_t weight, char *err, size_t errlen)
 {
@@ -256,6 +273,7 @@ static int refresh(uint32_t weight, char *err, size_t errlen)
 	struct qd_site site;
 	struct qd_spank_opts opts;
 	struct qd_redis *r;
+	struct qd_usage_skipped skipped = {0};
 	size_t n;
 	int rv = -1;
 
@@ -287,8 +305,9 @@ static int refresh(uint32_t weight, char *err, size_t errlen)
 		goto fail;
 	}
 	if (qd_fs_read_usage(&t, r, clusters, n, qd_site_half_life(policy),
-			     false, err, errlen))
+			     false, &skipped, err, errlen))
 		goto fail;
+	report_skipped(&skipped);
 	if (qd_fs_compute(&t) || !(ft = build_table(&t, &s, weight))) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
@@ -415,6 +434,7 @@ int qd_sf_start(const char *slurm_conf, const char *cluster_name,
 	wake = false;
 	__atomic_store_n(&stop_ms, 0, __ATOMIC_RELEASE);
 	outage = warned_no_gpu_tres = false;
+	skipped_before = 0;
 	if (pthread_create(&thread, NULL, run, NULL)) {
 		snprintf(err, errlen, "cannot start its thread");
 		return -1;

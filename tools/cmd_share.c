@@ -141,6 +141,7 @@ static int share(const struct share_args *a, struct qd_fs_table *t)
 	struct qd_policy *policy = NULL;
 	const char *clusters[MAX_CLUSTERS];
 	struct qd_redis *r = NULL;
+	struct qd_usage_skipped skipped = {0};
 	bool add = false;
 	struct qd_site site;
 	struct qd_spank_opts opts;
@@ -175,8 +176,11 @@ static int share(const struct share_args *a, struct qd_fs_table *t)
 	cfg.warn = warn;
 	r = qd_redis_new(&cfg, err, sizeof(err));
 	if (!r || qd_fs_read_usage(t, r, clusters, n, qd_site_half_life(policy),
-				   add, err, sizeof(err)))
+				   add, &skipped, err, sizeof(err)))
 		goto fail;
+	if (skipped.n)
+		fprintf(stderr, "qosdeny: share: %s\n",
+			qd_usage_skipped_text(&skipped, err, sizeof(err)));
 	if (qd_fs_compute(t))
 		goto oom;
 	if (qd_fs_print(stdout, t, a->parsable) || fflush(stdout)) {

@@ -35,25 +35,28 @@ static int add_running(enum qd_usage_kind kind, const char *account,
 
 /* One cluster's usage, per association, into its own table first. */
 static int read_cluster(struct qd_fs_table *one, struct qd_redis *r,
-			const char *cluster, uint64_t half_life_s, char *err,
+			const char *cluster, uint64_t half_life_s,
+			struct qd_usage_skipped *skipped, char *err,
 			size_t errlen)
 {
 	if (qd_redis_read_usage(r, cluster, half_life_s, set_completed, one,
-				err, errlen) ||
-	    qd_redis_read_running(r, cluster, add_running, one, err, errlen))
+				skipped, err, errlen) ||
+	    qd_redis_read_running(r, cluster, add_running, one, skipped, err,
+				  errlen))
 		return -1;
 	return 0;
 }
 
 int qd_fs_read_usage(struct qd_fs_table *t, struct qd_redis *r,
 		     const char *const *clusters, size_t n,
-		     uint64_t half_life_s, bool add, char *err, size_t errlen)
+		     uint64_t half_life_s, bool add,
+		     struct qd_usage_skipped *skipped, char *err, size_t errlen)
 {
 	for (size_t c = 0; c < n; c++) {
 		struct qd_fs_table one = {0};
 
-		if (read_cluster(&one, r, clusters[c], half_life_s, err,
-				 errlen)) {
+		if (read_cluster(&one, r, clusters[c], half_life_s, skipped,
+				 err, errlen)) {
 			qd_fs_free(&one);
 			return -1;
 		}

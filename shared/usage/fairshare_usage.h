@@ -19,10 +19,13 @@
  * Adds each cluster's usage to the rows of t (before qd_fs_compute). add:
  * usage of an association without a row gets one (no slurmdbd: the rows
  * come from the usage); otherwise it is left out (a deleted association).
- * Returns 0, or -1 with err; then t's usage is partly added.
+ * Entries that cannot be read are skipped into skipped. Returns 0, or -1
+ * with err; then t's usage is partly added.
  */
 int qd_fs_read_usage(struct qd_fs_table *t, struct qd_redis *r,
 		     const char *const *clusters, size_t n,
-		     uint64_t half_life_s, bool add, char *err, size_t errlen);
+		     uint64_t half_life_s, bool add,
+		     struct qd_usage_skipped *skipped, char *err,
+		     size_t errlen);
 
 #endif

@@ -25,28 +25,39 @@ static bool is_ended(const char *state)
 	return false;
 }
 
-/* A value of key in one line ("Key=value" between blanks), copied into
- * buf; false when absent or too long. */
-static bool field(const char *line, size_t linelen, const char *key, char *buf,
-		  size_t len)
+/*
+ * Splits a row of squeue -O's fields, each ended by '|', into f[0..n-1]
+ * (in buf); false unless the line is exactly n such fields. Every field
+ * asked for is Slurm's own: none holds a string a user sets.
+ */
+static bool row(const char *line, size_t linelen, char *buf, size_t buflen,
+		char **f, int n)
 {
-	size_t klen = strlen(key);
+	char *p = buf;
 
-	for (const char *p = line; p + klen < line + linelen; p++) {
-		size_t n;
+	if (linelen >= buflen)
+		return false;
+	memcpy(buf, line, linelen);
+	buf[linelen] = '\0';
+	for (int i = 0; i < n; i++) {
+		char *bar = strchr(p, '|');
 
-		if ((p != line && p[-1] != ' ') || strncmp(p, key, klen) ||
-		    p[klen] != '=')
-			continue;
-		p += klen + 1;
-		n = strcspn(p, " \n");
-		if (n >= len || p + n > line + linelen)
+		if (!bar)
 			return false;
-		memcpy(buf, p, n);
-		buf[n] = '\0';
-		return true;
+		*bar = '\0';
+		f[i] = p;
+		p = bar + 1;
 	}
-	return false;
+	return !*p;
+}
+
+/* Whether id, as squeue prints job ids, is job_id. */
+static bool is_job(const char *id, uint32_t job_id)
+{
+	char want[16];
+
+	snprintf(want, sizeof(want), "%" PRIu32, job_id);
+	return !strcmp(id, want);
 }
 
 /* A Unix time as SLURM_TIME_FORMAT=%s prints it; 0 for none. */
@@ -69,38 +80,38 @@ static bool run_matches(const struct qd_usage_record *r, int64_t job_start)
 	return job_start && job_start <= r->start + QD_JOB_START_SLACK_S;
 }
 
-void qd_job_end_scontrol(const char *out, int status,
-			 const struct qd_usage_record *r, struct qd_run_end *e)
+void qd_job_end_squeue(const char *out, int status,
+		       const struct qd_usage_record *r, struct qd_run_end *e)
 {
-	char head[32], state[32], v[32];
-	const char *line = out;
-	size_t len;
+	const char *state = NULL, *start = NULL, *end = NULL, *restarts = NULL;
+	char buf[256], *f[5];
 
 	e->state = QD_RUN_UNKNOWN;
-	if (strstr(out, "Invalid job id specified")) {
-		e->state = QD_RUN_GONE;
-		return;
-	}
 	if (status)
 		return;
-	/* A het job or an array prints several lines: the job's own. */
-	snprintf(head, sizeof(head), "JobId=%" PRIu32 " ", r->job_id);
-	while (line && strncmp(line, head, strlen(head))) {
-		line = strchr(line, '\n');
-		line = line ? line + 1 : NULL;
+	/* A het job or an array prints several rows: the job's own. */
+	for (const char *line = out; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+
+		if (row(line, len, buf, sizeof(buf), f, 5) &&
+		    is_job(f[0], r->job_id)) {
+			state = f[1];
+			start = f[2];
+			end = f[3];
+			restarts = f[4];
+			break;
+		}
+		line = nl ? nl + 1 : NULL;
 	}
-	if (!line)
-		return;
-	len = strcspn(line, "\n");
-	if (!field(line, len, "JobState", state, sizeof(state)) ||
-	    !field(line, len, "StartTime", v, sizeof(v)))
-		return;
+	/* squeue answered, and slurmctld has no such job: it forgets ended
+	 * jobs after MinJobAge. */
 	e->state = QD_RUN_GONE;
-	if (!run_matches(r, unix_time(v)))
+	if (!state || !run_matches(r, unix_time(start)))
 		return;
 	if (r->restart != QD_RESTART_UNKNOWN &&
-	    (!field(line, len, "Restarts", v, sizeof(v)) ||
-	     strtoul(v, NULL, 10) != r->restart))
+	    (strspn(restarts, "0123456789") != strlen(restarts) ||
+	     strtoul(restarts, NULL, 10) != r->restart))
 		return;
 	if (!strcmp(state, "PENDING"))
 		return;
@@ -108,11 +119,28 @@ void qd_job_end_scontrol(const char *out, int status,
 		e->state = QD_RUN_LIVE;
 		return;
 	}
-	if (!field(line, len, "EndTime", v, sizeof(v)) || !unix_time(v))
+	if (!unix_time(end))
 		return;
 	e->state = QD_RUN_ENDED;
-	e->end = unix_time(v);
+	e->end = unix_time(end);
 	snprintf(e->source, sizeof(e->source), "slurmctld (%s)", state);
+}
+
+int qd_job_listed(const char *out, size_t len, uint32_t job_id)
+{
+	char buf[32], *f[1];
+	bool whole = strlen(out) + 1 < len;
+
+	for (const char *line = out; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+
+		if (row(line, n, buf, sizeof(buf), f, 1) &&
+		    is_job(f[0], job_id))
+			return 1;
+		line = nl ? nl + 1 : NULL;
+	}
+	return whole ? 0 : -1;
 }
 
 void qd_job_end_sacct(const char *out, int status,

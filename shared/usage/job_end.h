@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later
- * A run's end as slurmctld (`scontrol -o show job ID`) and slurmdbd (`sacct
- * -D -X -P -n -j ID -o JobIDRaw,State,Start,End`) print it, both with
- * SLURM_TIME_FORMAT=%s, so that times are Unix seconds: the sources of an
- * orphaned record's end (spool_orphan.h). The commands run elsewhere (the
- * node library's job_end_ask.c); this reads their output, so the tests
- * feed it text.
+ * A run's end as slurmctld (`squeue -h -t all -j ID -O` QD_JOB_END_FIELDS)
+ * and slurmdbd (`sacct -D -X -P -n -j ID -o JobIDRaw,State,Start,End`)
+ * print it, both with SLURM_TIME_FORMAT=%s, so that times are Unix
+ * seconds: the sources of an orphaned record's end (spool_orphan.h). Both
+ * ask for Slurm's own fields only, never one that holds a string a user
+ * sets (a job's name, comment, account: `scontrol show job` prints them
+ * on the same line, where a name can read " JobState=COMPLETED").
+ * The commands run elsewhere (the node library's job_end_ask.c); this
+ * reads their output, so the tests feed it text.
  */
 #ifndef QD_JOB_END_H
 #define QD_JOB_END_H
@@ -19,16 +22,27 @@
  */
 #define QD_JOB_START_SLACK_S 60
 
+/* squeue's fields for qd_job_end_squeue, each ended by '|'. */
+#define QD_JOB_END_FIELDS "JobID:|,State:|,StartTime:|,EndTime:|,RestartCnt:|"
+
 /*
- * What `scontrol -o show job` (out, exit status) says of r's run: LIVE
- * while it holds the node (any state but PENDING and the ended ones),
- * ENDED at EndTime with source "slurmctld (STATE)", GONE when slurmctld
- * does not have that run (no such job: it forgets ended jobs after
- * MinJobAge; or another run, told by the restart count and start time),
- * UNKNOWN when the command failed otherwise.
+ * What squeue (out, exit status) says of r's run: LIVE while it holds the
+ * node (any state but PENDING and the ended ones), ENDED at its end time
+ * with source "slurmctld (STATE)", GONE when squeue answered without that
+ * run (slurmctld forgets ended jobs after MinJobAge; or another run, told
+ * by the restart count and start time), UNKNOWN when squeue failed:
+ * slurmctld unreachable, or no such job (22.05 to 26.05 fail alike), which
+ * only qd_job_listed tells apart.
  */
-void qd_job_end_scontrol(const char *out, int status,
-			 const struct qd_usage_record *r, struct qd_run_end *e);
+void qd_job_end_squeue(const char *out, int status,
+		       const struct qd_usage_record *r, struct qd_run_end *e);
+
+/*
+ * Whether job_id is among the job ids of out, what `squeue -h -t all -u
+ * USER -O JobID:|` printed into a buffer of len bytes: 1 listed, 0 not,
+ * -1 when out filled the buffer (the listing may go on past it).
+ */
+int qd_job_listed(const char *out, size_t len, uint32_t job_id);
 
 /*
  * What sacct (out, exit status) says of r's run, the row whose Start is

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,7 +158,35 @@ struct scan {
 	double now;
 	qd_redis_usage_fn fn;
 	void *arg;
+	struct qd_usage_skipped *skipped;
 };
+
+void qd_usage_skip(struct qd_usage_skipped *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!s->n++) {
+		va_start(ap, fmt);
+		vsnprintf(s->first, sizeof(s->first), fmt, ap);
+		va_end(ap);
+	}
+}
+
+const char *qd_usage_skipped_text(const struct qd_usage_skipped *s, char *buf,
+				  size_t len)
+{
+	if (s->n == 1)
+		snprintf(buf, len,
+			 "1 usage entry in Redis cannot be read and is left "
+			 "out: %s",
+			 s->first);
+	else
+		snprintf(buf, len,
+			 "%zu usage entries in Redis cannot be read and are "
+			 "left out (the first: %s)",
+			 s->n, s->first);
+	return buf;
+}
 
 /* An account in a key: a name, or "" for usage without one. */
 static bool account_ok(const char *account)
@@ -235,17 +264,17 @@ static int read_batch(struct scan *s, redisReply *keys, char *err,
 
 		if (parse_key(s, k, &kind, account, user))
 			continue; /* another tool's key under our prefix */
+		/* WRONGTYPE: a string or list written under a usage key. */
 		if (h->type == REDIS_REPLY_ERROR) {
-			qd_redis_fail(s->r, err, errlen, "HMGET", "%s: %s", k,
-				      h->str);
-			goto fail;
+			qd_usage_skip(s->skipped, "%s: %.80s", k, h->str);
+			continue;
 		}
 		if (h->type != REDIS_REPLY_ARRAY || h->elements != 2 ||
 		    stored_number(h->element[0], &v) ||
 		    stored_number(h->element[1], &t)) {
-			qd_redis_fail(s->r, err, errlen, "HMGET",
-				      "%s: not a usage hash (v, t)", k);
-			goto fail;
+			qd_usage_skip(s->skipped, "%s: not a usage hash (v, t)",
+				      k);
+			continue;
 		}
 		if (s->fn(kind, account, user,
 			  qd_decay(v, s->now - t, s->half_life_s), s->arg)) {
@@ -265,11 +294,12 @@ fail:
 
 int qd_redis_read_usage(struct qd_redis *r, const char *cluster,
 			uint64_t half_life_s, qd_redis_usage_fn fn, void *arg,
-			char *err, size_t errlen)
+			struct qd_usage_skipped *skipped, char *err,
+			size_t errlen)
 {
 	char prefix[QD_REDIS_KEY_MAX], pattern[QD_REDIS_KEY_MAX + 2],
 	    cursor[32] = "0";
-	struct scan s = {r, prefix, half_life_s, 0, fn, arg};
+	struct scan s = {r, prefix, half_life_s, 0, fn, arg, skipped};
 	redisReply *reply = NULL;
 	int rv = -1, batches = 0;
 

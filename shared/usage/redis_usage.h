@@ -141,15 +141,39 @@ typedef int (*qd_redis_usage_fn)(enum qd_usage_kind kind, const char *account,
 				 const char *user, double usage, void *arg);
 
 /*
+ * Entries a reader skipped because it could not read them: anything
+ * reachable from a job may have written them (a Redis without a
+ * password), and one bad entry must not stop reporting for the others.
+ * Counted, the first one named; the caller says so once.
+ */
+struct qd_usage_skipped {
+	size_t n;
+	char first[512]; /* "KEY: why", cut to fit */
+};
+
+/* Counts one skipped entry, naming it when it is the first. */
+void qd_usage_skip(struct qd_usage_skipped *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* What `qosdeny share` and the site factor say of s (s->n > 0): "1 usage
+ * entry in Redis cannot be read and is left out: KEY: why", or "N usage
+ * entries ... are left out (the first: KEY: why)". Returns buf. */
+const char *qd_usage_skipped_text(const struct qd_usage_skipped *s, char *buf,
+				  size_t len);
+
+/*
  * Reads a cluster's account and user-in-account usage with SCAN (never
  * KEYS, which blocks the server), each decayed to the server's time now.
  * Each command takes at most timeout_ms. SCAN may return a key twice: fn
- * must set the usage it is given, not add it up. Returns 0, or -1 with err
- * (a stored value that is not a number is an error, not a zero).
+ * must set the usage it is given, not add it up. A key whose value is not
+ * a usage hash (v, t: numbers, finite, not negative) is skipped into
+ * skipped, not read as a zero. Returns 0, or -1 with err when Redis
+ * itself failed.
  */
 int qd_redis_read_usage(struct qd_redis *r, const char *cluster,
 			uint64_t half_life_s, qd_redis_usage_fn fn, void *arg,
-			char *err, size_t errlen);
+			struct qd_usage_skipped *skipped, char *err,
+			size_t errlen);
 
 /* The Lua script qd_redis_apply runs (shared/usage/usage_script.c). */
 extern const char qd_usage_script[];

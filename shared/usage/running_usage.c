@@ -150,7 +150,8 @@ static int parse_entry(const char *s, size_t len, char *account, char *user,
 }
 
 int qd_redis_read_running(struct qd_redis *r, const char *cluster,
-			  qd_redis_usage_fn fn, void *arg, char *err,
+			  qd_redis_usage_fn fn, void *arg,
+			  struct qd_usage_skipped *skipped, char *err,
 			  size_t errlen)
 {
 	char running[QD_REDIS_KEY_MAX], ended[QD_REDIS_KEY_MAX];
@@ -187,14 +188,14 @@ int qd_redis_read_running(struct qd_redis *r, const char *cluster,
 		if (job->type != REDIS_REPLY_STRING ||
 		    v->type != REDIS_REPLY_STRING ||
 		    parse_entry(v->str, v->len, account, user, &gs, &seen)) {
-			qd_redis_fail(r, err, errlen, "HGETALL",
+			qd_usage_skip(skipped,
 				      "%s: job %.20s: not a running entry "
 				      "(ACCOUNT USER GPU_SECONDS START NODES "
 				      "SEEN)",
 				      running,
 				      job->type == REDIS_REPLY_STRING ? job->str
 								      : "?");
-			goto fail;
+			continue;
 		}
 		/* Left by a site factor that stopped publishing. */
 		if (now - (double)seen >= QD_RUNNING_KEEP_S)

@@ -68,12 +68,13 @@ long qd_redis_publish_running(struct qd_redis *r, const char *cluster,
  * Calls fn (kind QD_USAGE_ASSOC) once per running job of cluster with its
  * GPU-seconds not yet in its records: several jobs of one association are
  * several calls, which the caller adds up. Entries last seen running more
- * than QD_RUNNING_KEEP_S ago are left out. Returns 0, or -1 with err (an
- * entry that is not "ACCOUNT USER GPU_SECONDS START NODES SEEN" is an
- * error, not a zero).
+ * than QD_RUNNING_KEEP_S ago are left out; so is an entry that is not
+ * "ACCOUNT USER GPU_SECONDS START NODES SEEN", into skipped. Returns 0, or
+ * -1 with err when Redis itself failed.
  */
 int qd_redis_read_running(struct qd_redis *r, const char *cluster,
-			  qd_redis_usage_fn fn, void *arg, char *err,
+			  qd_redis_usage_fn fn, void *arg,
+			  struct qd_usage_skipped *skipped, char *err,
 			  size_t errlen);
 
 /*

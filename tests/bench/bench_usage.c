@@ -43,6 +43,9 @@
 #include "spool.h"
 #include "usage_report.h"
 
+/* Entries the readers skipped (qd_usage_skipped). */
+static struct qd_usage_skipped skipped;
+
 #define HALF_LIFE_S (7 * 86400) /* UsageHalfLife's default */
 #define RECORDS	    20000	/* per pass, all clients together */
 #define MAX_CLIENTS 8
@@ -207,7 +210,7 @@ static void check_sums(const char *addr, uint32_t jobs, const int64_t *ends)
 	struct qd_redis *r = qd_redis_new(&cfg, err, sizeof(err));
 
 	if (!r || qd_redis_read_usage(r, "bench", HALF_LIFE_S, take_usage, sum,
-				      err, sizeof(err)))
+				      &skipped, err, sizeof(err)))
 		die("reading usage: %s", err);
 	qd_redis_free(r);
 	for (uint32_t j = 1; j <= jobs; j++)

@@ -29,7 +29,7 @@ FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_B        := $(B)/fuzz
 FUZZ_TARGETS  := fuzz_tres fuzz_policy fuzz_slurm_time fuzz_request \
                  fuzz_check fuzz_usage_record fuzz_options fuzz_gres \
-                 fuzz_factor_params
+                 fuzz_factor_params fuzz_slurm_output
 FUZZ_BIN      := $(addprefix $(FUZZ_B)/,$(FUZZ_TARGETS))
 # Any sanitizer report or failed invariant stops the run as a crash.
 FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -48,8 +48,10 @@ FUZZ_CORE_OBJ := $(CORE_SRC:%.c=$(FUZZ_B)/%.o)
 # uses, so core files with their own libraries (hiredis) stay out.
 FUZZ_CORE_LIB := $(FUZZ_B)/libqosdeny_core.a
 # The node's gres.conf parser (the plugstack options' parser is in
-# shared/plugstack, with the core).
-FUZZ_NODE_SRC := node/gpu_devices.c node/paths.c
+# shared/plugstack, with the core), and its reader of squeue's QoS rows
+# (with the command runner it calls).
+FUZZ_NODE_SRC := node/gpu_devices.c node/paths.c node/job_qos.c \
+                 node/slurm_cmd.c
 FUZZ_NODE_OBJ := $(FUZZ_NODE_SRC:%.c=$(FUZZ_B)/%.o)
 FUZZ_NODE_LIB := $(FUZZ_B)/libqosdeny_node.a
 

@@ -81,20 +81,20 @@ static void site(const char *cluster_line)
 	 * but those listed in gone, which it no longer has; no accounting. */
 	snprintf(path, sizeof(path), "%s/bin", srv.dir);
 	mkdir(path, 0755);
-	write_file("bin/scontrol", 0755,
+	write_file("bin/squeue", 0755,
 		   "#!/bin/sh\n"
-		   "end=$(sed -n \"s/^$4 //p\" %s/ended 2>/dev/null)\n"
+		   "if [ \"$4\" = -u ]; then echo \"999999|\"; exit 0; fi\n"
+		   "end=$(sed -n \"s/^$5 //p\" %s/ended 2>/dev/null)\n"
 		   "if [ \"$end\" ]; then\n"
-		   "  echo \"JobId=$4 JobState=NODE_FAIL Restarts=0 "
-		   "StartTime=1 EndTime=$end\"\n"
+		   "  echo \"$5|NODE_FAIL|1|$end|0|\"\n"
 		   "  exit 0\n"
 		   "fi\n"
-		   "if grep -qx \"$4\" %s/gone 2>/dev/null; then\n"
-		   "  echo 'slurm_load_jobs error: Invalid job id specified'\n"
+		   "if grep -qx \"$5\" %s/gone 2>/dev/null; then\n"
+		   "  echo 'slurm_load_jobs error: Invalid job id specified' "
+		   ">&2\n"
 		   "  exit 1\n"
 		   "fi\n"
-		   "echo \"JobId=$4 JobState=RUNNING Restarts=0 StartTime=1 "
-		   "EndTime=Unknown\"\n",
+		   "echo \"$5|RUNNING|1|Unknown|0|\"\n",
 		   srv.dir, srv.dir);
 	write_file("bin/sacct", 0755,
 		   "#!/bin/sh\necho 'sacct: error: Slurm accounting storage "
@@ -584,12 +584,17 @@ Test(tool, share_counts_running_jobs)
 	cr_expect(strstr(out, "\nresearch|alice|1|0.416667|7200|"), "%s", out);
 	cr_expect(strstr(out, "\nresearch|bob|1|0.416667|3600|"), "%s", out);
 	cr_expect(strstr(out, "\nbatch|charlie|1|0.166667|1800|"), "%s", out);
-	/* A damaged running entry: an error, not a silent zero. */
+	/* A damaged running entry and a damaged usage hash (a job reached a
+	 * Redis without a password): said, the first with its key, and the
+	 * table shown from everything else. */
 	freeReplyObject(admin_cmd(&srv, "HSET qosdeny:{qdt}:running 9 broken"));
-	cr_expect_eq(run("share -P"), 1);
-	cr_expect_str_eq(out, "");
-	cr_expect(strstr(errout, "qosdeny:{qdt}:running: job 9: not a running "
-				 "entry"),
+	freeReplyObject(
+	    admin_cmd(&srv, "HSET qosdeny:{qdt}:account:research v x t 1"));
+	cr_expect_eq(run("share -P"), 0, "%s", errout);
+	cr_expect(strstr(out, "\nbatch|charlie|1|0.166667|1800|"), "%s", out);
+	cr_expect(strstr(errout, "qosdeny: share: 2 usage entries in Redis "
+				 "cannot be read and are left out (the first: "
+				 "qosdeny:{qdt}:"),
 		  "%s", errout);
 	qd_redis_free(r);
 }

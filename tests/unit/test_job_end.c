@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later
- * An orphaned record's run end from scontrol's and sacct's own words
+ * An orphaned record's run end from squeue's and sacct's own fields
  * (SLURM_TIME_FORMAT=%s): which run is the record's, whether it still
  * holds the node, and when it ended.
  */
@@ -30,14 +30,13 @@ static struct qd_run_end ctld(const char *out, int status,
 {
 	struct qd_run_end e = {.state = QD_RUN_LIVE};
 
-	qd_job_end_scontrol(out, status, &r, &e);
+	qd_job_end_squeue(out, status, &r, &e);
 	return e;
 }
 
+/* squeue -O JobID:|,State:|,StartTime:|,EndTime:|,RestartCnt:| */
 #define LINE(state, restarts, start, end)                                      \
-	"JobId=42 JobName=wrap UserId=alice(1001) JobState=" state             \
-	" Reason=None Requeue=1 Restarts=" restarts " BatchFlag=1 "            \
-	"StartTime=" start " EndTime=" end " NodeList=n1 QOS=normal\n"
+	"42|" state "|" start "|" end "|" restarts "|\n"
 
 Test(job_end, slurmctlds_end_of_a_node_fail)
 {
@@ -64,21 +63,54 @@ Test(job_end, running_suspended_completing_are_live)
 
 Test(job_end, forgotten_job_is_gone)
 {
-	cr_expect_eq(ctld("slurm_load_jobs error: Invalid job id specified\n",
-			  1, rec(0, 0))
-			 .state,
-		     QD_RUN_GONE);
+	cr_expect_eq(ctld("", 0, rec(0, 0)).state, QD_RUN_GONE,
+		     "squeue answered without the job");
+	cr_expect_eq(ctld("41|RUNNING|995|9000|0|\n", 0, rec(0, 0)).state,
+		     QD_RUN_GONE, "another job's row only");
 }
 
-Test(job_end, unreachable_slurmctld_is_unknown)
+/* squeue fails alike for a job slurmctld forgot and a slurmctld it could
+ * not reach (22.05 to 26.05): qd_job_listed tells them apart. */
+Test(job_end, a_failed_squeue_is_unknown)
 {
-	cr_expect_eq(ctld("slurm_load_jobs error: Unable to contact slurm "
-			  "controller (connect failure)\n",
-			  1, rec(0, 0))
-			 .state,
-		     QD_RUN_UNKNOWN);
-	cr_expect_eq(ctld("", 0, rec(0, 0)).state, QD_RUN_UNKNOWN,
-		     "no line for the job");
+	cr_expect_eq(ctld("", 1, rec(0, 0)).state, QD_RUN_UNKNOWN);
+	cr_expect_eq(
+	    ctld(LINE("COMPLETED", "0", "995", "1006"), 1, rec(0, 0)).state,
+	    QD_RUN_UNKNOWN, "whatever it printed");
+}
+
+/* squeue -h -t all -u USER -O JobID:| */
+Test(job_end, listed)
+{
+	char out[64] = "41|\n420|\n42|\n";
+
+	cr_expect_eq(qd_job_listed(out, sizeof(out), 42), 1);
+	cr_expect_eq(qd_job_listed(out, sizeof(out), 4), 0);
+	cr_expect_eq(qd_job_listed("", sizeof(out), 42), 0, "no jobs");
+	cr_expect_eq(qd_job_listed("41|x|\n", sizeof(out), 41), 0,
+		     "not a row of one field");
+	/* A listing that filled the buffer may go on past it. */
+	cr_expect_eq(qd_job_listed("41|\n43|", 8, 42), -1);
+	cr_expect_eq(qd_job_listed("41|\n42|", 8, 42), 1);
+}
+
+/*
+ * What `scontrol -o show job` printed of a running job its owner renamed
+ * (`scontrol update name=`) to pose as ended with no time: its fields
+ * were taken from the name. squeue's rows hold no name: such a line is
+ * no row, and the job's own row says it runs.
+ */
+Test(job_end, a_job_name_is_no_field)
+{
+	cr_expect_eq(
+	    ctld("JobId=42 JobName=x JobState=COMPLETED StartTime=995 "
+		 "EndTime=995 Restarts=0 UserId=alice(1001) JobState=RUNNING\n",
+		 0, rec(0, 0))
+		.state,
+	    QD_RUN_GONE, "no row: not ended at 995");
+	cr_expect_eq(
+	    ctld("42|x JobState=COMPLETED|995|995|0|\n", 0, rec(0, 0)).state,
+	    QD_RUN_LIVE, "an unknown state is not an ended one");
 }
 
 /* The job was requeued since: slurmctld's run is another one. */
@@ -104,12 +136,11 @@ Test(job_end, another_run_is_gone_for_slurmctld)
 		     QD_RUN_ENDED, "within the slack of the prolog's clock");
 }
 
-/* A het job or array prints several lines: only job 42's counts. */
-Test(job_end, only_the_jobs_own_line)
+/* A het job or array prints several rows: only job 42's counts. */
+Test(job_end, only_the_jobs_own_row)
 {
 	struct qd_run_end e =
-	    ctld("JobId=41 JobState=RUNNING Restarts=0 StartTime=995 "
-		 "EndTime=9000\n" LINE("TIMEOUT", "0", "995", "1600"),
+	    ctld("41|RUNNING|995|9000|0|\n" LINE("TIMEOUT", "0", "995", "1600"),
 		 0, rec(0, 0));
 
 	cr_expect_eq(e.state, QD_RUN_ENDED);

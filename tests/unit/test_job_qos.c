@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later
- * The QoS a job ran under, from `scontrol -o show job` (node/job_qos.c):
- * the parse, and scontrol run for real as a stand-in script on PATH that
- * answers, fails or hangs.
+ * The QoS a job ran under, from squeue's JobID and QOS fields
+ * (node/job_qos.c): the parse, and squeue run for real as a stand-in
+ * script on PATH that answers, fails or hangs.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -15,37 +15,46 @@ static char qos[64], err[256];
 
 Test(job_qos, parse)
 {
-	cr_expect_eq(qd_job_qos_parse("JobId=7 JobName=x QOS=research "
-				      "JobState=RUNNING\n",
-				      7, qos, sizeof(qos)),
-		     0);
+	cr_expect_eq(qd_job_qos_parse("7|research|\n", 7, qos, sizeof(qos)), 0);
 	cr_expect_str_eq(qos, "research");
-	/* A het job: each component its own line. */
-	cr_expect_eq(qd_job_qos_parse("JobId=7 HetJobId=7 QOS=a X=1\n"
-				      "JobId=8 HetJobId=7 QOS=b X=1\n",
-				      8, qos, sizeof(qos)),
-		     0);
+	/* A het job: each component its own row. */
+	cr_expect_eq(qd_job_qos_parse("7|a|\n8|b|\n", 8, qos, sizeof(qos)), 0);
 	cr_expect_str_eq(qos, "b");
-	cr_expect_eq(qd_job_qos_parse("JobId=70 QOS=a\n", 7, qos, sizeof(qos)),
-		     -1, "another job");
-	cr_expect_eq(qd_job_qos_parse("JobId=7 Name=x\nJobId=8 QOS=a\n", 7, qos,
-				      sizeof(qos)),
-		     -1, "a QOS on another line");
-	cr_expect_eq(qd_job_qos_parse("JobId=7 QOS= X=1", 7, qos, sizeof(qos)),
-		     -1, "empty");
-	cr_expect_eq(qd_job_qos_parse("JobId=7 QOS=abcdef", 7, qos, 4), -1,
-		     "too long");
+	cr_expect_eq(qd_job_qos_parse("70|a|\n", 7, qos, sizeof(qos)), -1,
+		     "another job");
+	cr_expect_eq(qd_job_qos_parse("17|a|\n", 7, qos, sizeof(qos)), -1,
+		     "another job, ending in the same digits");
+	cr_expect_eq(qd_job_qos_parse("7||\n", 7, qos, sizeof(qos)), -1,
+		     "empty");
+	cr_expect_eq(qd_job_qos_parse("7|abcdef|", 7, qos, 4), -1, "too long");
+	cr_expect_eq(qd_job_qos_parse("7|a|b|\n", 7, qos, sizeof(qos)), -1,
+		     "more fields than asked for");
+	cr_expect_eq(qd_job_qos_parse("7|a\n", 7, qos, sizeof(qos)), -1,
+		     "a row cut short");
+}
+
+/*
+ * What `scontrol -o show job` printed of a job named (by its owner, with
+ * `scontrol update name=`) to pose as its QoS: squeue's fields hold no
+ * name, so no row of them can.
+ */
+Test(job_qos, a_job_name_is_no_qos)
+{
+	cr_expect_eq(qd_job_qos_parse("JobId=7 JobName=x QOS=cheap "
+				      "UserId=alice(1001) QOS=research\n",
+				      7, qos, sizeof(qos)),
+		     -1);
 }
 
 static char dir[] = "/tmp/qd-job-qos.XXXXXX";
 
-/* A stand-in scontrol whose body is script. */
-static void scontrol(const char *script)
+/* A stand-in squeue whose body is script. */
+static void squeue(const char *script)
 {
 	char path[64], newpath[4096];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/scontrol", dir);
+	snprintf(path, sizeof(path), "%s/squeue", dir);
 	f = fopen(path, "w");
 	cr_assert_not_null(f);
 	fprintf(f, "#!/bin/sh\n%s\n", script);
@@ -72,9 +81,8 @@ TestSuite(ask, .init = setup, .fini = teardown, .timeout = 30);
 
 Test(ask, answered)
 {
-	scontrol(
-	    "[ \"$*\" = \"-o show job 42\" ] || exit 2\n"
-	    "echo 'JobId=42 JobName=wrap QOS=research JobState=COMPLETING'");
+	squeue("[ \"$*\" = \"-h -t all -j 42 -O JobID:|,QOS:|\" ] || exit 2\n"
+	       "echo '42|research|'");
 	cr_expect_eq(
 	    qd_job_qos_ask(42, 5000, qos, sizeof(qos), err, sizeof(err)), 0,
 	    "%s", err);
@@ -83,28 +91,28 @@ Test(ask, answered)
 
 Test(ask, failed)
 {
-	scontrol("echo 'slurm_load_jobs error: Invalid job id specified' >&2\n"
-		 "exit 1");
+	squeue("echo 'slurm_load_jobs error: Invalid job id specified' >&2\n"
+	       "exit 1");
 	cr_expect_eq(
 	    qd_job_qos_ask(42, 5000, qos, sizeof(qos), err, sizeof(err)), -1);
-	cr_expect_str_eq(err, "scontrol show job 42 failed (status 1)");
+	cr_expect_str_eq(err, "squeue -j 42 failed (status 1)");
 }
 
 Test(ask, hung_is_stopped_in_time)
 {
 	time_t t0 = time(NULL);
 
-	scontrol("exec sleep 60");
+	squeue("exec sleep 60");
 	cr_expect_eq(
 	    qd_job_qos_ask(42, 500, qos, sizeof(qos), err, sizeof(err)), -1);
-	cr_expect_str_eq(err, "scontrol show job 42: no answer within 500 ms");
+	cr_expect_str_eq(err, "squeue -j 42: no answer within 500 ms");
 	cr_expect_leq(time(NULL) - t0, 5);
 }
 
 Test(ask, no_qos_in_the_answer)
 {
-	scontrol("echo 'JobId=42 JobName=wrap'");
+	squeue("echo '42|'");
 	cr_expect_eq(
 	    qd_job_qos_ask(42, 5000, qos, sizeof(qos), err, sizeof(err)), -1);
-	cr_expect_str_eq(err, "scontrol show job 42: no QOS");
+	cr_expect_str_eq(err, "squeue -j 42: no QOS");
 }

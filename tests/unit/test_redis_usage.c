@@ -29,6 +29,9 @@
 #include "test_redis_server.h"
 #include "usage_fixture.h"
 
+/* Entries the readers skipped (qd_usage_skipped). */
+static struct qd_usage_skipped skipped;
+
 #define WEEK (7 * 86400)
 
 static struct server srv;
@@ -219,9 +222,9 @@ Test(redis, read_usage_decayed)
 	set_usage("qosdeny:{other}:account:research", 5, now);
 	set_usage("qosdeny:{qd}:user:alice", 5, now);
 	freeReplyObject(cmd("SET qosdeny:{qd}:abc x"));
-	cr_assert_eq(
-	    qd_redis_read_usage(rd, "qd", WEEK, collect, &s, err, sizeof(err)),
-	    0, "%s", err);
+	cr_assert_eq(qd_redis_read_usage(rd, "qd", WEEK, collect, &s, &skipped,
+					 err, sizeof(err)),
+		     0, "%s", err);
 	cr_expect_eq(s.calls, 3);
 	cr_expect(NEAR(s.account[0], 3600), "%f", s.account[0]);
 	cr_expect(NEAR(s.assoc[0], 1800), "%f", s.assoc[0]);
@@ -248,9 +251,9 @@ Test(redis, empty_account_counts_once_under_the_user)
 	cr_expect(NEAR(stored("qosdeny:{qd}:user:alice"), 200));
 	cr_expect(NEAR(stored("qosdeny:{qd}:account:"), 200));
 	cr_expect(NEAR(stored("qosdeny:{qd}:assoc::alice"), 200));
-	cr_assert_eq(
-	    qd_fs_read_usage(&t, rd, clusters, 1, WEEK, true, err, sizeof(err)),
-	    0, "%s", err);
+	cr_assert_eq(qd_fs_read_usage(&t, rd, clusters, 1, WEEK, true, &skipped,
+				      err, sizeof(err)),
+		     0, "%s", err);
 	cr_assert_eq(qd_fs_compute(&t), 0);
 	cr_expect_eq(t.n, 2);
 	row = qd_fs_find(&t, "", "alice");
@@ -264,27 +267,28 @@ Test(redis, empty_account_counts_once_under_the_user)
 	qd_fs_free(&t);
 }
 
-Test(redis, read_usage_rejects_garbage_values)
+/* A value that is not a usage hash (anything a job reached may have
+ * written it) is skipped, counted and named, never read as a zero; the
+ * other keys are read all the same. */
+Test(redis, read_usage_skips_garbage_values)
 {
+	time_t now = time(NULL);
 	struct seen s = {0};
-	char want[256];
 
 	plain();
+	set_usage("qosdeny:{qd}:account:batch", 100, (double)now);
 	freeReplyObject(cmd("HSET qosdeny:{qd}:account:research v abc t 1"));
-	cr_expect_eq(
-	    qd_redis_read_usage(rd, "qd", WEEK, collect, &s, err, sizeof(err)),
-	    -1);
-	snprintf(want, sizeof(want),
-		 "redis %s: HMGET: qosdeny:{qd}:account:research: not a usage "
-		 "hash (v, t)",
-		 srv.addr);
-	cr_expect_str_eq(err, want);
-	freeReplyObject(cmd("DEL qosdeny:{qd}:account:research"));
-	freeReplyObject(cmd("SET qosdeny:{qd}:account:research 5"));
-	cr_expect_eq(
-	    qd_redis_read_usage(rd, "qd", WEEK, collect, &s, err, sizeof(err)),
-	    -1);
-	cr_expect(strstr(err, "WRONGTYPE"), "%s", err);
+	freeReplyObject(cmd("SET qosdeny:{qd}:assoc:research:alice 5"));
+	memset(&skipped, 0, sizeof(skipped));
+	cr_expect_eq(qd_redis_read_usage(rd, "qd", WEEK, collect, &s, &skipped,
+					 err, sizeof(err)),
+		     0, "%s", err);
+	cr_expect_eq(s.calls, 1, "batch's usage is read");
+	cr_expect_eq(skipped.n, 2);
+	cr_expect(strstr(skipped.first, "qosdeny:{qd}:a") &&
+		      (strstr(skipped.first, ": not a usage hash (v, t)") ||
+		       strstr(skipped.first, ": WRONGTYPE")),
+		  "%s", skipped.first);
 }
 
 static int count_users(enum qd_usage_kind kind, const char *account,
@@ -321,8 +325,8 @@ Test(redis, read_usage_many_keys)
 		freeReplyObject(reply);
 	}
 	redisFree(c);
-	cr_assert_eq(qd_redis_read_usage(rd, "qd", WEEK, count_users, seen, err,
-					 sizeof(err)),
+	cr_assert_eq(qd_redis_read_usage(rd, "qd", WEEK, count_users, seen,
+					 &skipped, err, sizeof(err)),
 		     0, "%s", err);
 	for (int i = 0; i < 2500; i++)
 		cr_expect(seen[i], "u%d not read", i);
@@ -515,9 +519,9 @@ Test(redis, least_privileged_acl_user)
 	freeReplyObject(cmd("SCRIPT FLUSH"));
 	r.job_id = 2;
 	cr_expect_eq(apply(&r), 1, "EVAL after NOSCRIPT");
-	cr_assert_eq(
-	    qd_redis_read_usage(rd, "qd", WEEK, collect, &s, err, sizeof(err)),
-	    0, "%s", err);
+	cr_assert_eq(qd_redis_read_usage(rd, "qd", WEEK, collect, &s, &skipped,
+					 err, sizeof(err)),
+		     0, "%s", err);
 	cr_expect(NEAR(s.account[0], 20), "%f", s.account[0]);
 }
 

@@ -188,6 +188,28 @@ Test(refresh, start_refreshes_then_stop_joins_promptly)
 	cr_expect_not(logged("keep their last values"));
 }
 
+/* Usage entries a job wrote into a Redis without a password, that cannot
+ * be read: said with the first one's key, and the factors made from the
+ * rest, not kept from before. */
+Test(refresh, unreadable_usage_is_logged_and_skipped)
+{
+	char args[128], err[1024] = "";
+
+	start_fresh(&srv, NULL);
+	freeReplyObject(
+	    admin_cmd(&srv, "HSET qosdeny:{test}:account:research v x t 1"));
+	snprintf(args, sizeof(args), "redis=%s", srv.addr);
+	plugstack(args);
+	cr_assert_eq(sf_start(false, err, sizeof(err)), 0, "%s", err);
+	cr_assert(wait_table(), "no table from the first refresh");
+	cr_expect(wait_logged("qosdeny: site factor: 1 usage entry in Redis "
+			      "cannot be read and is left out: "
+			      "qosdeny:{test}:account:research: not a usage "
+			      "hash (v, t)"));
+	qd_sf_stop();
+	cr_expect_not(logged("keep their last values"));
+}
+
 /* Nothing listens: each refresh fails at once and is said once; the
  * thread then waits out its interval, which a stop cuts short. */
 Test(refresh, redis_unreachable_is_logged_and_stop_is_prompt)

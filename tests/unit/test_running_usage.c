@@ -20,6 +20,9 @@
 #include "test_redis_server.h"
 #include "usage_fixture.h"
 
+/* Entries the readers skipped (qd_usage_skipped). */
+static struct qd_usage_skipped skipped;
+
 #define WEEK (7 * 86400)
 
 static struct server srv;
@@ -146,9 +149,9 @@ static struct got read_running(const char *cluster)
 {
 	struct got g = {0};
 
-	cr_assert_eq(
-	    qd_redis_read_running(rd, cluster, collect, &g, err, sizeof(err)),
-	    0, "%s", err);
+	cr_assert_eq(qd_redis_read_running(rd, cluster, collect, &g, &skipped,
+					   err, sizeof(err)),
+		     0, "%s", err);
 	return g;
 }
 
@@ -502,8 +505,8 @@ Test(running, invalid_names_write_nothing)
 			 srv.addr, bad[i]);
 		cr_expect_str_eq(err, want);
 		cr_expect_eq(qd_redis_read_running(rd, bad[i], collect,
-						   &(struct got){0}, err,
-						   sizeof(err)),
+						   &(struct got){0}, &skipped,
+						   err, sizeof(err)),
 			     -1);
 		snprintf(want, sizeof(want),
 			 "redis %s: HGETALL: invalid cluster name '%s'",
@@ -537,8 +540,9 @@ Test(running, invalid_names_write_nothing)
 	cr_expect_eq(integer(cmd("DBSIZE")), 2);
 }
 
-/* A damaged entry is an error naming the key and the job, not a zero. */
-Test(running, damaged_entry_is_an_error)
+/* A damaged entry (anything a job reached may have written it) is skipped,
+ * counted and named with the key and the job; the other entries are read. */
+Test(running, damaged_entry_is_skipped)
 {
 	static const char *const bad[] = {
 	    "garbage",
@@ -565,23 +569,26 @@ Test(running, damaged_entry_is_an_error)
 	};
 	struct qd_running_job a[] = {job(1, "research", "alice", 10, 1000)};
 	long long now = (long long)admin_time(&srv);
-	char want[256], entry[256], name[QD_NAME_MAX];
+	char entry[256], name[QD_NAME_MAX];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct got g = {0};
 
+		memset(&skipped, 0, sizeof(skipped));
 		cr_expect_eq(publish("qd", a, 1), 1);
 		snprintf(entry, sizeof(entry), bad[i], now);
 		freeReplyObject(cmd("HSET qosdeny:{qd}:running 9 %s", entry));
-		cr_expect_eq(qd_redis_read_running(rd, "qd", collect, &g, err,
-						   sizeof(err)),
-			     -1, "'%s' read", entry);
-		snprintf(want, sizeof(want),
-			 "redis %s: HGETALL: qosdeny:{qd}:running: job 9: not "
-			 "a running entry (ACCOUNT USER GPU_SECONDS START "
-			 "NODES SEEN)",
-			 srv.addr);
-		cr_expect_str_eq(err, want, "'%s'", entry);
+		cr_expect_eq(qd_redis_read_running(rd, "qd", collect, &g,
+						   &skipped, err, sizeof(err)),
+			     0, "'%s': %s", entry, err);
+		cr_expect_eq(g.calls, 1, "'%s': job 1 still read", entry);
+		cr_expect_str_eq(g.user[0], "alice");
+		cr_expect_eq(skipped.n, 1, "'%s'", entry);
+		cr_expect_str_eq(skipped.first,
+				 "qosdeny:{qd}:running: job 9: not a running "
+				 "entry (ACCOUNT USER GPU_SECONDS START NODES "
+				 "SEEN)",
+				 "'%s'", entry);
 	}
 	/* Blanks around the fields are no damage; names of 63 are fine, one
 	 * of 64 is not. */
@@ -597,9 +604,9 @@ Test(running, damaged_entry_is_an_error)
 	cr_expect_eq(read_running("qd").calls, 1);
 	snprintf(entry, sizeof(entry), "%sx alice 10 1000 1 %lld", name, now);
 	freeReplyObject(cmd("HSET qosdeny:{qd}:running 9 %s", entry));
-	cr_expect_eq(qd_redis_read_running(rd, "qd", collect, &(struct got){0},
-					   err, sizeof(err)),
-		     -1);
+	memset(&skipped, 0, sizeof(skipped));
+	cr_expect_eq(read_running("qd").calls, 0);
+	cr_expect_eq(skipped.n, 1, "a name of 64");
 }
 
 /* Keys of the wrong type: an error naming the key, and nothing changed. */
@@ -623,7 +630,7 @@ Test(running, wrong_key_types)
 	cr_expect_str_eq(x->str, "oops");
 	freeReplyObject(x);
 	cr_expect_eq(qd_redis_read_running(rd, "qd", collect, &(struct got){0},
-					   err, sizeof(err)),
+					   &skipped, err, sizeof(err)),
 		     -1);
 	snprintf(want, sizeof(want),
 		 "redis %s: HGETALL: qosdeny:{qd}:running: WRONGTYPE",
@@ -737,9 +744,9 @@ Test(running, ten_thousand_jobs)
 	cr_expect_eq(publish("qd", a, N), N);
 	cr_expect_eq(hlen("qosdeny:{qd}:running"), N);
 	expect_fresh("qd", "1009999", "acct u9999 29997 1700009999 1");
-	cr_assert_eq(
-	    qd_redis_read_running(rd, "qd", sum_all, seen, err, sizeof(err)), 0,
-	    "%s", err);
+	cr_assert_eq(qd_redis_read_running(rd, "qd", sum_all, seen, &skipped,
+					   err, sizeof(err)),
+		     0, "%s", err);
 	for (int i = 0; i < N; i++)
 		cr_expect(seen[i], "u%d not read", i);
 	/* The others, no longer listed, stay. */
@@ -759,8 +766,9 @@ Test(running, caller_stops_the_reading)
 	char want[256];
 
 	cr_expect_eq(publish("qd", a, 2), 2);
-	cr_expect_eq(
-	    qd_redis_read_running(rd, "qd", collect, &g, err, sizeof(err)), -1);
+	cr_expect_eq(qd_redis_read_running(rd, "qd", collect, &g, &skipped, err,
+					   sizeof(err)),
+		     -1);
 	cr_expect_eq(g.calls, 1);
 	snprintf(want, sizeof(want), "redis %s: HGETALL: stopped by the caller",
 		 srv.addr);
@@ -780,7 +788,7 @@ Test(running, redis_down)
 	cr_expect(!strncmp(err, want, strlen(want)), "%s", err);
 	cr_expect(strstr(err, "Connection refused"), "%s", err);
 	cr_expect_eq(qd_redis_read_running(rd, "qd", collect, &(struct got){0},
-					   err, sizeof(err)),
+					   &skipped, err, sizeof(err)),
 		     -1);
 	cr_expect(strstr(err, "Connection refused"), "%s", err);
 }
@@ -866,7 +874,7 @@ static void expect_table(const char *want)
 
 static int read_usage(const char *const *clusters, size_t n, bool add)
 {
-	return qd_fs_read_usage(&fs, rd, clusters, n, WEEK, add, err,
+	return qd_fs_read_usage(&fs, rd, clusters, n, WEEK, add, &skipped, err,
 				sizeof(err));
 }
 
@@ -1062,21 +1070,15 @@ Test(fs_usage, errors_name_the_cluster_or_key)
 	snprintf(want, sizeof(want),
 		 "redis %s: SCAN: invalid cluster name 'b{c'", srv.addr);
 	cr_expect_str_eq(err, want);
+	/* Entries that cannot be read are skipped, named with their key, and
+	 * the rest read: one cluster's, then the other's. */
+	memset(&skipped, 0, sizeof(skipped));
 	freeReplyObject(cmd("HSET qosdeny:{b}:running 99 nonsense"));
-	cr_expect_eq(read_usage(ab, 2, false), -1);
-	snprintf(want, sizeof(want),
-		 "redis %s: HGETALL: qosdeny:{b}:running: job 99: not a "
-		 "running entry (ACCOUNT USER GPU_SECONDS START NODES SEEN)",
-		 srv.addr);
-	cr_expect_str_eq(err, want);
-	freeReplyObject(cmd("DEL qosdeny:{b}:running"));
 	freeReplyObject(cmd("HSET qosdeny:{a}:account:research v x t 1"));
-	cr_expect_eq(read_usage(ab, 2, false), -1);
-	snprintf(want, sizeof(want),
-		 "redis %s: HMGET: qosdeny:{a}:account:research: not a usage "
-		 "hash (v, t)",
-		 srv.addr);
-	cr_expect_str_eq(err, want);
+	cr_expect_eq(read_usage(ab, 2, false), 0, "%s", err);
+	cr_expect_eq(skipped.n, 2);
+	cr_expect_str_eq(skipped.first, "qosdeny:{a}:account:research: not a "
+					"usage hash (v, t)");
 }
 
 /* Applying a record also forgets ends older than QD_ENDED_KEEP_S, so that
@@ -1135,7 +1137,7 @@ static double completed(void)
 	double sum = 0;
 
 	cr_assert_eq(qd_redis_read_usage(rd, "qd", NO_DECAY, add_assoc, &sum,
-					 err, sizeof(err)),
+					 &skipped, err, sizeof(err)),
 		     0, "%s", err);
 	return sum;
 }
@@ -1149,9 +1151,9 @@ static double fair_share_usage(void)
 	double v;
 
 	qd_fs_free(&fs);
-	cr_assert_eq(
-	    qd_fs_read_usage(&fs, rd, qd, 1, NO_DECAY, true, err, sizeof(err)),
-	    0, "%s", err);
+	cr_assert_eq(qd_fs_read_usage(&fs, rd, qd, 1, NO_DECAY, true, &skipped,
+				      err, sizeof(err)),
+		     0, "%s", err);
 	row = qd_fs_find(&fs, "research", "alice");
 	v = row ? row->usage : 0;
 	qd_fs_free(&fs);

@@ -299,33 +299,33 @@ Test(report_plugin, unreadable_slurm_conf_is_logged)
 
 /*
  * The epilog of a job that lists several QoS asks slurmctld which it ran
- * under, through `scontrol -o show job`: a fake one on PATH answers
+ * under, through squeue: a fake one on PATH answers
  * QD_FAKE_QOS (fails when unset) and counts its calls.
  */
-static int scontrol_calls(void)
+static int squeue_calls(void)
 {
 	char path[256];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/scontrol.calls", dir);
+	snprintf(path, sizeof(path), "%s/squeue.calls", dir);
 	return stat(path, &st) ? 0 : (int)st.st_size;
 }
 
-static void fake_scontrol(const char *qos)
+static void fake_squeue(const char *qos)
 {
 	char path[256], newpath[4096];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/bin", dir);
 	cr_assert_eq(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/bin/scontrol", dir);
+	snprintf(path, sizeof(path), "%s/bin/squeue", dir);
 	f = fopen(path, "w");
 	cr_assert_not_null(f);
 	fprintf(f,
-		"#!/bin/sh\nprintf x >>%s/scontrol.calls\n"
-		"[ \"$1 $2 $3 $4\" = \"-o show job 77\" ] || exit 2\n"
+		"#!/bin/sh\nprintf x >>%s/squeue.calls\n"
+		"[ \"$*\" = \"-h -t all -j 77 -O JobID:|,QOS:|\" ] || exit 2\n"
 		"[ -n \"%s\" ] || exit 1\n"
-		"echo \"JobId=77 JobName=wrap QOS=%s JobState=COMPLETING\"\n",
+		"echo \"77|%s|\"\n",
 		dir, qos ? qos : "", qos ? qos : "");
 	fclose(f);
 	cr_assert_eq(chmod(path, 0755), 0);
@@ -336,38 +336,38 @@ static void fake_scontrol(const char *qos)
 Test(report_plugin, several_qos_take_slurmctld_s_word)
 {
 	redis_up();
-	fake_scontrol("b");
+	fake_squeue("b");
 	setenv("SPANK_QOSDENY_QOS", "a,b", 1);
 	cr_expect_eq(hook(prolog_fn, opt, NULL), 0);
-	cr_expect_eq(scontrol_calls(), 0, "the prolog does not ask");
+	cr_expect_eq(squeue_calls(), 0, "the prolog does not ask");
 	cr_expect(strstr(spooled(), " qos=a "), "%s", spooled());
 	cr_expect_eq(hook(epilog_fn, opt, NULL), 0);
-	cr_expect_eq(scontrol_calls(), 1);
+	cr_expect_eq(squeue_calls(), 1);
 	cr_expect(strstr(in_redis(), " qos=b "), "%s: %s", in_redis(), logbuf);
 }
 
 Test(report_plugin, several_qos_without_an_answer_keep_the_first)
 {
 	redis_up();
-	fake_scontrol(NULL);
+	fake_squeue(NULL);
 	setenv("SPANK_QOSDENY_QOS", "a,b", 1);
 	cr_expect_eq(hook(prolog_fn, opt, NULL), 0);
 	cr_expect_eq(hook(epilog_fn, opt, NULL), 0);
-	cr_expect_eq(scontrol_calls(), 1);
+	cr_expect_eq(squeue_calls(), 1);
 	cr_expect(strstr(in_redis(), " qos=a "), "%s: %s", in_redis(), logbuf);
 	cr_expect(strstr(logbuf, "E: qosdeny: job 77 epilog: the QoS it ran "
 				 "under is unknown, its record says a: "
-				 "scontrol show job 77 failed"),
+				 "squeue -j 77 failed"),
 		  "%s", logbuf);
 }
 
 Test(report_plugin, one_qos_is_not_asked_for)
 {
 	redis_up();
-	fake_scontrol("b");
+	fake_squeue("b");
 	setenv("SPANK_QOSDENY_QOS", "a", 1);
 	cr_expect_eq(hook(prolog_fn, opt, NULL), 0);
 	cr_expect_eq(hook(epilog_fn, opt, NULL), 0);
-	cr_expect_eq(scontrol_calls(), 0);
+	cr_expect_eq(squeue_calls(), 0);
 	cr_expect(strstr(in_redis(), " qos=a "), "%s: %s", in_redis(), logbuf);
 }
