@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # qosdeny: submit-time QoS caps, GPU binding and GPU fair share for Slurm.
 #
-#   make            build the plugin, the tool and the unit tests
+#   make            build what make install installs: the four plugins
+#                   and the tool (Slurm's, hiredis' and PAM's headers)
+#   make tests      the unit tests and the integration tests' programs
 #   make check      install what is missing, then run every test on every
 #                   Slurm version (SLURM=24.11 for one; see docs/versions.md)
 #   make demo       the worked example on a throwaway cluster
@@ -171,8 +173,9 @@ FILL_QUEUE := $(B)/tests/fill_queue
 
 # A missing build dependency stops here with one line naming the Debian
 # package, before any compiler error. The goals that install them
-# themselves (make deps) are left alone; install, and the plugins, the tool
-# and the Slurm headers alone (what make deb builds), need no test framework.
+# themselves (make deps) are left alone; all and install, the plugins, the
+# tool and the Slurm headers alone (what make deb builds), need no test
+# framework.
 BUILD_DEPS := slurm/slurm.h=libslurm-dev hiredis/hiredis.h=libhiredis-dev \
               security/pam_ext.h=libpam0g-dev
 TEST_DEPS  := criterion/criterion.h=libcriterion-dev
@@ -184,7 +187,7 @@ SELF_DEPS_GOALS := deps check check-here check-core check-quick demo bench bench
 GOALS := $(or $(MAKECMDGOALS),all)
 ifneq ($(filter-out $(SELF_DEPS_GOALS),$(GOALS)),)
 NEEDED  := $(BUILD_DEPS) \
-           $(if $(filter-out install pam-install %/slurm-config/config.h %.so %/qosdeny,$(GOALS)),$(TEST_DEPS))
+           $(if $(filter-out all install pam-install %/slurm-config/config.h %.so %/qosdeny,$(GOALS)),$(TEST_DEPS))
 MISSING := $(firstword $(foreach d,$(NEEDED),$(if \
              $(wildcard /usr/include/$(firstword $(subst =, ,$(d)))),,$(d))))
 ifneq ($(MISSING),)
@@ -198,7 +201,8 @@ include site_factor/site_factor.mk
 include pam/pam.mk
 
 .PHONY: all install uninstall deps format format-check clean distclean
-all: $(CORE_LIB) $(JS_SO) $(SF_SO) $(SPANK_SO) $(PAM_SO) $(TOOL) $(UNIT_BIN) $(HELPER_BIN)
+# What make install installs, and nothing of the tests (make tests).
+all: $(CORE_LIB) $(JS_SO) $(SF_SO) $(SPANK_SO) $(PAM_SO) $(TOOL)
 
 # Every object, in each of the three builds of the same sources: this one
 # ($(B), hardened), the unit tests' under ASan and UBSan ($(ASAN_B)) and

@@ -20,7 +20,6 @@
 #include "dbd_state.h"
 #include "decide.h"
 #include "policy_keep.h"
-#include "policy_keeper.h"
 #include "policy_watch.h"
 #include "slurm_fields.h"
 #include "usage_qos_env.h"
@@ -109,22 +108,21 @@ extern int init(void)
 			return SLURM_ERROR;
 	}
 	check_slurm_settings(policy_file.current);
-	qd_keeper_start(state_dir);
-	if (how == QD_START_FILE) {
+	if (how == QD_START_FILE)
 		info("qosdeny: policy loaded from %s (%zu QOS records, "
 		     "Enforce=%s)",
 		     policy_file.path, policy_file.current->n_rules,
 		     policy_file.current->enforce ? "yes" : "no");
-		qd_keeper_offer(policy_file.path, policy_file.text);
-	}
-	qd_watch_start(&policy_file, &policy_lock);
+	/* The watcher keeps it, as every later one: a write and fsync to
+	 * StateSaveLocation (shared storage) holds up no start. */
+	qd_watch_start(&policy_file, &policy_lock, state_dir,
+		       how == QD_START_FILE);
 	return SLURM_SUCCESS;
 }
 
 extern int fini(void)
 {
 	qd_watch_stop();
-	qd_keeper_stop();
 	qd_policy_file_release(&policy_file);
 	return SLURM_SUCCESS;
 }

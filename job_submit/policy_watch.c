@@ -2,21 +2,39 @@
  * The policy watcher (policy_watch.h). Its thread sleeps on a monotonic
  * clock, so a change of the wall clock neither stops nor hurries it.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "slurm_compat.h" /* first: Slurm's calls by their exported names */
 
 #include "errmsg.h"
-#include "policy_keeper.h"
+#include "policy_keep.h"
 #include "policy_watch.h"
 
 static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ctl_cond;
-static bool started, stopping;
+static bool started, stopping, keep_first;
 static pthread_t thread;
 static struct qd_policy_file *file;
 static pthread_mutex_t *policy_lock;
+static char keep_dir[PATH_MAX];
+
+/* Keeps text, read from file->path and accepted now, as the last good
+ * policy: a start that finds the file broken runs on it. */
+static void keep(const char *text)
+{
+	char err[QD_ERR_MAX + PATH_MAX];
+
+	if (qd_policy_keep(keep_dir, file->path, text, time(NULL), err,
+			   sizeof(err)))
+		error("qosdeny: cannot keep the policy just accepted: %s; a "
+		      "start that finds %s broken runs on the one kept before",
+		      err, file->path);
+	else
+		debug("qosdeny: policy from %s kept in %s/%s", file->path,
+		      keep_dir, QD_KEPT_NAME);
+}
 
 /* One look at the file; a new policy is swapped in under policy_lock, the
  * old one freed after. */
@@ -39,7 +57,7 @@ static void look(void)
 		info("qosdeny: policy reloaded from %s (%zu QOS records)",
 		     file->path, p->n_rules);
 		/* Only this thread frees a text once init is done. */
-		qd_keeper_offer(file->path, text);
+		keep(text);
 		break;
 	case QD_REFRESH_FAILED:
 		error("qosdeny: %s; the previous policy stays in force", err);
@@ -54,6 +72,8 @@ static void *run(void *arg)
 	struct timespec until;
 
 	(void)arg;
+	if (keep_first)
+		keep(file->text);
 	slurm_mutex_lock(&ctl_lock);
 	while (!stopping) {
 		slurm_mutex_unlock(&ctl_lock);
@@ -71,12 +91,15 @@ static void *run(void *arg)
 	return NULL;
 }
 
-void qd_watch_start(struct qd_policy_file *f, pthread_mutex_t *lock)
+void qd_watch_start(struct qd_policy_file *f, pthread_mutex_t *lock,
+		    const char *state_dir, bool keep_now)
 {
 	pthread_condattr_t attr;
 
 	file = f;
 	policy_lock = lock;
+	keep_first = keep_now;
+	snprintf(keep_dir, sizeof(keep_dir), "%s", state_dir);
 	stopping = false;
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -84,8 +107,9 @@ void qd_watch_start(struct qd_policy_file *f, pthread_mutex_t *lock)
 	pthread_condattr_destroy(&attr);
 	if (pthread_create(&thread, NULL, run, NULL)) {
 		error("qosdeny: cannot start the thread that re-reads %s: "
-		      "edits take effect at the next restart or reconfigure",
-		      f->path);
+		      "edits take effect at the next restart or reconfigure, "
+		      "and no accepted policy is kept in %s",
+		      f->path, state_dir);
 		pthread_cond_destroy(&ctl_cond);
 		return;
 	}

@@ -4,7 +4,7 @@
 # development.md, Running the tests): what each goal runs is in the scripts
 # under tests/; the programs they need are the Makefile's.
 
-.PHONY: build-test check check-here check-core check-quick check-vm \
+.PHONY: tests build-test check check-here check-core check-quick check-vm \
         deb-test-if-debian docs-check \
         check-vm-26.05 check-gpu-node slurm-from-source deb deb-test \
         bench-plugin unit unit-asan integration integration-asan demo bench
@@ -22,6 +22,10 @@ docs-check:
 	@mkdir -p $(QD_RESULTS)
 	bash tests/docs/check.sh
 
+# The unit tests and the integration tests' programs: plain make (all)
+# builds only what make install installs.
+tests: $(UNIT_BIN) $(HELPER_BIN)
+
 unit: $(UNIT_BIN)
 	@mkdir -p $(QD_RESULTS)
 	sh tests/run-unit.sh $(UNIT_BIN)
@@ -31,13 +35,13 @@ unit-asan: $(ASAN_UNIT_BIN)
 	ASAN_OPTIONS=detect_leaks=1 QD_SUITE=unit-asan \
 		sh tests/run-unit.sh $(ASAN_UNIT_BIN)
 
-integration: all
+integration: all $(HELPER_BIN)
 	@mkdir -p $(QD_RESULTS)
 	QD_CORE_EXTRAS=$(CORE_EXTRAS) bash tests/integration/run.sh $(QUICK_ARGS)
 
 # The whole suite again, slurmctld loading the plugin built with ASan and
 # UBSan; any sanitizer report fails it (tests/integration/asan.sh).
-integration-asan: all $(ASAN_CTLD_DIR)/job_submit_qosdeny.so \
+integration-asan: all $(HELPER_BIN) $(ASAN_CTLD_DIR)/job_submit_qosdeny.so \
 		$(ASAN_CTLD_DIR)/site_factor_qosdeny.so \
 		$(ASAN_CTLD_DIR)/spank_qosdeny.so
 	@mkdir -p $(QD_RESULTS)
@@ -66,7 +70,7 @@ check:
 QUICK_TESTS := t_scenario.sh t_counting.sh t_limits.sh t_gpu_binding.sh \
                t_usage.sh t_reload.sh
 check-quick: deps
-	$(MAKE) all
+	$(MAKE) all tests
 	@rm -rf $(QD_RESULTS)
 	@+$(call check_part,unit)
 	@+s=$$(date +%s); $(MAKE) integration \
@@ -142,7 +146,7 @@ check-core: deps
 # (docs/development.md), and runs these parts side by side.
 CORE_EXTRAS ?= yes
 check-here: deps
-	$(MAKE) all
+	$(MAKE) all tests
 	@+$(call check_part,unit)
 ifneq ($(CORE_EXTRAS),no)
 	@+$(MAKE) check-core

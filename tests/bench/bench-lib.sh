@@ -49,7 +49,7 @@ EOC
 	CTLD_PID=$(ctld_pid)
 }
 
-ctld_pid() { cat "$QD_CLUSTER_DIR/run/slurmctld.pid" 2>/dev/null; }
+ctld_pid() { slurm_pid "$QD_CLUSTER_DIR/run/slurmctld.pid"; }
 ctld_replaced() { # OLD_PID
 	local p
 	p=$(ctld_pid)

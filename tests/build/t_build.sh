@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The build as an administrator meets it (docs/install.md): a copy of the
-# checkout as a fresh clone has it, where plain `make` builds everything
-# `make install` installs plus the tests, with quiet lines (V=1 for the full
+# checkout as a fresh clone has it, where plain `make` builds what `make
+# install` installs and nothing of the tests, with no test framework
+# installed (`make tests` builds those), with quiet lines (V=1 for the full
 # ones), header dependencies that rebuild what a header change touches,
 # hardened binaries (hardening.sh) whatever CFLAGS the user gives, make
 # uninstall and make clean leaving nothing of theirs behind, and a missing
@@ -32,13 +33,24 @@ srcvar=()
 [ -d "$QD_BUILD/slurm-src" ] && srcvar=(SLURM_SRC="$QD_BUILD/slurm-src")
 mk() { (cd "$src" && make "${srcvar[@]}" "$@" 2>&1); }
 
-out=$(mk)
+# As on a build host without the test framework: its header named missing.
+no_criterion=TEST_DEPS=criterion/qd-none.h=libcriterion-dev
+out=$(mk "$no_criterion")
 rc=$?
-assert_eq "plain make succeeds" 0 "$rc"
+assert_eq "plain make succeeds without the test framework" 0 "$rc"
 [ "$rc" -eq 0 ] || echo "$out" | tail -n 20
 for f in job_submit_qosdeny.so site_factor_qosdeny.so spank_qosdeny.so \
-	pam_qosdeny.so qosdeny tests/test_policy_parse tests/test_cgroup; do
+	pam_qosdeny.so qosdeny; do
 	check "plain make built build/$f" test -s "$src/build/$f"
+done
+check "and no test" test ! -e "$src/build/tests"
+out=$(mk "$no_criterion" tests)
+assert_eq "make tests needs the test framework" 2 "$?"
+assert_contains "and names it" "install Debian's libcriterion-dev" "$out"
+out=$(mk tests)
+assert_eq "make tests succeeds" 0 "$?"
+for f in tests/test_policy_parse tests/test_cgroup tests/redis_drop_proxy; do
+	check "make tests built build/$f" test -s "$src/build/$f"
 done
 assert_contains "quiet lines name the object" \
 	"  CC      build/shared/common/errmsg.o" "$out"

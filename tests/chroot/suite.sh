@@ -8,7 +8,7 @@
 #   PART     build   the version's root and packages (make deps), 24.11's
 #                    VM image of that root (built now, before the suite
 #                    changes the root's packages), Slurm from TREE where it
-#                    is no package (26.05), the build (make all); its
+#                    is no package (26.05), the build (make all tests); its
 #                    results directory emptied first
 #            unit, integration, integration-asan, deb-test
 #                    that make goal (deb-test where Slurm is Debian's
@@ -160,7 +160,7 @@ build)
 		img=$(bash "$REPO/tests/vm/image.sh" 24.11) &&
 			echo "$img" >"$REPO/$b/vm-image"
 	fi
-	bash "$HERE/make-in.sh" "$ver" deps all "${make_args[@]}"
+	bash "$HERE/make-in.sh" "$ver" deps all tests "${make_args[@]}"
 	;;
 unit | integration-asan | deb-test)
 	no_tree_2605 && exit 0

@@ -94,7 +94,11 @@ is_zombie() {
 
 alive() { [ -d "/proc/$1" ] && ! is_zombie "$1"; }
 
-pidfile_pid() { [ -r "$1" ] && tr -dc '0-9' <"$1"; }
+# pidfile_pid FILE: the pid on the file's first line. From 24.05 a Slurm
+# daemon that restarts itself (scontrol reconfigure) writes its new pid over
+# the old one without truncating the file (update_pidfile in Slurm's
+# daemonize.c): a shorter pid leaves the old one's tail on a second line.
+pidfile_pid() { [ -r "$1" ] && head -n 1 "$1" | tr -dc '0-9'; }
 
 # kill_pids SECONDS PID...: SIGTERM, poll until gone, SIGKILL after SECONDS.
 kill_pids() {

@@ -228,7 +228,7 @@ ha_options() {
 stepd_timer() {
 	local out=$1 now pid mode parents
 	local -A first last kind
-	parents=$(cat "$QD_CLUSTER_DIR"/run/slurmd-n[12].pid | paste -sd,)
+	parents=$(slurm_pid "$QD_CLUSTER_DIR/run/slurmd-n1.pid"),$(slurm_pid "$QD_CLUSTER_DIR/run/slurmd-n2.pid")
 	while [ ! -e "$out.stop" ]; do
 		now=$(date +%s%3N)
 		while read -r pid mode; do

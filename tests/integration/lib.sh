@@ -151,10 +151,15 @@ queue_empty() { [ -z "$(squeue -h -o %i)" ]; }
 # A line saying the file is missing is not that: the watcher can log one
 # for the moment before the file appeared (a test that removed it), and
 # reads the new file only at its next look, 250 ms later.
+# slurm_pid FILE: the pid a Slurm daemon's pidfile names, on its first line
+# (tests/cluster/cluster.sh, pidfile_pid: from 24.05 a restarted daemon's
+# shorter pid leaves the old one's tail on a second line).
+slurm_pid() { head -n 1 "$1" 2>/dev/null | tr -dc '0-9'; }
+
 write_policy() {
 	local dir n pid
 	dir=$(dirname "$SLURM_CONF")
-	pid=$(cat "$QD_CLUSTER_DIR/run/slurmctld.pid" 2>/dev/null)
+	pid=$(slurm_pid "$QD_CLUSTER_DIR/run/slurmctld.pid")
 	n=$(policy_lines)
 	printf '%s\n' "$1" >"$dir/qosdeny.conf.new"
 	mv "$dir/qosdeny.conf.new" "$dir/qosdeny.conf"

@@ -11,7 +11,7 @@ GRP='qosdeny: DenyOnGrp: QOS interactive: gres/gpu requested 1, in use 4, GrpTRE
 DENY5='qosdeny: DenyOnMaxPerJob: QOS interactive: gres/gpu requested 5, MaxTRESPerJob limit 4'
 PER_USER='qosdeny: DenyOnMaxPerUser: QOS interactive: gres/gpu requested 1, in use 2, MaxTRESPerUser limit 2'
 
-ctld_pid() { cat "$QD_CLUSTER_DIR/run/slurmctld.pid" 2>/dev/null; }
+ctld_pid() { slurm_pid "$QD_CLUSTER_DIR/run/slurmctld.pid"; }
 ctld_alive() { scontrol ping 2>&1 | grep -q 'is UP'; }
 
 # --- slurmctld restarted with jobs running -------------------------------

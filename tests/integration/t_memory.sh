@@ -39,7 +39,7 @@ NOPART="-p qd-no-such-partition"
 work=$QD_CLUSTER_DIR/t_memory
 mkdir -p "$work"
 
-ctld_pid() { tr -dc 0-9 <"$QD_CLUSTER_DIR/run/slurmctld.pid"; }
+ctld_pid() { slurm_pid "$QD_CLUSTER_DIR/run/slurmctld.pid"; }
 
 # mem FIELD: a /proc/PID/status figure of slurmctld, in kB.
 mem() { awk -v f="$1:" '$1 == f { print $2 }' "/proc/$pid/status"; }

@@ -79,7 +79,7 @@ fi
 # which starts its plugins again (fini, then init): the site factor logs
 # the file there instead of stopping it too, and refreshes once mended.
 if slurm_at_least 24.05; then
-	pid=$(tr -dc 0-9 <"$QD_CLUSTER_DIR/run/slurmctld.pid")
+	pid=$(slurm_pid "$QD_CLUSTER_DIR/run/slurmctld.pid")
 	write_policy "QOS=interactive Flags=DenyOnGrp,NoSuchFlag"
 	n=$(log_lines)
 	scontrol reconfigure >/dev/null 2>&1

@@ -61,7 +61,7 @@ stopped_ms() {
 # shutdown's ms.
 stop() {
 	local pid t0
-	pid=$(cat "$PIDFILE")
+	pid=$(slurm_pid "$PIDFILE")
 	t0=$(now_ms)
 	kill -TERM "$pid"
 	wait_for "slurmctld $pid to exit" 60 bash -c "! kill -0 $pid 2>/dev/null"

@@ -40,8 +40,11 @@ for t in $tasks; do
 done
 for n in n1 n2; do
 	check_record "srun -N2" "$b1" "$n" 1 3
-	check_record "batch -N2 + srun" "$c1" "$n" 1 2
 done
+# The batch script runs on n1 from the job's start; n2's prolog waits for
+# the srun's step.
+check_record "batch -N2 + srun" "$c1" n1 1 2
+check_record "batch -N2 + srun" "$c1" n2 1 2 from-step
 assert_eq "a job without GPUs leaves no record" "" "$(redis_record "$c2" n1)"
 assert_eq "every record is in Redis once, and only those" 7 \
 	"$(rcli --scan --pattern "qosdeny:{$QD_CLUSTER_NAME}:rec:*" | wc -l)"

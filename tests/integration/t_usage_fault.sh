@@ -112,7 +112,7 @@ check "job $k runs" wait_for "job $k to start" 20 \
 	test -e "$QD_CLUSTER_DIR/users/alice/started-$k"
 assert_contains "its prolog spooled its start" " job=$k node=n1 " \
 	"$(spool_records | grep " end=0 ")"
-kill -KILL "$(cat "$QD_CLUSTER_DIR/run/slurmd-n1.pid")"
+kill -KILL "$(slurm_pid "$QD_CLUSTER_DIR/run/slurmd-n1.pid")"
 check "slurmd n1 killed and started again" \
 	bash "$CLUSTER" restart-slurmd n1 >/dev/null
 check "the job ended" wait_for "jobs to end" 60 queue_empty

@@ -73,17 +73,22 @@ spool_records() {
 	cat "$QD_SPOOL_DIR"/*/qosdeny/*.rec 2>/dev/null
 }
 
-# check_record WHAT JOB NODE GPUS SECONDS: Redis has the job's record on
-# the node with its GPUs, lasting what slurmctld has from the job's start
-# to its end, within 2 s (what Slurm held: the charge), and at least the
-# job's SECONDS of work less 2 s (a record cut short). Not at most: on a
-# loaded host Slurm itself may take seconds more to launch and end a step,
-# and holds the GPUs meanwhile (CI once saw a `srun sleep 2` job last 5 s).
-# gpu_seconds is their product. Adds the record's gpu_seconds to USED[its
-# user].
+# check_record WHAT JOB NODE GPUS SECONDS [from-step]: Redis has the job's
+# record on the node with its GPUs, lasting what slurmctld has from the
+# job's start to its end, within 2 s (what Slurm held: the charge), and at
+# least the job's SECONDS of work less 2 s (a record cut short). Not at
+# most: on a loaded host Slurm itself may take seconds more to launch and
+# end a step, and holds the GPUs meanwhile (CI once saw a `srun sleep 2`
+# job last 5 s). from-step: a node where the job's first step, step 0,
+# starts after the job (a batch job's second node: without PrologFlags=Alloc
+# its prolog runs then, and its time counts from then, docs/gpu-and-usage.md):
+# the record starts at that step's start (sacct's) within 2 s and ends at
+# the job's end within 2 s, in place of the two checks above (SECONDS is
+# then unused). gpu_seconds is their product. Adds the record's
+# gpu_seconds to USED[its user].
 declare -A USED
 check_record() {
-	local what=$1 job=$2 node=$3 gpus=$4 secs=$5 rec s e
+	local what=$1 job=$2 node=$3 gpus=$4 secs=$5 from=${6:-} rec s e
 	rec=$(redis_record "$job" "$node")
 	if [ -z "$rec" ]; then
 		fail "$what: no record of job $job on $node in Redis"
@@ -92,14 +97,37 @@ check_record() {
 	s=$(($(field "$rec" end) - $(field "$rec" start)))
 	e=$(job_elapsed "$job")
 	assert_eq "$what: job $job on $node, GPUs" "$gpus" "$(field "$rec" gpus)"
-	check "$what: job $job on $node lasted ${s}s, at least its ${secs}s of work less 2 s" \
-		test "$s" -ge $((secs - 2))
-	check "$what: job $job on $node, slurmctld's ${e}s within 2 s" \
-		test "$s" -ge $((e - 2)) -a "$s" -le $((e + 2))
+	if [ "$from" = from-step ]; then
+		step_start "$job"
+		check "$what: job $job on $node, from its step's start ($STEP_START) within 2 s" \
+			near "$(field "$rec" start)" "${STEP_START:-0}" 2
+		check "$what: job $job on $node, to the job's end ($(job_end "$job")) within 2 s" \
+			near "$(field "$rec" end)" "$(job_end "$job")" 2
+	else
+		check "$what: job $job on $node lasted ${s}s, at least its ${secs}s of work less 2 s" \
+			test "$s" -ge $((secs - 2))
+		check "$what: job $job on $node, slurmctld's ${e}s within 2 s" \
+			test "$s" -ge $((e - 2)) -a "$s" -le $((e + 2))
+	fi
 	assert_eq "$what: job $job on $node, gpu_seconds = GPUs x seconds" \
 		"$((gpus * s))" "$(field "$rec" gpu_seconds)"
 	USED[$(field "$rec" user)]=$((${USED[$(field "$rec" user)]:-0} + gpus * s))
 }
+
+# step_start JOB: STEP_START, step 0's start by slurmdbd, Unix seconds,
+# once it is there (the step's start reaches slurmdbd through slurmctld's
+# queue to it).
+step_start() {
+	has_step_start() {
+		STEP_START=$(SLURM_TIME_FORMAT=%s sacct -n -P -j "$1.0" -o Start 2>/dev/null |
+			head -n 1)
+		[[ "$STEP_START" =~ ^[0-9]+$ ]]
+	}
+	wait_for "step $1.0's start in sacct" 10 has_step_start "$1"
+}
+
+# job_end JOB: the job's end by slurmctld, Unix seconds.
+job_end() { unix_field "$1" EndTime; }
 
 # near A B TOLERANCE: |A - B| <= TOLERANCE.
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { exit !((a - b) ^ 2 <= t * t) }'; }
@@ -125,7 +153,7 @@ crash_node() {
 		{ parent[$1] = $2 }
 		END { for (p in parent) for (q = p; q > 1; q = parent[q])
 			if (index(roots, " " q " ")) { print p; break } }')
-	kill -KILL "$(cat "$QD_CLUSTER_DIR/run/slurmd-$1.pid")" $pids
+	kill -KILL "$(slurm_pid "$QD_CLUSTER_DIR/run/slurmd-$1.pid")" $pids
 	scontrol update nodename="$1" state=down reason=qosdeny-test
 }
 

@@ -26,7 +26,10 @@ PLUGIN=${QD_VM_PLUGIN:-/qosdeny/build/trixie/spank_qosdeny.so}
 
 stop_pid() { # PIDFILE
 	local p i
-	p=$(cat "$1" 2>/dev/null) || return 0
+	# The first line: from 24.05 a daemon that restarted itself writes its
+	# pid over the old one without truncating (cluster.sh, pidfile_pid).
+	p=$(head -n 1 "$1" 2>/dev/null | tr -dc '0-9')
+	[ -n "$p" ] || return 0
 	kill "$p" 2>/dev/null || return 0
 	for ((i = 0; i < 100; i++)); do
 		kill -0 "$p" 2>/dev/null || return 0

@@ -20,14 +20,9 @@
 
 #define KEPT "; running on the policy slurmctld accepted at "
 
-/* From 24.05 a reconfigure starts a new slurmctld, which reads the file;
- * before, job_submit/qosdeny reads it again at the next submission
- * (docs/how-it-decides.md, Reload). */
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 5, 0)
-#define RELOAD ", then scontrol reconfigure"
-#else
-#define RELOAD "; slurmctld reads it again at the next submission"
-#endif
+/* job_submit/qosdeny's watcher re-reads a corrected file by itself, on
+ * every version (docs/how-it-decides.md, Reload). */
+#define RELOAD "; slurmctld reads it again within a second"
 
 /*
  * The last line of slurmctld's log where job_submit/qosdeny says which
