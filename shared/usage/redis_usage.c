@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,33 +159,6 @@ struct scan {
 	void *arg;
 	struct qd_usage_skipped *skipped;
 };
-
-void qd_usage_skip(struct qd_usage_skipped *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!s->n++) {
-		va_start(ap, fmt);
-		vsnprintf(s->first, sizeof(s->first), fmt, ap);
-		va_end(ap);
-	}
-}
-
-const char *qd_usage_skipped_text(const struct qd_usage_skipped *s, char *buf,
-				  size_t len)
-{
-	if (s->n == 1)
-		snprintf(buf, len,
-			 "1 usage entry in Redis cannot be read and is left "
-			 "out: %s",
-			 s->first);
-	else
-		snprintf(buf, len,
-			 "%zu usage entries in Redis cannot be read and are "
-			 "left out (the first: %s)",
-			 s->n, s->first);
-	return buf;
-}
 
 /* An account in a key: a name, or "" for usage without one. */
 static bool account_ok(const char *account)

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "spool.h"
+#include "usage_skipped.h"
 #include "usage_record.h"
 
 #define QD_REDIS_DEFAULT_ADDR	    "127.0.0.1:6379"
@@ -139,27 +140,6 @@ enum qd_usage_kind { QD_USAGE_ACCOUNT, QD_USAGE_ASSOC };
 /* Called per usage key read; user is "" for an account. Nonzero stops. */
 typedef int (*qd_redis_usage_fn)(enum qd_usage_kind kind, const char *account,
 				 const char *user, double usage, void *arg);
-
-/*
- * Entries a reader skipped because it could not read them: anything
- * reachable from a job may have written them (a Redis without a
- * password), and one bad entry must not stop reporting for the others.
- * Counted, the first one named; the caller says so once.
- */
-struct qd_usage_skipped {
-	size_t n;
-	char first[512]; /* "KEY: why", cut to fit */
-};
-
-/* Counts one skipped entry, naming it when it is the first. */
-void qd_usage_skip(struct qd_usage_skipped *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* What `qosdeny share` and the site factor say of s (s->n > 0): "1 usage
- * entry in Redis cannot be read and is left out: KEY: why", or "N usage
- * entries ... are left out (the first: KEY: why)". Returns buf. */
-const char *qd_usage_skipped_text(const struct qd_usage_skipped *s, char *buf,
-				  size_t len);
 
 /*
  * Reads a cluster's account and user-in-account usage with SCAN (never

@@ -35,10 +35,10 @@ mk() { (cd "$src" && make "${srcvar[@]}" "$@" 2>&1); }
 
 # As on a build host without the test framework: its header named missing.
 no_criterion=TEST_DEPS=criterion/qd-none.h=libcriterion-dev
-out=$(mk "$no_criterion")
+plain=$(mk "$no_criterion")
 rc=$?
 assert_eq "plain make succeeds without the test framework" 0 "$rc"
-[ "$rc" -eq 0 ] || echo "$out" | tail -n 20
+[ "$rc" -eq 0 ] || echo "$plain" | tail -n 20
 for f in job_submit_qosdeny.so site_factor_qosdeny.so spank_qosdeny.so \
 	pam_qosdeny.so qosdeny; do
 	check "plain make built build/$f" test -s "$src/build/$f"
@@ -53,9 +53,9 @@ for f in tests/test_policy_parse tests/test_cgroup tests/redis_drop_proxy; do
 	check "make tests built build/$f" test -s "$src/build/$f"
 done
 assert_contains "quiet lines name the object" \
-	"  CC      build/shared/common/errmsg.o" "$out"
+	"  CC      build/shared/common/errmsg.o" "$plain"
 check "no compiler command line without V=1" \
-	bash -c '! grep -Eq "^(cc|gcc|clang) " <<<"$1"' _ "$out"
+	bash -c '! grep -Eq "^(cc|gcc|clang) " <<<"$1"' _ "$plain$out"
 
 # Calls between objects go one way (docs/development.md, Source layout):
 # no loop among the objects each binary links. The slurmctld plugins, each
