@@ -4,33 +4,19 @@
 #include <string.h>
 
 #include "errmsg.h"
+#include "job_end.h"
 #include "job_qos.h"
 #include "slurm_cmd.h"
 
 int qd_job_qos_parse(const char *out, uint32_t job_id, char *qos, size_t len)
 {
-	char head[16];
-	size_t hlen;
+	char buf[256], *f[2];
 
-	/* A het job or an array prints several rows: the job's own, whose
-	 * QoS runs from its id's '|' to the '|' that ends the line. */
-	hlen = (size_t)snprintf(head, sizeof(head), "%" PRIu32 "|", job_id);
-	for (const char *line = out; line && *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t n = nl ? (size_t)(nl - line) : strlen(line);
-
-		if (n > hlen + 1 && !strncmp(line, head, hlen) &&
-		    line[n - 1] == '|') {
-			n -= hlen + 1;
-			if (n >= len || memchr(line + hlen, '|', n))
-				return -1;
-			memcpy(qos, line + hlen, n);
-			qos[n] = '\0';
-			return 0;
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	return -1;
+	if (!qd_squeue_row(out, job_id, buf, sizeof(buf), f, 2) || !*f[1] ||
+	    strlen(f[1]) >= len)
+		return -1;
+	memcpy(qos, f[1], strlen(f[1]) + 1);
+	return 0;
 }
 
 int qd_job_qos_ask(uint32_t job_id, int timeout_ms, char *qos, size_t len,

@@ -60,6 +60,21 @@ static bool is_job(const char *id, uint32_t job_id)
 	return !strcmp(id, want);
 }
 
+bool qd_squeue_row(const char *out, uint32_t job_id, char *buf, size_t buflen,
+		   char **f, int n)
+{
+	/* A het job or an array prints several rows: the job's own. */
+	for (const char *line = out; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+
+		if (row(line, len, buf, buflen, f, n) && is_job(f[0], job_id))
+			return true;
+		line = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
 /* A Unix time as SLURM_TIME_FORMAT=%s prints it; 0 for none. */
 static int64_t unix_time(const char *s)
 {
@@ -83,64 +98,42 @@ static bool run_matches(const struct qd_usage_record *r, int64_t job_start)
 void qd_job_end_squeue(const char *out, int status,
 		       const struct qd_usage_record *r, struct qd_run_end *e)
 {
-	const char *state = NULL, *start = NULL, *end = NULL, *restarts = NULL;
 	char buf[256], *f[5];
 
 	e->state = QD_RUN_UNKNOWN;
 	if (status)
 		return;
-	/* A het job or an array prints several rows: the job's own. */
-	for (const char *line = out; line && *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-
-		if (row(line, len, buf, sizeof(buf), f, 5) &&
-		    is_job(f[0], r->job_id)) {
-			state = f[1];
-			start = f[2];
-			end = f[3];
-			restarts = f[4];
-			break;
-		}
-		line = nl ? nl + 1 : NULL;
-	}
 	/* squeue answered, and slurmctld has no such job: it forgets ended
 	 * jobs after MinJobAge. */
 	e->state = QD_RUN_GONE;
-	if (!state || !run_matches(r, unix_time(start)))
+	/* JobID, State, StartTime, EndTime, RestartCnt. */
+	if (!qd_squeue_row(out, r->job_id, buf, sizeof(buf), f, 5) ||
+	    !run_matches(r, unix_time(f[2])))
 		return;
 	if (r->restart != QD_RESTART_UNKNOWN &&
-	    (strspn(restarts, "0123456789") != strlen(restarts) ||
-	     strtoul(restarts, NULL, 10) != r->restart))
+	    (strspn(f[4], "0123456789") != strlen(f[4]) ||
+	     strtoul(f[4], NULL, 10) != r->restart))
 		return;
-	if (!strcmp(state, "PENDING"))
+	if (!strcmp(f[1], "PENDING"))
 		return;
-	if (!is_ended(state)) {
+	if (!is_ended(f[1])) {
 		e->state = QD_RUN_LIVE;
 		return;
 	}
-	if (!unix_time(end))
+	if (!unix_time(f[3]))
 		return;
 	e->state = QD_RUN_ENDED;
-	e->end = unix_time(end);
-	snprintf(e->source, sizeof(e->source), "slurmctld (%s)", state);
+	e->end = unix_time(f[3]);
+	snprintf(e->source, sizeof(e->source), "slurmctld (%s)", f[1]);
 }
 
 int qd_job_listed(const char *out, size_t len, uint32_t job_id)
 {
 	char buf[32], *f[1];
-	bool whole = strlen(out) + 1 < len;
 
-	for (const char *line = out; line && *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t n = nl ? (size_t)(nl - line) : strlen(line);
-
-		if (row(line, n, buf, sizeof(buf), f, 1) &&
-		    is_job(f[0], job_id))
-			return 1;
-		line = nl ? nl + 1 : NULL;
-	}
-	return whole ? 0 : -1;
+	if (qd_squeue_row(out, job_id, buf, sizeof(buf), f, 1))
+		return 1;
+	return strlen(out) + 1 < len ? 0 : -1;
 }
 
 void qd_job_end_sacct(const char *out, int status,

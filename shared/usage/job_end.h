@@ -22,6 +22,16 @@
  */
 #define QD_JOB_START_SLACK_S 60
 
+/*
+ * job_id's row among squeue's output out: a line of exactly n fields, each
+ * ended by '|' (squeue -O FIELD:|,...), the first its job id; split into
+ * f[0..n-1], pointing into buf. False when out has no such line (one of
+ * buflen bytes or more is none). Every field asked for is Slurm's own,
+ * none a string a user sets.
+ */
+bool qd_squeue_row(const char *out, uint32_t job_id, char *buf, size_t buflen,
+		   char **f, int n);
+
 /* squeue's fields for qd_job_end_squeue, each ended by '|'. */
 #define QD_JOB_END_FIELDS "JobID:|,State:|,StartTime:|,EndTime:|,RestartCnt:|"
 

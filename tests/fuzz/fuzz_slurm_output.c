@@ -11,8 +11,8 @@
  * - sacct's ENDED names slurmdbd; a failed sacct leaves e as it was;
  * - qd_job_listed is 1 exactly when a line reads "ID|", else 0, or -1
  *   when the text filled the buffer it was said to be read into;
- * - a QoS parsed is the text between a line's "ID|" and the '|' ending
- *   that line, not empty and without '|'.
+ * - a QoS parsed is the text between the first line "ID|X|" (X without
+ *   '|') and its final '|', not empty.
  */
 #include "fuzz_util.h"
 #include "job_end.h"
@@ -36,8 +36,9 @@ static bool has_line(const char *text, const char *head, bool whole)
 	return false;
 }
 
-/* The QoS of job's row read plainly: the first line "ID|X|" with X having
- * no '|'; false when there is none such before another line of the job. */
+/* The QoS of job's row read plainly: the first line under 256 bytes that
+ * is "ID|X|" with X free of '|'; false when there is none, or X is empty
+ * or does not fit in len. */
 static bool plain_qos(const char *text, const char *head, char *qos, size_t len)
 {
 	size_t hlen = strlen(head);
@@ -46,11 +47,11 @@ static bool plain_qos(const char *text, const char *head, char *qos, size_t len)
 		const char *nl = strchr(l, '\n');
 		size_t n = nl ? (size_t)(nl - l) : strlen(l);
 
-		if (n > hlen + 1 && !strncmp(l, head, hlen) &&
-		    l[n - 1] == '|') {
+		if (n < 256 && n > hlen && !strncmp(l, head, hlen) &&
+		    l[n - 1] == '|' && !memchr(l + hlen, '|', n - hlen - 1)) {
 			size_t q = n - hlen - 1;
 
-			if (q >= len || memchr(l + hlen, '|', q))
+			if (!q || q >= len)
 				return false;
 			memcpy(qos, l + hlen, q);
 			qos[q] = '\0';
