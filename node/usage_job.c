@@ -104,17 +104,21 @@ static int name_from(qd_env_fn env, void *arg, const char *var, char *dst,
 
 	if (!v || !*v)
 		return qd_errf(err, errlen, "%s is not set", var);
-	if (!qd_usage_name_ok(v))
+	/* Escaped where it must be (names.h): a name is kept, never
+	 * dropped, unless even escaped it is too long to be held. */
+	if (qd_name_store(v, dst))
 		return qd_errf(err, errlen,
-			       "%s '%.64s' is not a name a usage record can "
-			       "hold",
-			       var, v);
-	snprintf(dst, QD_NAME_MAX, "%s", v);
+			       "%s '%.64s%s' is too long for a usage record "
+			       "(at most 63 characters, each byte outside "
+			       "A-Z a-z 0-9 . _ @ + $ - counting 3)",
+			       var, v, strlen(v) > 64 ? "..." : "");
 	return 0;
 }
 
 /* A label: unset, empty or unusable is "". Not an error, which would cost
- * the record: a user can set it where a prolog starts from srun. */
+ * the record: a user can set it where a prolog starts from srun. Not
+ * escaped either: a QoS name is one, and text that is not a QoS name is no
+ * label worth a key of its own. */
 static void label_from(qd_env_fn env, void *arg, const char *var, char *dst)
 {
 	const char *v = env(var, arg);
@@ -151,6 +155,7 @@ int qd_job_record(qd_env_fn env, void *env_arg, const char *cluster,
 		  struct qd_usage_record *r, char *err, size_t errlen)
 {
 	unsigned long long t;
+	uint32_t gpus;
 	const char *v;
 
 	memset(r, 0, sizeof(*r));
@@ -158,11 +163,12 @@ int qd_job_record(qd_env_fn env, void *env_arg, const char *cluster,
 	/* First, so that a caller can tell a GPU job from the others even
 	 * when something else is missing. */
 	v = env("SLURM_JOB_GPUS", env_arg);
-	if (qd_gpu_count(v, &r->gpus))
+	if (qd_gpu_count(v, &gpus) || gpus > UINT32_MAX / 1000)
 		return qd_errf(err, errlen,
 			       "SLURM_JOB_GPUS '%.64s' is not a list of GPU "
 			       "indices",
 			       v);
+	r->mgpus = gpus * 1000;
 	v = env("SLURM_JOB_ID", env_arg);
 	if (parse_u32(v, UINT32_MAX, &r->job_id) || !r->job_id)
 		return qd_errf(err, errlen,

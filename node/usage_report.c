@@ -218,7 +218,7 @@ enum qd_report_result qd_report_prolog(const struct qd_reporter *rp,
 	struct sender s = {.rp = rp};
 	struct found f;
 
-	if (!job->gpus)
+	if (!job->mgpus)
 		goto replay;
 	scan(rp, job, &f);
 	say_other_runs(rp, job, f.other_runs);
@@ -233,7 +233,7 @@ enum qd_report_result qd_report_prolog(const struct qd_reporter *rp,
 	}
 	r.start = now;
 	r.end = 0;
-	r.gpu_seconds = 0;
+	r.mgpu_seconds = 0;
 	if (qd_spool_write(rp->spool, &r, err, sizeof(err))) {
 		/* The epilog will find no start and say so again. */
 		say(rp, QD_LOG_ERROR,
@@ -256,20 +256,21 @@ static enum qd_report_result send_unspooled(const struct qd_reporter *rp,
 					    const struct qd_usage_record *r,
 					    const char *why)
 {
-	char err[QD_REPORT_ERR_MAX], text[QD_RECORD_MAX],
+	char err[QD_REPORT_ERR_MAX], text[QD_RECORD_MAX], num[32],
 	    last[QD_SPOOL_ERR_MAX];
 
 	if (send_record(r, s, err, sizeof(err)) < 0) {
 		/* Within the open record's own block: kept, not lost. */
 		if (!qd_spool_overwrite(rp->spool, r, last, sizeof(last))) {
 			say(rp, QD_LOG_ERROR,
-			    "qosdeny: job %" PRIu32 ": usage on %s (%" PRIu64
+			    "qosdeny: job %" PRIu32 ": usage on %s (%s"
 			    " GPU-seconds) not sent to %s (%s) and could not "
 			    "be spooled (%s): written over its open record, "
 			    "kept in spool %s for the next job start or end "
 			    "here or `qosdeny flush`",
-			    r->job_id, r->node, r->gpu_seconds, rp->opts.redis,
-			    err, why, rp->spool);
+			    r->job_id, r->node,
+			    qd_milli_text(r->mgpu_seconds, num, sizeof(num)),
+			    rp->opts.redis, err, why, rp->spool);
 			return QD_REPORT_SPOOLED;
 		}
 		/*
@@ -301,7 +302,8 @@ enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 				       const struct qd_usage_record *job,
 				       int64_t now)
 {
-	char err[QD_REPORT_ERR_MAX], why[QD_SPOOL_ERR_MAX], text[QD_RECORD_MAX];
+	char err[QD_REPORT_ERR_MAX], why[QD_SPOOL_ERR_MAX], text[QD_RECORD_MAX],
+	    num[32];
 	enum qd_report_result rv;
 	struct qd_usage_record r;
 	struct sender s = {.rp = rp};
@@ -309,19 +311,21 @@ enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 
 	scan(rp, job, &f);
 	if (!f.have_open) {
-		rv = job->gpus && !f.have_closed ? QD_REPORT_FAILED
-						 : QD_REPORT_NONE;
+		rv = job->mgpus && !f.have_closed ? QD_REPORT_FAILED
+						  : QD_REPORT_NONE;
 		say_other_runs(rp, job, f.other_runs);
 		if (rv == QD_REPORT_FAILED)
 			say(rp, QD_LOG_ERROR,
 			    "qosdeny: job %" PRIu32 ": no usage record of "
-			    "its %" PRIu32 " GPU(s) on %s was opened, so "
+			    "its %s GPU(s) on %s was opened, so "
 			    "none is counted here: its prolog did not run on "
 			    "this node (with PrologFlags=Alloc it runs at "
 			    "allocation on every node), slurmd's start closed "
 			    "it already (\"ended on %s without its epilog\" "
 			    "above), or its spool file was lost",
-			    job->job_id, job->gpus, job->node, job->node);
+			    job->job_id,
+			    qd_milli_text(job->mgpus, num, sizeof(num)),
+			    job->node, job->node);
 		replay(rp, &s);
 		return rv;
 	}
@@ -352,9 +356,11 @@ enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 	}
 	if (send_record(&r, &s, err, sizeof(err)) >= 0) {
 		say(rp, QD_LOG_VERBOSE,
-		    "qosdeny: job %" PRIu32 ": usage on %s (%" PRIu64
+		    "qosdeny: job %" PRIu32 ": usage on %s (%s"
 		    " GPU-seconds) sent to %s",
-		    r.job_id, r.node, r.gpu_seconds, rp->opts.redis);
+		    r.job_id, r.node,
+		    qd_milli_text(r.mgpu_seconds, num, sizeof(num)),
+		    rp->opts.redis);
 		/* Left behind, the next replay finds it counted. */
 		if (qd_spool_remove(rp->spool, &r, why, sizeof(why)))
 			say(rp, QD_LOG_ERROR, "qosdeny: %s", why);
@@ -365,9 +371,10 @@ enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 		say(rp, QD_LOG_ERROR, "qosdeny: %s", why);
 	replay(rp, &s);
 	say(rp, QD_LOG_ERROR,
-	    "qosdeny: job %" PRIu32 ": usage on %s (%" PRIu64
+	    "qosdeny: job %" PRIu32 ": usage on %s (%s"
 	    " GPU-seconds) not sent to %s; kept in spool %s for the next "
 	    "job start or end here or `qosdeny flush`",
-	    r.job_id, r.node, r.gpu_seconds, rp->opts.redis, rp->spool);
+	    r.job_id, r.node, qd_milli_text(r.mgpu_seconds, num, sizeof(num)),
+	    rp->opts.redis, rp->spool);
 	return QD_REPORT_SPOOLED;
 }

@@ -213,8 +213,9 @@ static const struct qd_policy *current_policy(const struct qd_site *site)
 }
 
 /*
- * A running job whose user or account no usage key can hold
- * (qd_usage_name_ok; its nodes refuse its record too, naming it) is left
+ * A running job whose user or account no usage key can hold (a name whose
+ * stored form, names.h, is over 63 characters; snapshot.c leaves it "";
+ * its nodes refuse its record too, naming it) is left
  * out of the publication, which would otherwise fail, and every factor's
  * refresh with it. Said once per job, not at every refresh.
  */
@@ -237,11 +238,11 @@ static void leave_out_unnamed(struct qd_sf_snapshot *s)
 		if (seen)
 			continue;
 		said[next++ % (sizeof(said) / sizeof(said[0]))] = j->job_id;
-		error("qosdeny: site factor: job %" PRIu32 ": user '%s' or "
-		      "account '%s' is not a name GPU usage can be kept "
-		      "under (1 to 63 of A-Z a-z 0-9 . _ @ + $ -): its running "
-		      "GPU time is left out",
-		      j->job_id, j->user, j->account);
+		error("qosdeny: site factor: job %" PRIu32 ": its %s name "
+		      "is too long to keep GPU usage under (at most 63 "
+		      "characters, each byte outside A-Z a-z 0-9 . _ @ + $ - "
+		      "counting 3): its running GPU time is left out",
+		      j->job_id, j->user[0] ? "account" : "user");
 	}
 	s->n_jobs = kept;
 }

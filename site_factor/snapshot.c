@@ -7,9 +7,17 @@
 
 #include "snapshot.h"
 
-static void copy_name(char *dst, const char *src)
+/* A name as usage keys hold it (names.h: escaped where it must be); ""
+ * for none. false when Slurm's name is too long to be held: "" then. */
+static bool copy_name(char *dst, const char *src)
 {
-	snprintf(dst, QD_NAME_MAX, "%s", src ? src : "");
+	if (!src || !*src || !qd_name_store(src, dst)) {
+		if (!src || !*src)
+			dst[0] = '\0';
+		return true;
+	}
+	dst[0] = '\0';
+	return false;
 }
 
 struct grow {
@@ -37,19 +45,20 @@ static void *next_slot(struct grow *g)
 static int take_assoc(void *x, void *arg)
 {
 	slurmdb_assoc_rec_t *a = x;
-	struct qd_sf_assoc *s;
+	struct qd_sf_assoc one = {.ref.id = a->id}, *s;
 
-	if (!a->acct || !a->id)
+	/* No usage can be kept under a name too long for its key: such an
+	 * association has none, as if it were not there. */
+	if (!a->acct || !a->id || !copy_name(one.ref.account, a->acct) ||
+	    !copy_name(one.ref.user, a->user) ||
+	    !copy_name(one.parent, a->parent_acct))
 		return 0;
+	one.shares = a->shares_raw == SLURMDB_FS_USE_PARENT ? QD_FS_USE_PARENT
+							    : a->shares_raw;
 	s = next_slot(arg);
 	if (!s)
 		return -1;
-	s->ref.id = a->id;
-	copy_name(s->ref.account, a->acct);
-	copy_name(s->ref.user, a->user);
-	copy_name(s->parent, a->parent_acct);
-	s->shares = a->shares_raw == SLURMDB_FS_USE_PARENT ? QD_FS_USE_PARENT
-							   : a->shares_raw;
+	*s = one;
 	return 0;
 }
 
@@ -87,6 +96,8 @@ static int take_job(void *x, void *arg)
 		return -1;
 	r->job_id = j->job_id;
 	r->start = j->start_time;
+	/* "" where too long: left out and said, outside the locks
+	 * (refresh.c). */
 	copy_name(r->account, j->assoc_ptr->acct);
 	copy_name(r->user, j->assoc_ptr->user);
 	r->gpu_seconds = gpus * (uint64_t)run_time(j, w->now);

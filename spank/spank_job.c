@@ -136,10 +136,13 @@ int qd_job_script(int ac, char **av, bool epilog)
 	adopt_gpus(&opts, epilog);
 	if (qd_job_record(job_env, &je, opts.cluster, &job, err, sizeof(err))) {
 		/* Quiet for jobs without GPUs here: nothing to count. */
-		if (job.gpus ||
+		if (job.mgpus ||
 		    (getenv("SLURM_JOB_GPUS") && *getenv("SLURM_JOB_GPUS")))
-			slurm_error("qosdeny: job %s: GPU usage not reported: "
-				    "%s",
+			slurm_error("qosdeny: job %.16s %s: GPU usage not "
+				    "reported: %s",
+				    getenv("SLURM_JOB_ID")
+					? getenv("SLURM_JOB_ID")
+					: "?",
 				    hook, err);
 		else
 			slurm_verbose("qosdeny: job %s: %s", hook, err);

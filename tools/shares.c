@@ -13,9 +13,27 @@
 #include "libslurm_compat.h"
 #include "shares.h"
 
+/* An association's names as usage keys hold them (names.h: escaped where
+ * they must be), so that its row meets its usage; one with a name too long
+ * for a key has no usage and no row. */
+static bool stored(const char *name, char out[QD_NAME_MAX], const char **to)
+{
+	*to = NULL;
+	if (!name || !*name)
+		return true;
+	*to = out;
+	return !qd_name_store(name, out);
+}
+
 static int add_assoc(struct qd_fs_table *t, const slurmdb_assoc_rec_t *a)
 {
-	return qd_fs_add_assoc(t, a->acct, a->user, a->parent_acct,
+	char acct[QD_NAME_MAX], user[QD_NAME_MAX], parent[QD_NAME_MAX];
+	const char *ap, *up, *pp;
+
+	if (!stored(a->acct, acct, &ap) || !ap || !stored(a->user, user, &up) ||
+	    !stored(a->parent_acct, parent, &pp))
+		return 0;
+	return qd_fs_add_assoc(t, ap, up, pp,
 			       a->shares_raw == SLURMDB_FS_USE_PARENT
 				   ? QD_FS_USE_PARENT
 				   : a->shares_raw);

@@ -79,7 +79,7 @@ int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 {
 	char text[QD_RECORD_MAX], rec_err[QD_RECORD_ERR_MAX];
 	char keys[7][QD_REDIS_KEY_MAX], id[2 * QD_NAME_MAX], nkeys[4];
-	char gs[24], end[24], hl[24], ttl[24], job[16];
+	char gs[32], end[24], hl[24], ttl[24], job[16];
 	const char *argv[3 + 7 + 7];
 	int argc = 0, nk = 6, rv = -1;
 	redisReply *reply = NULL;
@@ -109,7 +109,7 @@ int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 	     qd_redis_key(keys[nk++], rec->cluster, "qos", rec->qos, NULL)))
 		return qd_redis_fail(r, err, errlen, "apply", "key too long");
 	snprintf(nkeys, sizeof(nkeys), "%d", nk);
-	snprintf(gs, sizeof(gs), "%" PRIu64, rec->gpu_seconds);
+	qd_milli_text(rec->mgpu_seconds, gs, sizeof(gs));
 	snprintf(end, sizeof(end), "%" PRId64, rec->end);
 	snprintf(hl, sizeof(hl), "%" PRIu64, half_life_s);
 	snprintf(ttl, sizeof(ttl), "%d", QD_RECORD_ID_TTL_S);

@@ -54,7 +54,7 @@ static int close_one(const char *dir, struct qd_usage_record *r,
 		     const struct qd_run_end *e, int64_t now,
 		     qd_orphan_note_fn note, void *arg)
 {
-	char err[QD_SPOOL_ERR_MAX], text[QD_RECORD_MAX];
+	char err[QD_SPOOL_ERR_MAX], text[QD_RECORD_MAX], num[32];
 	/* Clock skew between hosts: never after now; never before the start
 	 * either, which qd_usage_record_close sees to. */
 	int64_t end = e->end > now ? now : e->end;
@@ -74,9 +74,10 @@ static int close_one(const char *dir, struct qd_usage_record *r,
 	note_f(note, arg, false,
 	       "job %" PRIu32 " ended on %s without its epilog: its usage "
 	       "record is closed at %" PRId64 ", the end %s gives, charging "
-	       "%" PRId64 " s, %" PRIu64 " GPU-seconds: %s",
+	       "%" PRId64 " s, %s GPU-seconds: %s",
 	       r->job_id, r->node, r->end, e->source, r->end - r->start,
-	       r->gpu_seconds, qd_usage_record_text(r, text, sizeof(text)));
+	       qd_milli_text(r->mgpu_seconds, num, sizeof(num)),
+	       qd_usage_record_text(r, text, sizeof(text)));
 	return 0;
 }
 

@@ -12,11 +12,22 @@
 
 #include "usage_record.h"
 
-#define MAGIC	 "qosdeny-usage/2"
+#define MAGIC	 "qosdeny-usage/3"
+#define MAGIC_V2 "qosdeny-usage/2"
 #define MAGIC_V1 "qosdeny-usage/1"
 
-/* F_COUNT_OPT: a count, or empty for QD_RESTART_UNKNOWN. */
-enum ftype { F_NAME, F_NAME_OPT, F_U32, F_COUNT_OPT, F_I64, F_U64 };
+/* F_COUNT_OPT: a count, or empty for QD_RESTART_UNKNOWN. F_MILLI32 and
+ * F_MILLI64: thousandths, written as a decimal with up to three digits
+ * after its point (version 3; whole numbers in versions 1 and 2). */
+enum ftype {
+	F_NAME,
+	F_NAME_OPT,
+	F_U32,
+	F_COUNT_OPT,
+	F_I64,
+	F_MILLI32,
+	F_MILLI64
+};
 
 static const struct field {
 	const char *key;
@@ -39,8 +50,8 @@ static const struct field {
     {"job_start", F_I64, offsetof(struct qd_usage_record, job_start), true},
     {"start", F_I64, offsetof(struct qd_usage_record, start), false},
     {"end", F_I64, offsetof(struct qd_usage_record, end), false},
-    {"gpus", F_U32, offsetof(struct qd_usage_record, gpus), false},
-    {"gpu_seconds", F_U64, offsetof(struct qd_usage_record, gpu_seconds),
+    {"gpus", F_MILLI32, offsetof(struct qd_usage_record, mgpus), false},
+    {"gpu_seconds", F_MILLI64, offsetof(struct qd_usage_record, mgpu_seconds),
      false},
 };
 
@@ -82,12 +93,12 @@ bool qd_usage_record_is_open(const struct qd_usage_record *r)
 	return r->end == 0;
 }
 
-/* gpus * (end - start), or -1 when it does not fit. */
+/* mgpus * (end - start), or -1 when it does not fit. */
 static int product(const struct qd_usage_record *r, uint64_t *out)
 {
 	uint64_t secs = r->end > r->start ? (uint64_t)(r->end - r->start) : 0;
 
-	return __builtin_mul_overflow((uint64_t)r->gpus, secs, out) ? -1 : 0;
+	return __builtin_mul_overflow((uint64_t)r->mgpus, secs, out) ? -1 : 0;
 }
 
 int qd_usage_record_close(struct qd_usage_record *r, int64_t end)
@@ -98,7 +109,7 @@ int qd_usage_record_close(struct qd_usage_record *r, int64_t end)
 		return -1;
 	/* A clock stepped back must not make the record undecodable. */
 	closed.end = end < r->start ? r->start : end;
-	if (product(&closed, &closed.gpu_seconds))
+	if (product(&closed, &closed.mgpu_seconds))
 		return -1;
 	*r = closed;
 	return 0;
@@ -107,7 +118,7 @@ int qd_usage_record_close(struct qd_usage_record *r, int64_t end)
 int qd_usage_record_check(const struct qd_usage_record *r, char *err,
 			  size_t errlen)
 {
-	char text[48];
+	char text[48], wtext[32];
 	uint64_t want;
 
 	for (size_t i = 0; i < NFIELDS; i++) {
@@ -129,11 +140,11 @@ int qd_usage_record_check(const struct qd_usage_record *r, char *err,
 		return fail(err, errlen, "start %" PRId64 " is not a time",
 			    r->start);
 	if (qd_usage_record_is_open(r)) {
-		if (r->gpu_seconds)
+		if (r->mgpu_seconds)
 			return fail(
 			    err, errlen,
-			    "open record (end=0) with gpu_seconds %" PRIu64,
-			    r->gpu_seconds);
+			    "open record (end=0) with gpu_seconds %s",
+			    qd_milli_text(r->mgpu_seconds, text, sizeof(text)));
 		return 0;
 	}
 	if (r->end < r->start)
@@ -142,12 +153,11 @@ int qd_usage_record_check(const struct qd_usage_record *r, char *err,
 			    r->start);
 	if (product(r, &want))
 		return fail(err, errlen, "gpus * (end - start) overflows");
-	if (want != r->gpu_seconds)
+	if (want != r->mgpu_seconds)
 		return fail(err, errlen,
-			    "gpu_seconds %" PRIu64
-			    " is not gpus * (end - start) "
-			    "= %" PRIu64,
-			    r->gpu_seconds, want);
+			    "gpu_seconds %s is not gpus * (end - start) = %s",
+			    qd_milli_text(r->mgpu_seconds, text, sizeof(text)),
+			    qd_milli_text(want, wtext, sizeof(wtext)));
 	return 0;
 }
 
@@ -186,9 +196,19 @@ int qd_usage_record_encode(const struct qd_usage_record *r, char *buf,
 			w = snprintf(buf + n, len - n, " %s=%" PRId64, key,
 				     *(const int64_t *)p);
 			break;
+		case F_MILLI32:
+		case F_MILLI64: {
+			char num[32];
+
+			w = snprintf(buf + n, len - n, " %s=%s", key,
+				     qd_milli_text(fields[i].type == F_MILLI32
+						       ? *(const uint32_t *)p
+						       : *(const uint64_t *)p,
+						   num, sizeof(num)));
+			break;
+		}
 		default:
-			w = snprintf(buf + n, len - n, " %s=%" PRIu64, key,
-				     *(const uint64_t *)p);
+			w = -1;
 			break;
 		}
 		k = w < 0 ? -1 : k + w;
@@ -220,8 +240,56 @@ static int parse_number(const char *s, size_t len, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+/*
+ * Thousandths: version 3 writes "W" or "W.F", F one to three digits without
+ * a trailing zero (one text per value); versions 1 and 2 whole numbers.
+ */
+static int parse_milli(const char *s, size_t len, int version, uint64_t max,
+		       uint64_t *out)
+{
+	const char *dot = memchr(s, '.', len);
+	size_t wlen = dot ? (size_t)(dot - s) : len, flen = len - wlen;
+	uint64_t whole, frac = 0, v;
+
+	if (parse_number(s, wlen, UINT64_MAX, &whole))
+		return -1;
+	if (dot) {
+		/* flen counts the point: 2 to 4 bytes. */
+		if (version < 3 || flen < 2 || flen > 4 || s[len - 1] == '0')
+			return -1;
+		for (size_t i = 1; i < 4; i++) {
+			char c = i < flen ? dot[i] : '0';
+
+			if (c < '0' || c > '9')
+				return -1;
+			frac = frac * 10 + (uint64_t)(c - '0');
+		}
+	}
+	if (__builtin_mul_overflow(whole, 1000, &v) ||
+	    __builtin_add_overflow(v, frac, &v) || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+const char *qd_milli_text(uint64_t milli, char *buf, size_t len)
+{
+	unsigned f = (unsigned)(milli % 1000);
+	int digits = 3;
+
+	if (!f) {
+		snprintf(buf, len, "%" PRIu64, milli / 1000);
+		return buf;
+	}
+	for (; f % 10 == 0; f /= 10)
+		digits--;
+	snprintf(buf, len, "%" PRIu64 ".%0*u", milli / 1000, digits, f);
+	return buf;
+}
+
 static int decode_value(const struct field *f, const char *s, size_t len,
-			struct qd_usage_record *r, char *err, size_t errlen)
+			int version, struct qd_usage_record *r, char *err,
+			size_t errlen)
 {
 	void *p = (char *)r + f->off;
 	char text[48];
@@ -252,8 +320,13 @@ static int decode_value(const struct field *f, const char *s, size_t len,
 			break;
 		*(int64_t *)p = v;
 		return 0;
-	case F_U64:
-		if (parse_number(s, len, UINT64_MAX, &v))
+	case F_MILLI32:
+		if (parse_milli(s, len, version, UINT32_MAX, &v))
+			break;
+		*(uint32_t *)p = v;
+		return 0;
+	case F_MILLI64:
+		if (parse_milli(s, len, version, UINT64_MAX, &v))
 			break;
 		*(uint64_t *)p = v;
 		return 0;
@@ -265,28 +338,31 @@ static int decode_value(const struct field *f, const char *s, size_t len,
 static int decode(const char *line, size_t len, struct qd_usage_record *r,
 		  char *err, size_t errlen)
 {
+	static const char *const magic[] = {MAGIC_V1, MAGIC_V2, MAGIC};
 	const char *p = line, *end = line + len;
-	bool v1 = false;
+	int version = 0;
 	char text[48];
 
-	/* Version 1 (before the run's identity) is what an earlier release
-	 * spooled: it still closes and sends after an upgrade, keeping its
-	 * id (qd_usage_record_id), and its run is unknown. */
-	if (len > strlen(MAGIC_V1) &&
-	    !memcmp(p, MAGIC_V1 " ", strlen(MAGIC_V1) + 1)) {
-		v1 = true;
-		r->restart = QD_RESTART_UNKNOWN;
-	} else if (len <= strlen(MAGIC) ||
-		   memcmp(p, MAGIC " ", strlen(MAGIC) + 1)) {
-		return fail(err, errlen, "not a version 1 or 2 record '%s'",
+	/* Versions 1 (before the run's identity) and 2 (whole GPUs, names
+	 * unescaped) are what earlier releases spooled: they still close and
+	 * send after an upgrade, keeping their id (qd_usage_record_id); a
+	 * version 1 record's run is unknown. All magics are one length. */
+	for (int v = 0; v < 3; v++)
+		if (len > strlen(magic[v]) &&
+		    !memcmp(p, magic[v], strlen(magic[v])) &&
+		    p[strlen(magic[v])] == ' ')
+			version = v + 1;
+	if (!version)
+		return fail(err, errlen, "not a version 1, 2 or 3 record '%s'",
 			    sanitise(text, sizeof(text), line, len));
-	}
+	if (version == 1)
+		r->restart = QD_RESTART_UNKNOWN;
 	p += strlen(MAGIC) + 1;
 	for (size_t i = 0; i < NFIELDS; i++) {
 		size_t klen = strlen(fields[i].key);
 		const char *v, *stop;
 
-		if (v1 && fields[i].v2)
+		if (version == 1 && fields[i].v2)
 			continue;
 		if ((size_t)(end - p) <= klen ||
 		    memcmp(p, fields[i].key, klen) || p[klen] != '=')
@@ -299,7 +375,8 @@ static int decode(const char *line, size_t len, struct qd_usage_record *r,
 		stop = memchr(v, ' ', end - v);
 		if (!stop)
 			stop = end;
-		if (decode_value(&fields[i], v, stop - v, r, err, errlen))
+		if (decode_value(&fields[i], v, stop - v, version, r, err,
+				 errlen))
 			return -1;
 		if (i + 1 < NFIELDS && stop == end)
 			return fail(err, errlen, "missing fields after '%s'",

@@ -4,24 +4,30 @@
  *
  * Text encoding, one line, fields in this order, single blanks between:
  *
- *   qosdeny-usage/2 cluster=C job=J node=N user=U account=A qos=Q
+ *   qosdeny-usage/3 cluster=C job=J node=N user=U account=A qos=Q
  *       partition=P restart=R job_start=T start=S end=E gpus=G
  *       gpu_seconds=GS\n
  *
  * restart and job_start say which run of the job the record belongs to
  * (a requeued job keeps its id): R is SLURM_JOB_RESTART_COUNT, empty when
  * unknown; T is SLURM_JOB_START_TIME, which slurmd gives from 24.11 on, 0
- * when unknown. Version 1 records (an earlier release's, without those two
- * fields) still decode, with both unknown.
+ * when unknown. G and GS are in GPUs, to a thousandth (a job holding part
+ * of a GPU): "2", "0.5", "1.25", "0.125"; at most three digits after the
+ * point, none of them a trailing zero.
  *
- * Names are 1 to 63 characters of [A-Za-z0-9._@+$-] (account, qos and
- * partition may be empty: a job without an account, where Slurm has no
- * accounting, is reported under its user alone), so they can stand in Redis
- * keys and file names between ':' and '/' separators. Numbers are decimal
- * without sign or leading zeros. A record is "open" (end=0, gpu_seconds=0) from
- * the job's start on the node until it is closed at its end; a closed one has
- * end >= start and gpu_seconds = gpus * (end - start). Spool files and Redis
- * values are untrusted input: the decoder accepts nothing else.
+ * Earlier releases' records still decode: version 2 (whole GPUs, names
+ * without escapes) and version 1 (also without restart and job_start, the
+ * run unknown).
+ *
+ * Names are stored names (names.h: 1 to 63 characters of [A-Za-z0-9._@+$-]
+ * and %XX escapes of other bytes; account, qos and partition may be empty:
+ * a job without an account, where Slurm has no accounting, is reported
+ * under its user alone), so they can stand in Redis keys and file names
+ * between ':' and '/' separators. Other numbers are decimal without sign or
+ * leading zeros. A record is "open" (end=0, gpu_seconds=0) from the job's
+ * start on the node until it is closed at its end; a closed one has end >=
+ * start and gpu_seconds = gpus * (end - start). Spool files and Redis values
+ * are untrusted input: the decoder accepts nothing else.
  */
 #ifndef QD_USAGE_RECORD_H
 #define QD_USAGE_RECORD_H
@@ -48,8 +54,10 @@ struct qd_usage_record {
 	char partition[QD_NAME_MAX]; /* may be "" */
 	int64_t start;		     /* Unix time the allocation began here */
 	int64_t end;		     /* Unix time it ended; 0 while open */
-	uint32_t gpus;		     /* GPUs allocated on this node */
-	uint64_t gpu_seconds;	     /* gpus * (end - start); 0 while open */
+	uint32_t mgpus;		     /* GPUs allocated on this node, in
+					thousandths */
+	uint64_t mgpu_seconds;	     /* mgpus * (end - start): thousandths of
+					GPU-seconds; 0 while open */
 	uint32_t restart;	     /* the run: SLURM_JOB_RESTART_COUNT, or
 					QD_RESTART_UNKNOWN */
 	int64_t job_start; /* the run's start by slurmctld; 0: unknown */
@@ -64,6 +72,9 @@ struct qd_usage_record {
  */
 bool qd_usage_record_same_run(const struct qd_usage_record *a,
 			      const struct qd_usage_record *b);
+
+/* Thousandths as a record writes them ("2", "0.5"). Returns buf. */
+const char *qd_milli_text(uint64_t milli, char *buf, size_t len);
 
 /*
  * Closes an open record at end: sets end and gpu_seconds. An end before the

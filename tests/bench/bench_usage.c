@@ -87,7 +87,7 @@ static struct qd_usage_record bench_record(const char *cluster, uint32_t job,
 	    .qos = "normal",
 	    .partition = "gpu",
 	    .start = end - 3600 - job % 7 * 60,
-	    .gpus = 1 + job % 4,
+	    .mgpus = (1 + job % 4) * 1000,
 	};
 
 	snprintf(r.cluster, sizeof(r.cluster), "%s", cluster);
@@ -215,7 +215,8 @@ static void check_sums(const char *addr, uint32_t jobs, const int64_t *ends)
 	qd_redis_free(r);
 	for (uint32_t j = 1; j <= jobs; j++)
 		want += bench_record("bench", j, 0, ends[(j - 1) / RECORDS])
-			    .gpu_seconds;
+			    .mgpu_seconds /
+			1000.0;
 	for (int a = 0; a < ACCOUNTS; a++)
 		got += sum[a];
 	if (got > want * 1.000001 || got < want * 0.999)
@@ -335,7 +336,7 @@ static void run_hooks(const struct hook_case *hc, int64_t *us, int64_t *init_us)
 		    .account = "research",
 		    .qos = "normal",
 		    .partition = "gpu",
-		    .gpus = 2,
+		    .mgpus = 2000,
 		};
 		struct hook_log lg = {.want = hc->want};
 		int64_t now = time(NULL), t0;

@@ -7,24 +7,27 @@
  * the sanitizers:
  *   - decoding succeeds exactly when a second, plain reading of the format in
  *     usage_record.h accepts the bytes (fourteen words split at single
- *     blanks for version 2, twelve for version 1, keys in order, names from
- *     the allowed set, numbers without sign or leading zeros, restart empty
- *     or below 2^32 - 1, an open or a consistently closed record, in 128-bit
- *     arithmetic), and yields the same fields (version 1: restart unknown,
- *     job_start 0);
+ *     blanks for versions 2 and 3, twelve for version 1, keys in order,
+ *     names from the allowed set or canonical %XX escapes, numbers without
+ *     sign or leading zeros, gpus and gpu_seconds with up to three digits
+ *     after a point and no trailing zero in version 3 only, restart empty
+ *     or below 2^32 - 1, an open or a consistently closed record, in
+ *     128-bit arithmetic of thousandths), and yields the same fields
+ *     (version 1: restart unknown, job_start 0);
  *   - a failure zeroes the record and says "usage record: ..." within
  *     errlen; qd_usage_record_check agrees with the decoder;
  *   - a decoded record encodes back to exactly the input bytes (the encoding
- *     is canonical; a version 1 record to its version 2 form, restart= and
- *     job_start=0 after partition), and into a buffer one byte short it is
- *     refused;
+ *     is canonical; a version 2 record to its version 3 magic, a version 1
+ *     record to that and restart= and job_start=0 after partition), and
+ *     into a buffer one byte short it is refused;
  *   - closing a decoded open record gives one that again survives
  *     encode -> decode unchanged, and its id fits QD_RECORD_ID_MAX.
  */
 #include "fuzz_util.h"
 #include "usage_record.h"
 
-#define MAGIC	 "qosdeny-usage/2"
+#define MAGIC	 "qosdeny-usage/3"
+#define MAGIC_V2 "qosdeny-usage/2"
 #define MAGIC_V1 "qosdeny-usage/1"
 
 static const char *const keys[] = {
@@ -58,12 +61,56 @@ static bool model_name(const char *s, size_t len, bool optional)
 				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				 "0123456789._@+$-";
 
+	static const char hex[] = "0123456789ABCDEF";
+
 	if (len >= QD_NAME_MAX || (!len && !optional))
 		return false;
-	for (size_t i = 0; i < len; i++)
-		if (!s[i] || !strchr(ok, s[i]))
+	for (size_t i = 0; i < len; i++) {
+		const char *h, *l;
+		char c;
+
+		if (s[i] && strchr(ok, s[i]))
+			continue;
+		/* "%XX", uppercase, of a byte that needs it */
+		if (s[i] != '%' || i + 2 >= len || !s[i + 1] || !s[i + 2])
 			return false;
+		h = strchr(hex, s[i + 1]);
+		l = strchr(hex, s[i + 2]);
+		if (!h || !l)
+			return false;
+		c = (char)((h - hex) * 16 + (l - hex));
+		if (!c || strchr(ok, c))
+			return false;
+		i += 2;
+	}
 	return true;
+}
+
+/* Thousandths: "W" (any version) or "W.F" (version 3, F 1-3 digits, the
+ * last not 0). */
+static bool model_milli(const char *s, size_t len, int version,
+			unsigned __int128 max, unsigned __int128 *v)
+{
+	const char *dot = memchr(s, '.', len);
+	size_t wlen = dot ? (size_t)(dot - s) : len, flen;
+	unsigned __int128 frac = 0;
+
+	if (!model_number(s, wlen, (unsigned __int128)-1, v))
+		return false;
+	if (dot) {
+		flen = len - wlen - 1;
+		if (version < 3 || flen < 1 || flen > 3 || s[len - 1] == '0')
+			return false;
+		for (size_t i = 0; i < 3; i++) {
+			char c = i < flen ? dot[1 + i] : '0';
+
+			if (c < '0' || c > '9')
+				return false;
+			frac = frac * 10 + (unsigned)(c - '0');
+		}
+	}
+	*v = *v * 1000 + frac;
+	return *v <= max;
 }
 
 static bool model_number(const char *s, size_t len, unsigned __int128 max,
@@ -84,6 +131,7 @@ struct model {
 	const char *name[NKEYS];
 	size_t namelen[NKEYS];
 	unsigned __int128 num[NKEYS];
+	int version;
 	bool v1;
 	bool restart_empty; /* or v1: unknown */
 	size_t start_off;   /* where the "start=" word begins */
@@ -95,7 +143,7 @@ static bool model_decode(const char *d, size_t n, struct model *m)
 	static const unsigned __int128 max[NKEYS] = {
 	    [1] = UINT32_MAX,	    [K_RESTART] = UINT32_MAX - 1,
 	    [K_JSTART] = INT64_MAX, [K_START] = INT64_MAX,
-	    [K_END] = INT64_MAX,    [K_GPUS] = UINT32_MAX,
+	    [K_END] = INT64_MAX,    [K_GPUS] = UINT32_MAX, /* thousandths */
 	    [K_GS] = UINT64_MAX};
 	const char *w = d, *end, *stop;
 	size_t i;
@@ -109,7 +157,11 @@ static bool model_decode(const char *d, size_t n, struct model *m)
 	if (!stop || (size_t)(stop - w) != strlen(MAGIC))
 		return false;
 	m->v1 = !memcmp(w, MAGIC_V1, strlen(MAGIC_V1));
-	if (!m->v1 && memcmp(w, MAGIC, strlen(MAGIC)))
+	m->version = m->v1				      ? 1
+		     : !memcmp(w, MAGIC_V2, strlen(MAGIC_V2)) ? 2
+		     : !memcmp(w, MAGIC, strlen(MAGIC))	      ? 3
+							      : 0;
+	if (!m->version)
 		return false;
 	m->restart_empty = m->v1;
 	w = stop + 1;
@@ -134,6 +186,10 @@ static bool model_decode(const char *d, size_t n, struct model *m)
 		v = w + klen + 1;
 		if (kind(i) == 3 && stop == v) {
 			m->restart_empty = true;
+		} else if (i == K_GPUS || i == K_GS) {
+			if (!model_milli(v, (size_t)(stop - v), m->version,
+					 max[i], &m->num[i]))
+				return false;
 		} else if (kind(i) >= 2) {
 			if (!model_number(v, (size_t)(stop - v), max[i],
 					  &m->num[i]))
@@ -167,8 +223,8 @@ static void check_same(const struct model *m, const struct qd_usage_record *r)
 						   (uint64_t)r->job_start,
 					       [K_START] = (uint64_t)r->start,
 					       [K_END] = (uint64_t)r->end,
-					       [K_GPUS] = r->gpus,
-					       [K_GS] = r->gpu_seconds};
+					       [K_GPUS] = r->mgpus,
+					       [K_GS] = r->mgpu_seconds};
 
 	for (size_t i = 0; i < NKEYS; i++) {
 		if (i == K_RESTART && m->restart_empty) {
@@ -206,10 +262,25 @@ static void check_encodes_to(const struct qd_usage_record *r, const char *want,
 	free(tight);
 }
 
-/* A version 1 record encodes to its version 2 form: the new magic, and
+/* A version 2 record encodes to its version 3 form: the new magic, the
+ * rest the same (whole numbers are written as they were). */
+static void check_encodes_to_v3(const struct qd_usage_record *r, const char *v2,
+				size_t n)
+{
+	char *want = malloc(n);
+
+	if (!want)
+		abort();
+	memcpy(want, v2, n);
+	memcpy(want, MAGIC, strlen(MAGIC));
+	check_encodes_to(r, want, n);
+	free(want);
+}
+
+/* A version 1 record encodes to its version 3 form: the new magic, and
  * "restart= job_start=0 " before the start= word at start_off. */
-static void check_encodes_to_v2(const struct qd_usage_record *r, const char *v1,
-				size_t n, size_t start_off)
+static void check_encodes_from_v1(const struct qd_usage_record *r,
+				  const char *v1, size_t n, size_t start_off)
 {
 	static const char added[] = "restart= job_start=0 ";
 	size_t len = n + strlen(added);
@@ -293,7 +364,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(qd_usage_record_check(&r, big, sizeof(big)) == 0,
 			    "check refuses a decoded record: %s", big);
 		if (m.v1)
-			check_encodes_to_v2(&r, text, size, m.start_off);
+			check_encodes_from_v1(&r, text, size, m.start_off);
+		else if (m.version == 2)
+			check_encodes_to_v3(&r, text, size);
 		else
 			check_encodes_to(&r, text, size);
 		check_close(r, (int64_t)(size * 1000003) - 500000);

@@ -208,6 +208,13 @@ check "slurmctld restarted with AccountingStorageEnforce=associations,qos" \
 	conf "AccountingStorageEnforce=associations,qos"
 expect "AccountingStorageEnforce without limits" --controller \
 	accounting-enforce FAIL 1 "no limits"
+assert_not_contains "with associations: no word of -A" "any account" \
+	"$(line accounting-enforce)"
+check "slurmctld restarted with AccountingStorageEnforce=nosteps" \
+	conf "AccountingStorageEnforce=nosteps"
+expect "AccountingStorageEnforce without associations" --controller \
+	accounting-enforce FAIL 1 \
+	"nor associations: a user can name any account (-A), and the job's GPU time is charged to it"
 
 check "slurmctld restarted as it was" conf
 write_policy "$EXAMPLE_POLICY

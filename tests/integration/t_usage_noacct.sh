@@ -4,7 +4,9 @@
 # (AccountingStorageType=accounting_storage/none): jobs have no account, and
 # slurmd sets no SLURM_JOB_ACCOUNT. Each slurmd says so once when it
 # starts; its jobs log nothing about it; their GPU time is the user's, with
-# an empty account, counted once, and `qosdeny share` shows it.
+# an empty account, counted once, and `qosdeny share` shows it. A job that
+# names an account no key could hold as typed ('x:y lab') is charged to it,
+# escaped (x%3Ay%20lab): before record version 3 it was charged nothing.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"
 source "$(dirname "$0")/usage-lib.sh"
@@ -78,6 +80,26 @@ row=$(echo "$OUT" | grep '^||')
 IFS='|' read -r _ _ _ _ used _ _ <<<"$row"
 assert_eq "share: the empty account's own row, RawUsage ${total}" \
 	"$total" "${used:-none}"
+
+# Without accounting slurmctld keeps --account as typed: an account no
+# usage key could hold as it is is kept escaped (docs/gpu-and-usage.md,
+# "Names in the usage store"), charged, not dropped.
+redis_clear
+as alice sbatch --parsable -N1 -w n1 --gres=gpu:1 -A 'x:y lab' --wrap 'sleep 2'
+assert_eq "alice's job with account 'x:y lab' is accepted" 0 "$RC"
+odd=${OUT%%;*}
+check "it ended, epilog included" wait_for "the job to end" 60 queue_empty
+check_record "account 'x:y lab'" "$odd" n1 1 2
+rec=$(redis_record "$odd" n1)
+assert_contains "its record holds the account escaped" \
+	" user=alice account=x%3Ay%20lab " "$rec"
+assert_eq "no 'GPU usage not reported' on n1" 0 \
+	"$(new_log n1 | grep -c 'GPU usage not reported')"
+gs=$(field "$rec" gpu_seconds)
+row=$("$QD" share -P 2>/dev/null | grep '^x%3Ay%20lab|alice|')
+IFS='|' read -r _ _ _ _ used _ _ <<<"$row"
+assert_eq "share: alice under x%3Ay%20lab, RawUsage ${gs:-?}" \
+	"${gs:-?}" "${used:-none}"
 
 reporting_off
 check "slurm.conf with accounting again, slurmctld restarted" accounting ""

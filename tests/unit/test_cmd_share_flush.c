@@ -163,7 +163,7 @@ static struct qd_usage_record spool_rec(uint32_t job, const char *node,
 	struct qd_usage_record r = {
 	    .cluster = "qdt",
 	    .job_id = job,
-	    .gpus = 1,
+	    .mgpus = 1000,
 	    .start = now - secs,
 	};
 	char dir[256], err[QD_SPOOL_ERR_MAX];
@@ -317,7 +317,7 @@ Test(tool, flush_closes_records_cut_off_by_a_reboot)
 	    .user = "alice",
 	    .account = "research",
 	    .start = boot - 100,
-	    .gpus = 3,
+	    .mgpus = 3000,
 	};
 	char dir[256], err[QD_SPOOL_ERR_MAX], want[128];
 
@@ -419,7 +419,7 @@ static void applied(const char *cluster, uint32_t job, const char *user,
 {
 	time_t now = time(NULL);
 	struct qd_usage_record rec = {
-	    .job_id = job, .gpus = 1, .start = now - secs};
+	    .job_id = job, .mgpus = 1000, .start = now - secs};
 	char err[QD_REDIS_ERR_MAX];
 	struct qd_redis *r = tool_redis();
 

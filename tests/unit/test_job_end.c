@@ -18,7 +18,7 @@ static struct qd_usage_record rec(uint32_t restart, int64_t job_start)
 				    .node = "n1",
 				    .user = "alice",
 				    .start = 1000,
-				    .gpus = 2,
+				    .mgpus = 2000,
 				    .restart = restart,
 				    .job_start = job_start};
 

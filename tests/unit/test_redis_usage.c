@@ -414,7 +414,7 @@ Test(redis, refuses_open_record)
 
 	rd = handle("127.0.0.1:1", NULL, 100);
 	r.end = 0;
-	r.gpu_seconds = 0;
+	r.mgpu_seconds = 0;
 	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
 	snprintf(want, sizeof(want),
 		 "redis 127.0.0.1:1: apply: record of job "

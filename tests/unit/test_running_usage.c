@@ -1194,8 +1194,8 @@ Test(running, two_node_job_counted_once)
 	long long seen;
 
 	snprintf(n2.node, sizeof(n2.node), "n2");
-	cr_assert_eq(n1.gpu_seconds, 90);
-	cr_assert_eq(n2.gpu_seconds, 100);
+	cr_assert_eq(n1.mgpu_seconds, 90000);
+	cr_assert_eq(n2.mgpu_seconds, 100000);
 	a[0].nodes = 2;
 	cr_expect_eq(publish("qd", a, 1), 1);
 	snprintf(want, sizeof(want), "research alice 200 %lld 2",

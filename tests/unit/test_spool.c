@@ -83,7 +83,7 @@ Test(spool, closed_replaces_open)
 	cr_assert_eq(qd_spool_read(dir, "qd:7:n1:1700000000.rec", &back, err,
 				   sizeof(err)),
 		     0);
-	cr_expect_eq(back.gpu_seconds, 60);
+	cr_expect_eq(back.mgpu_seconds, 60000);
 }
 
 /* The epilog stages the closed record over the open one before sending it
@@ -100,7 +100,7 @@ Test(spool, stage_replaces_open_and_sync)
 	cr_assert_eq(qd_spool_read(dir, "qd:7:n1:1700000000.rec", &back, err,
 				   sizeof(err)),
 		     0, "%s", err);
-	cr_expect_eq(back.gpu_seconds, 60);
+	cr_expect_eq(back.mgpu_seconds, 60000);
 	cr_expect_eq(qd_spool_sync(dir, err, sizeof(err)), 0, "%s", err);
 	snprintf(missing, sizeof(missing), "%s/none", base);
 	cr_expect_eq(qd_spool_sync(missing, err, sizeof(err)), -1);
@@ -399,7 +399,7 @@ Test(spool, replay_sets_aside_what_redis_may_have_forgotten)
 	char want[512];
 
 	young.end = now - QD_SPOOL_REPLAY_MAX_S + 86400;
-	young.gpu_seconds = (uint64_t)(young.end - young.start);
+	young.mgpu_seconds = young.mgpus * (uint64_t)(young.end - young.start);
 	write_ok(&old);
 	write_ok(&young);
 	cr_expect_eq(

@@ -122,13 +122,13 @@ Test(orphan, closed_at_slurmctlds_end_not_at_the_boot)
 	cr_expect_eq(close_orphans(BOOT, 0), 1);
 	got = read_back(&r);
 	cr_expect_eq(got.end, BOOT - 3940);
-	cr_expect_eq(got.gpu_seconds, 2 * 60);
+	cr_expect_eq(got.mgpu_seconds, 2 * 60 * 1000);
 	cr_expect_str_eq(got.qos, "normal", "the rest is kept");
 	cr_expect_eq(n_failed, 0);
 	cr_expect(strstr(notes, "job 7 ended on n1 without its epilog: its "
 				"usage record is closed at 1699996060, the end "
 				"slurmctld (NODE_FAIL) gives, charging 60 s, "
-				"120 GPU-seconds: qosdeny-usage/2 cluster=qd "
+				"120 GPU-seconds: qosdeny-usage/3 cluster=qd "
 				"job=7 node=n1 "),
 		  "%s", notes);
 	notes[0] = '\0';
@@ -144,7 +144,7 @@ Test(orphan, closed_without_a_reboot)
 	clear_said();
 	ended(7, BOOT + 106);
 	cr_expect_eq(close_orphans(BOOT, 0), 1);
-	cr_expect_eq(read_back(&r).gpu_seconds, 2 * 6);
+	cr_expect_eq(read_back(&r).mgpu_seconds, 2 * 6 * 1000);
 }
 
 /* Clock skew: an end before the start charges 0, one after now stops
@@ -159,9 +159,9 @@ Test(orphan, end_clamped_to_start_and_now)
 	ended(8, NOW + 500);
 	cr_expect_eq(close_orphans(BOOT, 0), 2);
 	cr_expect_eq(read_back(&early).end, BOOT + 100);
-	cr_expect_eq(read_back(&early).gpu_seconds, 0);
+	cr_expect_eq(read_back(&early).mgpu_seconds, 0);
 	cr_expect_eq(read_back(&late).end, NOW);
-	cr_expect_eq(read_back(&late).gpu_seconds, 2 * 10);
+	cr_expect_eq(read_back(&late).mgpu_seconds, 2 * 10 * 1000);
 }
 
 /* Gone with no end known: the heartbeat of the slurmd that died bounds

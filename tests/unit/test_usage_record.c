@@ -7,7 +7,7 @@
 #include "usage_record.h"
 
 static const char alice_line[] =
-    "qosdeny-usage/2 cluster=qd job=42 node=node-1 user=alice "
+    "qosdeny-usage/3 cluster=qd job=42 node=node-1 user=alice "
     "account=research qos=interactive partition=gpu restart=1 "
     "job_start=1699999990 start=1700000000 end=1700003600 gpus=2 "
     "gpu_seconds=7200\n";
@@ -23,7 +23,7 @@ static struct qd_usage_record alice(void)
 	    .qos = "interactive",
 	    .partition = "gpu",
 	    .start = 1700000000,
-	    .gpus = 2,
+	    .mgpus = 2000,
 	    .restart = 1,
 	    .job_start = 1699999990,
 	};
@@ -57,7 +57,7 @@ Test(usage_record, round_trip)
 	cr_assert_eq(qd_usage_record_decode(buf, n, &back, err, sizeof(err)), 0,
 		     "%s", err);
 	cr_expect_eq(memcmp(&r, &back, sizeof(r)), 0);
-	cr_expect_eq(back.gpu_seconds, 7200);
+	cr_expect_eq(back.mgpu_seconds, 7200000);
 }
 
 /* At prolog the record is open; empty qos and partition are allowed. */
@@ -68,7 +68,7 @@ Test(usage_record, open_record)
 	int n;
 
 	r.end = 0;
-	r.gpu_seconds = 0;
+	r.mgpu_seconds = 0;
 	r.qos[0] = r.partition[0] = '\0';
 	cr_assert(qd_usage_record_is_open(&r));
 	n = qd_usage_record_encode(&r, buf, sizeof(buf), err, sizeof(err));
@@ -79,7 +79,7 @@ Test(usage_record, open_record)
 		     "%s", err);
 	cr_expect(qd_usage_record_is_open(&back));
 	cr_expect_eq(qd_usage_record_close(&back, 1700000010), 0);
-	cr_expect_eq(back.gpu_seconds, 20);
+	cr_expect_eq(back.mgpu_seconds, 20000);
 	cr_expect_eq(qd_usage_record_close(&back, 1700000020), -1,
 		     "closed twice");
 }
@@ -90,7 +90,7 @@ Test(usage_record, open_record)
 Test(usage_record, empty_account)
 {
 	static const char line[] =
-	    "qosdeny-usage/2 cluster=qd job=42 node=node-1 user=alice "
+	    "qosdeny-usage/3 cluster=qd job=42 node=node-1 user=alice "
 	    "account= qos=interactive partition=gpu restart=1 "
 	    "job_start=1699999990 start=1700000000 end=1700003600 gpus=2 "
 	    "gpu_seconds=7200\n";
@@ -118,10 +118,10 @@ Test(usage_record, close_before_start)
 	struct qd_usage_record r = alice();
 
 	r.end = 0;
-	r.gpu_seconds = 0;
+	r.mgpu_seconds = 0;
 	cr_assert_eq(qd_usage_record_close(&r, 1600000000), 0);
 	cr_expect_eq(r.end, r.start);
-	cr_expect_eq(r.gpu_seconds, 0);
+	cr_expect_eq(r.mgpu_seconds, 0);
 }
 
 Test(usage_record, close_overflow)
@@ -129,8 +129,8 @@ Test(usage_record, close_overflow)
 	struct qd_usage_record r = alice();
 
 	r.end = 0;
-	r.gpu_seconds = 0;
-	r.gpus = UINT32_MAX;
+	r.mgpu_seconds = 0;
+	r.mgpus = UINT32_MAX;
 	r.start = 1;
 	cr_expect_eq(qd_usage_record_close(&r, INT64_MAX), -1);
 	cr_expect(qd_usage_record_is_open(&r), "left untouched");
@@ -231,7 +231,7 @@ Test(usage_record, encode_refuses_invalid)
 	    qd_usage_record_encode(&r, buf, sizeof(buf), err, sizeof(err)), -1);
 	cr_expect_str_eq(err, "usage record: invalid user 'al ice'");
 	r = alice();
-	r.gpu_seconds++;
+	r.mgpu_seconds += 1000;
 	cr_expect_eq(
 	    qd_usage_record_encode(&r, buf, sizeof(buf), err, sizeof(err)), -1);
 	cr_expect_str_eq(err, "usage record: gpu_seconds 7201 is not gpus * "
@@ -248,9 +248,46 @@ static const struct {
     {"", "usage record: not ended by a newline (truncated?)"},
     {"qosdeny-usage/1 cluster=qd job=42",
      "usage record: not ended by a newline (truncated?)"},
-    {"qosdeny-usage/3 cluster=qd\n",
-     "usage record: not a version 1 or 2 record 'qosdeny-usage/3 "
+    {"qosdeny-usage/4 cluster=qd\n",
+     "usage record: not a version 1, 2 or 3 record 'qosdeny-usage/4 "
      "cluster=qd'"},
+    /* Thousandths only in version 3, one text per value. */
+    {"qosdeny-usage/2 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= restart= job_start=0 start=1 end=3 gpus=0.5 "
+     "gpu_seconds=1\n",
+     "usage record: invalid gpus '0.5'"},
+    {"qosdeny-usage/3 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= restart= job_start=0 start=1 end=3 gpus=0.50 "
+     "gpu_seconds=1\n",
+     "usage record: invalid gpus '0.50'"},
+    {"qosdeny-usage/3 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= restart= job_start=0 start=1 end=3 gpus=1.0 "
+     "gpu_seconds=2\n",
+     "usage record: invalid gpus '1.0'"},
+    {"qosdeny-usage/3 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= restart= job_start=0 start=1 end=3 gpus=.5 "
+     "gpu_seconds=1\n",
+     "usage record: invalid gpus '.5'"},
+    {"qosdeny-usage/3 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= restart= job_start=0 start=1 end=3 gpus=0.0625 "
+     "gpu_seconds=0.125\n",
+     "usage record: invalid gpus '0.0625'"},
+    {"qosdeny-usage/3 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= restart= job_start=0 start=1 end=3 gpus=0.5 "
+     "gpu_seconds=1.\n",
+     "usage record: invalid gpu_seconds '1.'"},
+    {"qosdeny-usage/3 cluster=qd job=1 node=n user=u account=a qos= "
+     "partition= restart= job_start=0 start=1 end=4 gpus=0.25 "
+     "gpu_seconds=0.7\n",
+     "usage record: gpu_seconds 0.7 is not gpus * (end - start) = 0.75"},
+    {"qosdeny-usage/3 cluster=qd job=1 node=n user=u account=a%3ab qos= "
+     "partition= restart= job_start=0 start=1 end=3 gpus=1 "
+     "gpu_seconds=2\n",
+     "usage record: invalid account 'a%3ab'"},
+    {"qosdeny-usage/3 cluster=qd job=1 node=n user=u account=a%41 qos= "
+     "partition= restart= job_start=0 start=1 end=3 gpus=1 "
+     "gpu_seconds=2\n",
+     "usage record: invalid account 'a%41'"},
     {"qosdeny-usage/2 cluster=qd job=1 node=n user=u account=a qos= "
      "partition= start=1 end=2 gpus=1 gpu_seconds=1\n",
      "usage record: expected 'restart=' at byte 73, found 'start=1 end=2 "
@@ -372,4 +409,123 @@ Test(usage_record, truncations)
 		    qd_usage_record_decode(buf, n + 1, &r, err, sizeof(err)),
 		    -1, "accepted a prefix of %zu bytes", n);
 	}
+}
+
+/* Version 2, whole GPUs, is what the previous release spooled: it decodes
+ * into thousandths and is written again as version 3. */
+Test(usage_record, version_2_still_decodes)
+{
+	static const char v2[] =
+	    "qosdeny-usage/2 cluster=qd job=42 node=node-1 user=alice "
+	    "account=research qos=interactive partition=gpu restart=1 "
+	    "job_start=1699999990 start=1700000000 end=1700003600 gpus=2 "
+	    "gpu_seconds=7200\n";
+	struct qd_usage_record back, want = alice();
+	char buf[QD_RECORD_MAX], err[QD_RECORD_ERR_MAX] = "";
+
+	cr_assert_eq(decode_str(v2, &back, err), 0, "%s", err);
+	cr_expect_eq(memcmp(&back, &want, sizeof(back)), 0);
+	cr_expect_eq(back.mgpus, 2000);
+	cr_expect_eq(back.mgpu_seconds, 7200000);
+	cr_assert_gt(
+	    qd_usage_record_encode(&back, buf, sizeof(buf), err, sizeof(err)),
+	    0);
+	cr_expect_str_eq(buf, alice_line);
+}
+
+/* Part of a GPU (a shard's share): to a thousandth, one text per value. */
+Test(usage_record, fractions_of_a_gpu)
+{
+	static const struct {
+		uint32_t mgpus;
+		int64_t secs;
+		const char *text;
+	} cases[] = {
+	    {500, 8, "gpus=0.5 gpu_seconds=4\n"},
+	    {250, 3, "gpus=0.25 gpu_seconds=0.75\n"},
+	    {125, 1, "gpus=0.125 gpu_seconds=0.125\n"},
+	    {1001, 10, "gpus=1.001 gpu_seconds=10.01\n"},
+	    {1, 1, "gpus=0.001 gpu_seconds=0.001\n"},
+	    {3000, 0, "gpus=3 gpu_seconds=0\n"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct qd_usage_record r = alice(), back;
+		char buf[QD_RECORD_MAX], err[QD_RECORD_ERR_MAX] = "";
+		int n;
+
+		r.end = 0;
+		r.mgpu_seconds = 0;
+		r.mgpus = cases[i].mgpus;
+		cr_assert_eq(qd_usage_record_close(&r, r.start + cases[i].secs),
+			     0);
+		n = qd_usage_record_encode(&r, buf, sizeof(buf), err,
+					   sizeof(err));
+		cr_assert_gt(n, 0, "%s", err);
+		cr_expect(strstr(buf, cases[i].text), "#%zu: %s", i, buf);
+		cr_assert_eq(decode_str(buf, &back, err), 0, "#%zu: %s", i,
+			     err);
+		cr_expect_eq(memcmp(&r, &back, sizeof(r)), 0, "#%zu", i);
+	}
+}
+
+/* A name Slurm gives that a key could not hold as it is (an account typed
+ * "a:b" where slurmctld keeps what is typed) is kept, escaped, and read
+ * back as the same stored name: never dropped, never another name. */
+Test(usage_record, escaped_names)
+{
+	struct qd_usage_record r = alice(), back;
+	char buf[QD_RECORD_MAX], err[QD_RECORD_ERR_MAX] = "";
+	int n;
+
+	cr_assert_eq(qd_name_store("other lab:x/y", r.account), 0);
+	cr_expect_str_eq(r.account, "other%20lab%3Ax%2Fy");
+	n = qd_usage_record_encode(&r, buf, sizeof(buf), err, sizeof(err));
+	cr_assert_gt(n, 0, "%s", err);
+	cr_expect(strstr(buf, " account=other%20lab%3Ax%2Fy qos="), "%s", buf);
+	cr_assert_eq(decode_str(buf, &back, err), 0, "%s", err);
+	cr_expect_str_eq(back.account, "other%20lab%3Ax%2Fy");
+}
+
+Test(usage_record, name_store)
+{
+	char out[QD_NAME_MAX], longest[QD_NAME_MAX], over[QD_NAME_MAX + 1];
+
+	cr_assert_eq(qd_name_store("research", out), 0);
+	cr_expect_str_eq(out, "research", "a plain name is itself");
+	cr_assert_eq(qd_name_store("caf\xc3\xa9 %", out), 0);
+	cr_expect_str_eq(out, "caf%C3%A9%20%25");
+	cr_expect(qd_usage_name_ok(out));
+	cr_assert_eq(qd_name_store("x JobState=COMPLETED", out), 0);
+	cr_expect_str_eq(out, "x%20JobState%3DCOMPLETED");
+	cr_expect_eq(qd_name_store("", out), -1);
+	memset(longest, 'x', sizeof(longest) - 1);
+	longest[sizeof(longest) - 1] = '\0';
+	cr_expect_eq(qd_name_store(longest, out), 0);
+	cr_expect_str_eq(out, longest);
+	memset(over, 'x', sizeof(over) - 1);
+	over[sizeof(over) - 1] = '\0';
+	cr_expect_eq(qd_name_store(over, out), -1, "64 characters");
+	/* 61 characters and one escape: 64 stored. */
+	memset(longest, 'x', sizeof(longest) - 1);
+	longest[61] = ':';
+	longest[62] = '\0';
+	cr_expect_eq(qd_name_store(longest, out), -1);
+	longest[60] = ':';
+	longest[61] = '\0';
+	cr_expect_eq(qd_name_store(longest, out), 0);
+	cr_expect_eq(strlen(out), 63);
+}
+
+/* Only qd_name_store's own escapes: one stored form per name. */
+Test(usage_record, stored_names_are_canonical)
+{
+	cr_expect(qd_usage_name_ok("a%3Ab"));
+	cr_expect(qd_usage_name_ok("%25"));
+	cr_expect_not(qd_usage_name_ok("a%3ab"), "lower-case hex");
+	cr_expect_not(qd_usage_name_ok("a%41"), "'A' needs no escape");
+	cr_expect_not(qd_usage_name_ok("a%2"), "cut short");
+	cr_expect_not(qd_usage_name_ok("a%"), "cut short");
+	cr_expect_not(qd_usage_name_ok("a%00"), "NUL");
+	cr_expect_not(qd_usage_name_ok("a%G0"));
 }

@@ -93,7 +93,7 @@ static struct qd_usage_record job(uint32_t id, const char *user, uint32_t gpus)
 	    .node = "n1",
 	    .account = "research",
 	    .partition = "gpu",
-	    .gpus = gpus,
+	    .mgpus = gpus * 1000,
 	};
 
 	snprintf(r.user, sizeof(r.user), "%s", user);
@@ -184,7 +184,7 @@ Test(usage_report, prolog_spools_an_open_record)
 	redis_down(); /* nothing to send: Redis is not even asked */
 	cr_expect_eq(qd_report_prolog(&rp, &j, 1700000000), QD_REPORT_DONE);
 	cr_expect_str_eq(spool(),
-			 "qd:42:n1:1700000000.rec=qosdeny-usage/2 cluster=qd "
+			 "qd:42:n1:1700000000.rec=qosdeny-usage/3 cluster=qd "
 			 "job=42 node=n1 user=alice account=research qos= "
 			 "partition=gpu restart=0 job_start=0 "
 			 "start=1700000000 end=0 gpus=2 gpu_seconds=0;");
@@ -589,7 +589,7 @@ Test(usage_report, unwritable_spool_and_redis_down_keeps_the_open_record)
 	cr_expect(strstr(logbuf, "its open record stays in spool ") &&
 		      strstr(logbuf, "closed at the job's end by slurmd's "
 				     "next start or `qosdeny flush`; record: "
-				     "qosdeny-usage/2 cluster=qd job=42 "
+				     "qosdeny-usage/3 cluster=qd job=42 "
 				     "node=n1 user=alice account=research "
 				     "qos= partition=gpu "),
 		  "%s", logbuf);

@@ -74,7 +74,7 @@ Test(job_record, from_the_prolog_environment)
 	cr_expect_str_eq(r.account, "research");
 	cr_expect_str_eq(r.qos, "", "no SPANK_QOSDENY_QOS: no QoS");
 	cr_expect_str_eq(r.partition, "gpu");
-	cr_expect_eq(r.gpus, 2);
+	cr_expect_eq(r.mgpus, 2000);
 	cr_expect_eq(r.start, 0);
 	cr_expect_eq(r.end, 0);
 	cr_expect_eq(r.restart, 0);
@@ -131,7 +131,7 @@ Test(job_record, an_unusable_qos_is_no_qos)
 		    qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)), 0,
 		    "%s: %s", bad[i], err);
 		cr_expect_str_eq(r.qos, "", "%s", bad[i]);
-		cr_expect_eq(r.gpus, 2);
+		cr_expect_eq(r.mgpus, 2000);
 	}
 }
 
@@ -165,7 +165,7 @@ Test(job_record, no_gpus_is_zero)
 	set_var("SLURM_JOB_GPUS", NULL);
 	cr_assert_eq(qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)),
 		     0);
-	cr_expect_eq(r.gpus, 0);
+	cr_expect_eq(r.mgpus, 0);
 	set_var("SLURM_JOB_PARTITION", NULL);
 	cr_assert_eq(qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)),
 		     0);
@@ -197,9 +197,11 @@ Test(job_record, errors_name_the_variable)
 	expect_error("SLURM_JOB_ID", "SLURM_JOB_ID=0",
 		     "SLURM_JOB_ID '0' is not a job id");
 	expect_error("SLURM_JOB_ID", NULL, "SLURM_JOB_ID '' is not a job id");
-	expect_error("SLURM_JOB_ACCOUNT", "SLURM_JOB_ACCOUNT=a:b",
-		     "SLURM_JOB_ACCOUNT 'a:b' is not a name a usage record "
-		     "can hold");
+	expect_error(
+	    "SLURM_JOB_ACCOUNT", "SLURM_JOB_ACCOUNT=::::::::::::::::::::::",
+	    "SLURM_JOB_ACCOUNT '::::::::::::::::::::::' is too long for "
+	    "a usage record (at most 63 characters, each byte outside "
+	    "A-Z a-z 0-9 . _ @ + $ - counting 3)");
 	expect_error("SLURM_JOB_GPUS", "SLURM_JOB_GPUS=0,x",
 		     "SLURM_JOB_GPUS '0,x' is not a list of GPU indices");
 	expect_error("SLURM_JOB_RESTART_COUNT", "SLURM_JOB_RESTART_COUNT=-1",
@@ -224,7 +226,7 @@ Test(job_record, no_account)
 		cr_expect_str_eq(r.account, "");
 		cr_expect_str_eq(r.user, "alice");
 		cr_expect_eq(r.job_id, 1234);
-		cr_expect_eq(r.gpus, 2);
+		cr_expect_eq(r.mgpus, 2000);
 	}
 }
 
@@ -237,7 +239,7 @@ Test(job_record, gpus_known_even_on_error)
 	set_var("SLURM_JOB_USER", NULL);
 	cr_expect_eq(qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)),
 		     -1);
-	cr_expect_eq(r.gpus, 2);
+	cr_expect_eq(r.mgpus, 2000);
 }
 
 static uint32_t count(const char *list)
@@ -390,4 +392,22 @@ Test(reporter, unreadable_slurm_conf)
 	    qd_reporter_init(&rp, &o, "n2", NULL, NULL, err, sizeof(err)), -1);
 	cr_expect_str_eq(err,
 			 "/nonexistent/slurm.conf: No such file or directory");
+}
+
+/* An account slurmctld keeps as typed (no association enforcement) is
+ * charged as it is, escaped where a key could not hold it: not dropped, and
+ * not another account's. */
+Test(job_record, an_odd_account_is_kept_escaped)
+{
+	struct qd_usage_record r;
+
+	prolog_env();
+	set_var("SLURM_JOB_ACCOUNT", "SLURM_JOB_ACCOUNT=x:y other");
+	cr_assert_eq(qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_str_eq(r.account, "x%3Ay%20other");
+	set_var("SLURM_JOB_USER", "SLURM_JOB_USER=DOMAIN\\alice");
+	cr_assert_eq(qd_job_record(lookup, NULL, NULL, &r, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_str_eq(r.user, "DOMAIN%5Calice");
 }

@@ -193,7 +193,7 @@ Test(report_plugin, prolog_then_epilog_reports_the_job)
 	redis_up();
 	cr_expect_eq(hook(prolog_fn, opt, "timeout_ms=1000"), 0);
 	cr_expect(strstr(spooled(),
-			 "qosdeny-usage/2 cluster=qdtest job=77 "
+			 "qosdeny-usage/3 cluster=qdtest job=77 "
 			 "node=n1 user=alice account=research qos= "
 			 "partition=gpu restart= job_start=0 start="),
 		  "%s", spooled());

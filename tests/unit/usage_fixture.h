@@ -22,7 +22,7 @@ static inline struct qd_usage_record test_record(uint32_t job, uint32_t gpus,
 	    .qos = "normal",
 	    .partition = "gpu",
 	    .start = start,
-	    .gpus = gpus,
+	    .mgpus = gpus * 1000,
 	};
 
 	if (end)

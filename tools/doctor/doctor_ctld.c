@@ -116,6 +116,9 @@ static void accounting(struct qd_doctor *d, const struct qd_site *s,
 	bool limits = all || qd_doctor_list_has(s->enforce, "", "limits") ||
 		      qd_doctor_list_has(s->enforce, "", "safe");
 	bool qos = all || qd_doctor_list_has(s->enforce, "", "qos");
+	/* limits and qos imply associations (slurm.conf(5)). */
+	bool assoc =
+	    limits || qos || qd_doctor_list_has(s->enforce, "", "associations");
 
 	if (!limits || !qos)
 		qd_doctor_linef(d, QD_DOC_FAIL, "accounting-enforce",
@@ -123,11 +126,16 @@ static void accounting(struct qd_doctor *d, const struct qd_site *s,
 				"limits,qos in slurm.conf, then restart "
 				"slurmctld",
 				"AccountingStorageEnforce=%s: no %s; Slurm "
-				"keeps no QoS usage counters to check against",
+				"keeps no QoS usage counters to check "
+				"against%s",
 				s->enforce[0] ? s->enforce : "(none)",
 				!limits && !qos ? "limits, no qos"
 				: !limits	? "limits"
-						: "qos");
+						: "qos",
+				assoc ? ""
+				      : "; nor associations: a user can name "
+					"any account (-A), and the job's GPU "
+					"time is charged to it");
 	else
 		qd_doctor_linef(d, QD_DOC_OK, "accounting-enforce", NULL,
 				"AccountingStorageEnforce=%s", s->enforce);
