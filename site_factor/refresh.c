@@ -124,6 +124,10 @@ static struct qd_redis *redis_for(const struct qd_spank_opts *o, char *err,
 	qd_redis_free(redis);
 	redis = qd_redis_new(&cfg, err, errlen);
 	snprintf(redis_conf, sizeof(redis_conf), "%s", redis ? conf : "");
+	/* Once per setting: a usage store that any job can write. */
+	if (redis && qd_redis_open_to_anyone(&cfg))
+		info("qosdeny: site factor: warning: " QD_REDIS_OPEN_TEXT,
+		     qd_redis_label(redis));
 	return redis;
 }
 

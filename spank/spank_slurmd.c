@@ -246,6 +246,22 @@ static int tls_ready(const struct qd_spank_opts *o)
 #endif
 }
 
+/* Once, at slurmd's start: a usage store that any job can write (a
+ * warning at info level: test set-ups run one, and the contract has no
+ * option to allow it). */
+static void say_open_store(const struct qd_spank_opts *o)
+{
+	struct qd_redis_config cfg;
+	char label[PATH_MAX + 8];
+
+	qd_spank_opts_redis_config(o, &cfg);
+	if (!qd_redis_open_to_anyone(&cfg))
+		return;
+	snprintf(label, sizeof(label), "redis %s",
+		 cfg.addr ? cfg.addr : QD_REDIS_DEFAULT_ADDR);
+	slurm_info("qosdeny: warning: " QD_REDIS_OPEN_TEXT, label);
+}
+
 int qd_slurmd_init(const struct qd_spank_opts *o)
 {
 	if (tls_ready(o))
@@ -253,6 +269,7 @@ int qd_slurmd_init(const struct qd_spank_opts *o)
 	sweep_cgroups(o);
 	say_accounting();
 	sweep_usage(o);
+	say_open_store(o);
 	return 0;
 }
 

@@ -102,6 +102,21 @@ void qd_redis_free(struct qd_redis *r);
 const char *qd_redis_label(const struct qd_redis *r);
 
 /*
+ * Whether the server at cfg's address runs a command (TIME) for a client
+ * that gives no password: then any process on a node, every job's
+ * included, can write the usage store. Within timeout_ms; false when it
+ * cannot be reached either.
+ */
+bool qd_redis_open_to_anyone(const struct qd_redis_config *cfg);
+
+/* The one line that says so, for LABEL ("redis ADDR"). */
+#define QD_REDIS_OPEN_TEXT                                                     \
+	"%s answers without AUTH: any job on a node can write the usage "      \
+	"store; set requirepass (or ACL users) in redis.conf and "             \
+	"redis_password_file= on the plugstack.conf line, a root-owned file "  \
+	"(docs/gpu-and-usage.md, Redis for production)"
+
+/*
  * From now on the handle's calls, all of them together, end within its
  * timeout_ms: a job start or end that sends a spool's records one by one is
  * delayed no longer than that however many there are; those it has no time

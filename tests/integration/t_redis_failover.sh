@@ -63,6 +63,9 @@ PrioritySiteFactorPlugin=site_factor/qosdeny
 PrioritySiteFactorParameters=weight=10000,interval=$INTERVAL
 PriorityCalcPeriod=1
 EOF
+CTLD_SINCE=$(log_lines)
+declare -A SINCE
+for n in n1 n2; do SINCE[$n]=$(stat -c %s "$QD_LOG_DIR/slurmd-$n.log"); done
 check "slurmctld restarted with the site factor" bash -c \
 	"QD_SLURM_CONF_EXTRA='$EXTRA' bash '$CLUSTER' write-conf >/dev/null &&
 	bash '$CLUSTER' restart-ctld >/dev/null 2>&1"
@@ -278,6 +281,15 @@ for u in alice bob charlie; do
 		near "${raw:-0}" "${REC_GS[$u]:-0}" 1
 	check "$u: and within 2 s per job of sacct's (${SACCT_GS[$u]:-0})" \
 		near "${raw:-0}" "${SACCT_GS[$u]:-0}" "${TOL[$u]:-0}"
+done
+
+# A store that asks for a password is not called open to anyone (the
+# warning itself: t_usage_noacct.sh, t_site_factor.sh).
+assert_eq "the site factor never calls the store open" 0 \
+	"$(log_since "$CTLD_SINCE" | grep -c 'answers without AUTH')"
+for n in n1 n2; do
+	assert_eq "nor does slurmd on $n" 0 "$(tail -c +$((${SINCE[$n]} + 1)) \
+		"$QD_LOG_DIR/slurmd-$n.log" | grep -c 'answers without AUTH')"
 done
 
 # --- Back to the suite's configuration, slurmd first: stopped just after

@@ -92,10 +92,14 @@ for bad in "weight=abc" "frobnicate=1" "interval=4" "weight=1000001"; do
 		"$(ctld_log | grep 'fatal' | tail -n 1)"
 done
 
+L=$(log_lines)
 check "slurmctld starts with the site factor" priority "weight=$WEIGHT,interval=$INTERVAL"
 assert_contains "the start line" \
 	"qosdeny: site factor: weight=$WEIGHT interval=$INTERVAL clusters=$QD_CLUSTER_NAME" \
 	"$(ctld_log)"
+# The test's Redis has no password (t_redis_failover.sh: one that has).
+check "the site factor says once that Redis is open to any job" wait_for \
+	"the warning" 30 eval '[ "$(log_since "$L" | grep -c "qosdeny: site factor: warning: redis $QD_REDIS_ADDR answers without AUTH")" = 1 ]'
 
 # --- No usage anywhere: FairShare 1 for everyone.
 a0=$(pending_job alice -A research)

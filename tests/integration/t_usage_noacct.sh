@@ -29,9 +29,12 @@ done
 check "reporting on (plugstack.conf, slurmd restarted)" reporting_on
 
 start_line="qosdeny: accounting is off (AccountingStorageType=accounting_storage/none): GPU usage is reported under the user with an empty account, unless the job names one (--account)"
+open_line="qosdeny: warning: redis $QD_REDIS_ADDR answers without AUTH: any job on a node can write the usage store"
 for n in n1 n2; do
 	assert_eq "slurmd on $n said once, at its start, how usage is reported" 1 \
 		"$(new_log $n | grep -cF "$start_line")"
+	assert_eq "and once that its password-less Redis is open to any job" 1 \
+		"$(new_log $n | grep -cF "$open_line")"
 done
 
 jobs=()

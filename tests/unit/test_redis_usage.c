@@ -453,6 +453,27 @@ Test(redis, auth_with_password)
 	cr_expect_eq(apply(&r), 1);
 }
 
+/* Whether any job could write the store: a server without a password
+ * answers a client without one; one with a password, or none at all,
+ * does not count as open. */
+Test(redis, open_to_anyone)
+{
+	struct qd_redis_config cfg = {.timeout_ms = 2000};
+
+	start_fresh(&srv, NULL);
+	cfg.addr = srv.addr;
+	cr_expect(qd_redis_open_to_anyone(&cfg), "no requirepass");
+	server_cleanup(&srv);
+	memset(&srv, 0, sizeof(srv));
+	srv.password = "s3cret";
+	start_fresh(&srv, requirepass);
+	cfg.addr = srv.addr;
+	cfg.password_file = password_file("s3cret\n", 0, 0600);
+	cr_expect_not(qd_redis_open_to_anyone(&cfg), "requirepass");
+	cfg.addr = "127.0.0.1:1";
+	cr_expect_not(qd_redis_open_to_anyone(&cfg), "nobody there");
+}
+
 /* Two lines: an ACL user and its password. */
 Test(redis, auth_with_acl_user)
 {

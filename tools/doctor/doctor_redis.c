@@ -54,28 +54,6 @@ static int may_run(struct qd_redis *r, int timeout_ms, const char **argv,
 	return rv;
 }
 
-/*
- * Whether Redis runs a command for a client that gives no password: then
- * any process on a node, every job's included, can write the usage store
- * (docs/high-availability.md).
- */
-static bool open_to_anyone(const struct qd_redis_config *cfg)
-{
-	struct qd_redis_config anon = *cfg;
-	const char *time_cmd[] = {"TIME"};
-	char err[QD_REDIS_ERR_MAX];
-	struct qd_redis *r;
-	bool open;
-
-	anon.password_file = NULL;
-	anon.user = NULL;
-	if (!(r = qd_redis_new(&anon, err, sizeof(err))))
-		return false;
-	open = !run(r, cfg->timeout_ms, "TIME", 1, time_cmd, err, sizeof(err));
-	qd_redis_free(r);
-	return open;
-}
-
 void qd_doctor_redis(struct qd_doctor *d, const struct qd_redis_config *given)
 {
 	/* TIME, not PING: the ACL of docs/gpu-and-usage.md has no +ping. */
@@ -116,7 +94,7 @@ void qd_doctor_redis(struct qd_doctor *d, const struct qd_redis_config *given)
 	    may_run(r, cfg.timeout_ms, eval, "ERR Number of keys", err,
 		    sizeof(err)))
 		goto fail;
-	if (open_to_anyone(&cfg))
+	if (qd_redis_open_to_anyone(&cfg))
 		qd_doctor_linef(
 		    d, QD_DOC_WARN, "redis",
 		    "set requirepass (or ACL users) in redis.conf and "
