@@ -21,13 +21,21 @@ $(SPANK_SO): $(SPANK_PLUG_OBJ) $(NODE_LIB) $(CORE_LIB) $(SPANK_MAP)
 		$(NODE_LIB) $(NODE_LIBS) \
 		-Wl,--version-script=$(SPANK_MAP)
 
+# A file named as Slurm's gres/gpu plugin, which the tests map as
+# slurmstepd does (tests/unit/gres_gpu_stub.c).
+GRES_GPU_STUB := $(B)/tests/stub/gres_gpu.so
+$(GRES_GPU_STUB): tests/unit/gres_gpu_stub.c
+	@mkdir -p $(@D)
+	$(Q_LD)$(CC) $(QD_CFLAGS) $(CFLAGS) -fPIC -shared -o $@ $<
+
 # The plugin as slurmstepd loads it, with the spank_* and slurm_* functions
 # it calls stubbed in the test and exported to it (-rdynamic).
 $(SPANK_PLUG_TEST): $(B)/tests/%: tests/unit/%.c $(SPANK_SO) $(NODE_LIB) \
-		$(CORE_LIB)
+		$(CORE_LIB) $(GRES_GPU_STUB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(SPANK_CFLAGS) \
-		-DQD_SPANK_SO='"$(abspath $(SPANK_SO))"' $(CPPFLAGS) $(QD_CFLAGS) \
+		-DQD_SPANK_SO='"$(abspath $(SPANK_SO))"' \
+		-DQD_GRES_GPU_SO='"$(abspath $(GRES_GPU_STUB))"' $(CPPFLAGS) $(QD_CFLAGS) \
 		$(CFLAGS) $(QD_LDFLAGS) $(LDFLAGS) -rdynamic -o $@ $< \
 		$(NODE_LIB) $(CORE_LIB) -ldl -lcriterion $(HIREDIS_LIBS)
 
@@ -43,10 +51,11 @@ $(SPANK_ASAN_SO): $(SPANK_PLUG_SRC:%.c=$(ASAN_B)/%.o) $(NODE_ASAN_LIB) \
 		-Wl,--version-script=$(SPANK_MAP)
 
 $(SPANK_ASAN_PLUG): $(ASAN_B)/tests/%: tests/unit/%.c $(SPANK_ASAN_SO) \
-		$(NODE_ASAN_LIB) $(ASAN_CORE_LIB)
+		$(NODE_ASAN_LIB) $(ASAN_CORE_LIB) $(GRES_GPU_STUB)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_SAN_CPPFLAGS) $(SPANK_CFLAGS) \
-		-DQD_SPANK_SO='"$(abspath $(SPANK_ASAN_SO))"' $(CPPFLAGS) \
+		-DQD_SPANK_SO='"$(abspath $(SPANK_ASAN_SO))"' \
+		-DQD_GRES_GPU_SO='"$(abspath $(GRES_GPU_STUB))"' $(CPPFLAGS) \
 		$(QD_CFLAGS) $(CFLAGS) $(ASAN_FLAGS) $(QD_LDFLAGS) $(LDFLAGS) -rdynamic \
 		-o $@ $< $(NODE_ASAN_LIB) $(ASAN_CORE_LIB) -ldl -lcriterion \
 		$(HIREDIS_LIBS)

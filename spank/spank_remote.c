@@ -23,6 +23,7 @@
 #include "adopt.h"
 #include "cgroup.h"
 #include "gpu_devices.h"
+#include "gres_plugin.h"
 #include "spank_priv.h"
 #include "step_cgroup.h"
 
@@ -45,6 +46,18 @@ static bool extern_rec;
 static uint32_t extern_job;
 static char extern_node[256];
 static char extern_dir[PATH_MAX];
+
+/* Whether slurmstepd wrote the step's GPU list: 1, 0, or -1 with err;
+ * asked once per step. */
+static int gres_gpu_plugin(char *err, size_t errlen)
+{
+	static int loaded = -1;
+
+	err[0] = '\0';
+	if (loaded < 0)
+		loaded = qd_gres_gpu_loaded(err, errlen);
+	return loaded;
+}
 
 static void node_name(spank_t sp, char *buf, size_t len)
 {
@@ -445,6 +458,16 @@ int qd_remote_task_post_fork(spank_t sp, const struct qd_spank_opts *o)
 	} else if (e != ESPANK_SUCCESS) {
 		snprintf(err, sizeof(err), "%s: %s", var, spank_strerror(e));
 		goto fail;
+	}
+	if (val[0] && gres_gpu_plugin(err, sizeof(err)) <= 0) {
+		if (err[0])
+			goto fail;
+		/* Not Slurm's word: the user's export (gres_plugin.h). */
+		slurm_info("qosdeny: job %u step %s task %d: %s=%.64s is not "
+			   "Slurm's (slurmstepd has no gres/gpu plugin: "
+			   "GresTypes without gpu): no GPU allowed",
+			   job, stepbuf, task, var, val);
+		val[0] = '\0';
 	}
 	if (qd_gpu_select(&node_gpus, val, &allowed, why, sizeof(why))) {
 		snprintf(err, sizeof(err), "%s=%s: %s (GPUs from %s)", var, val,

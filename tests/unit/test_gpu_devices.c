@@ -13,6 +13,7 @@
 #include <criterion/criterion.h>
 
 #include "gpu_devices.h"
+#include "gres_plugin.h"
 
 static struct qd_paths got;
 static char err[1024];
@@ -481,4 +482,29 @@ Test(gpu_select, what_is_no_index_is_an_error)
 	select_bad("-1", "'-1' is not a GPU index");
 	select_bad("1-2", "'1-2' is not a GPU index");
 	qd_paths_free(&node4);
+}
+
+/* slurmstepd's maps, as /proc/PID/maps lists them: only a file named
+ * gres_gpu.so is Slurm's gres/gpu plugin. */
+Test(gres_plugin, gres_gpu_in_maps)
+{
+	static const char with[] =
+	    "7f0000000000-7f0000001000 r--p 00000000 08:01 123 "
+	    "/usr/lib/x86_64-linux-gnu/slurm-wlm/gres_shard.so\n"
+	    "7f0000001000-7f0000002000 r-xp 00001000 08:01 124 "
+	    "/usr/lib/x86_64-linux-gnu/slurm-wlm/gres_gpu.so\n";
+	static const char without[] =
+	    "7f0000000000-7f0000001000 r--p 00000000 08:01 123 "
+	    "/usr/lib/x86_64-linux-gnu/slurm-wlm/gres_gpu.so.bak\n"
+	    "7f0000001000-7f0000002000 r-xp 00001000 08:01 125 "
+	    "/tmp/gres_gpu.so (deleted)\n"
+	    "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0 [stack]\n";
+	char err[128];
+
+	cr_expect(qd_gres_gpu_mapped(with, strlen(with)));
+	cr_expect(qd_gres_gpu_mapped(with, strlen(with) - 1), "no newline");
+	cr_expect_not(qd_gres_gpu_mapped(without, strlen(without)));
+	cr_expect_not(qd_gres_gpu_mapped("", 0));
+	cr_expect_eq(qd_gres_gpu_loaded(err, sizeof(err)), 0,
+		     "this test process has no gres/gpu plugin");
 }

@@ -30,6 +30,9 @@
 #ifndef QD_SPANK_SO
 #define QD_SPANK_SO "build/spank_qosdeny.so"
 #endif
+#ifndef QD_GRES_GPU_SO
+#define QD_GRES_GPU_SO "build/tests/stub/gres_gpu.so"
+#endif
 
 #define NGPU 4
 
@@ -137,7 +140,7 @@ LOGGER(slurm_debug)
 
 /* ---- fixture ---- */
 
-static void *so;
+static void *so, *gres_gpu;
 static spank_f *init_fn, *post_fork_fn, *task_exit_fn, *exit_fn;
 static char dir[64];
 static pid_t task = -1;
@@ -186,6 +189,10 @@ static void setup(void)
 	setenv("SLURM_CONF", p, 1);
 	setenv("SLURMD_NODENAME", "tn1", 1);
 
+	/* slurmstepd with Slurm's gres/gpu plugin (GresTypes=gpu), unless a
+	 * test unloads it before the first task. */
+	gres_gpu = dlopen(QD_GRES_GPU_SO, RTLD_NOW | RTLD_LOCAL);
+	cr_assert_not_null(gres_gpu, "dlopen: %s", dlerror());
 	so = dlopen(QD_SPANK_SO, RTLD_NOW | RTLD_LOCAL);
 	cr_assert_not_null(so, "dlopen: %s", dlerror());
 	init_fn = (spank_f *)dlsym(so, "slurm_spank_init");
@@ -219,6 +226,9 @@ static void teardown(void)
 	if (so)
 		dlclose(so);
 	so = NULL;
+	if (gres_gpu)
+		dlclose(gres_gpu);
+	gres_gpu = NULL;
 	exit_fn = NULL;
 	for (int *fd = (int[]){go_w, res_r, err_r}, i = 0; i < 3; i++)
 		if (fd[i] >= 0)
@@ -391,6 +401,21 @@ Test(spank_plugin, the_batch_step_uses_the_job_gpus)
 	cr_assert_eq(call(post_fork_fn, 0, NULL), 0, "%s", st.last_error);
 	cr_assert(cgroup_exists("devices"));
 	expect_gpus(1u << 2);
+}
+
+/* GresTypes without gpu: no Slurm plugin writes the step's list, so a
+ * SLURM_STEP_GPUS there is the user's own export: no GPU. */
+Test(spank_plugin, without_slurms_gres_gpu_plugin_the_list_is_the_users)
+{
+	cr_assert_eq(dlclose(gres_gpu), 0);
+	gres_gpu = NULL;
+	init_ok("cgroup=v1");
+	spawn();
+	st.env[0] = "SLURM_STEP_GPUS=0,1,2,3";
+	cr_assert_eq(call(post_fork_fn, 0, NULL), 0, "%s", st.last_error);
+	expect_gpus(0);
+	cr_expect(strstr(st.log, "SLURM_STEP_GPUS=0,1,2,3 is not Slurm's"),
+		  "%s", st.log);
 }
 
 Test(spank_plugin, a_step_without_gpus_can_open_none)
