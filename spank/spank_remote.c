@@ -23,6 +23,7 @@
 #include "adopt.h"
 #include "cgroup.h"
 #include "gpu_devices.h"
+#include "gpu_order.h"
 #include "gres_plugin.h"
 #include "spank_priv.h"
 #include "step_cgroup.h"
@@ -109,6 +110,18 @@ static int load_node_gpus(spank_t sp, const struct qd_spank_opts *o, char *err,
 	slurm_verbose("qosdeny: node %s has %zu GPU%s (from %s)", node,
 		      node_gpus.n, node_gpus.n == 1 ? "" : "s", gpus_source);
 	return 0;
+}
+
+/* A step's GPUs among the node's. Under the fallback (AutoDetect without
+ * File=) indices are read in minor order, which holds only where it is
+ * Slurm's bus order (gpu_order.h); a step with no GPU needs no order. */
+static int select_gpus(const char *indices, struct qd_paths *allowed, char *why,
+		       size_t whylen)
+{
+	if (indices[0] && !strcmp(gpus_source, QD_GPU_FALLBACK) &&
+	    qd_gpu_minor_order(QD_NVIDIA_GPUS_PROC, why, whylen))
+		return -1;
+	return qd_gpu_select(&node_gpus, indices, allowed, why, whylen);
 }
 
 static void step_name(uint32_t step, char *buf, size_t len)
@@ -322,7 +335,7 @@ static int extern_post_fork(spank_t sp, const struct qd_spank_opts *o)
 	}
 	if (load_node_gpus(sp, o, err, sizeof(err)))
 		goto record;
-	if (qd_gpu_select(&node_gpus, gpus, &allowed, why, sizeof(why))) {
+	if (select_gpus(gpus, &allowed, why, sizeof(why))) {
 		snprintf(err, sizeof(err),
 			 "SLURM_JOB_GPUS=%.64s: %s (GPUs from %s)", gpus, why,
 			 gpus_source);
@@ -469,7 +482,7 @@ int qd_remote_task_post_fork(spank_t sp, const struct qd_spank_opts *o)
 			   job, stepbuf, task, var, val);
 		val[0] = '\0';
 	}
-	if (qd_gpu_select(&node_gpus, val, &allowed, why, sizeof(why))) {
+	if (select_gpus(val, &allowed, why, sizeof(why))) {
 		snprintf(err, sizeof(err), "%s=%s: %s (GPUs from %s)", var, val,
 			 why, gpus_source);
 		goto fail;

@@ -13,6 +13,7 @@
 #include <criterion/criterion.h>
 
 #include "gpu_devices.h"
+#include "gpu_order.h"
 #include "gres_plugin.h"
 
 static struct qd_paths got;
@@ -507,4 +508,48 @@ Test(gres_plugin, gres_gpu_in_maps)
 	cr_expect_not(qd_gres_gpu_mapped("", 0));
 	cr_expect_eq(qd_gres_gpu_loaded(err, sizeof(err)), 0,
 		     "this test process has no gres/gpu plugin");
+}
+
+/* A fake /proc/driver/nvidia/gpus: one directory per PCI bus id. */
+static void fake_gpu(const char *dir, const char *bus, const char *minor)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, bus);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/%s/information", dir, bus);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f,
+		"Model: \t\t Tesla V100-SXM2-16GB\n"
+		"Bus Location: \t %s\n%s",
+		bus, minor);
+	fclose(f);
+}
+
+Test(gpu_order, minors_against_bus_order)
+{
+	char in[] = "/tmp/qd-gpuorder.XXXXXX",
+	     out[] = "/tmp/qd-gpuorder.XXXXXX";
+	char err[1024] = "", rm[128];
+
+	cr_assert(mkdtemp(in) && mkdtemp(out));
+	/* readdir's order is the file system's: names given out of order. */
+	fake_gpu(in, "0000:b1:00.0", "Device Minor: \t 2\n");
+	fake_gpu(in, "0000:3b:00.0", "Device Minor: \t 0\n");
+	fake_gpu(in, "0000:5e:00.0", "Device Minor: \t 1\n");
+	fake_gpu(in, "0000:86:00.0", "no minor here\n");
+	cr_expect_eq(qd_gpu_minor_order(in, err, sizeof(err)), 0, "%s", err);
+	fake_gpu(out, "0000:3b:00.0", "Device Minor: \t 1\n");
+	fake_gpu(out, "0000:5e:00.0", "Device Minor: \t 0\n");
+	cr_expect_eq(qd_gpu_minor_order(out, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "AutoDetect: GPU 0000:3b:00.0 is /dev/nvidia1 "
+			      "but GPU 0000:5e:00.0, after it in PCI bus "
+			      "order, is /dev/nvidia0"),
+		  "%s", err);
+	cr_expect_eq(qd_gpu_minor_order("/nonexistent/qd", err, sizeof(err)), 0,
+		     "no driver: nothing to compare");
+	snprintf(rm, sizeof(rm), "rm -rf '%s' '%s'", in, out);
+	cr_assert_eq(system(rm), 0);
 }

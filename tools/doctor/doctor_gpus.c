@@ -14,6 +14,7 @@
 
 #include "doctor_node.h"
 #include "gpu_devices.h"
+#include "gpu_order.h"
 
 int qd_doctor_node_gpus(const struct qd_site *s, const struct qd_spank_opts *o,
 			const char *node, struct qd_paths *out, char *source,
@@ -104,6 +105,14 @@ void qd_doctor_gpus(struct qd_doctor *d, const struct qd_site *s,
 		goto done;
 	}
 	list(&mine, a, sizeof(a));
+	/* Where binding refuses every step with a GPU (gpu_order.h). */
+	if (!strcmp(source, QD_GPU_FALLBACK) &&
+	    qd_gpu_minor_order(QD_NVIDIA_GPUS_PROC, err, sizeof(err))) {
+		qd_doctor_line(d, QD_DOC_FAIL, "gpus", err,
+			       "list the GPUs with File= in gres.conf, in PCI "
+			       "bus order, or set gpu_devices=");
+		goto done;
+	}
 	err[0] = '\0';
 	if (slurmd_gpus(s, node, &slurm, err, sizeof(err))) {
 		qd_doctor_linef(d, QD_DOC_WARN, "gpus",
