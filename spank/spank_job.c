@@ -21,6 +21,7 @@
 #include "job_qos.h"
 #include "spank_priv.h"
 #include "usage_qos_env.h"
+#include "spool_unrecorded.h"
 #include "usage_report.h"
 
 /* scontrol's own RPC gives up after MessageTimeout (10 s by default). */
@@ -115,6 +116,35 @@ static void adopt_gpus(const struct qd_spank_opts *o, bool epilog)
 			    job, node, err);
 }
 
+/* A GPU job no record can be made of, once (at its prolog), for doctor
+ * to count (spool_unrecorded.h). */
+static void note_unrecorded(const struct qd_spank_opts *o, const char *why,
+			    int64_t now)
+{
+	const char *id = getenv("SLURM_JOB_ID"),
+		   *node = getenv("SLURMD_NODENAME");
+	char err[QD_REPORT_ERR_MAX];
+	struct qd_reporter *rp;
+	unsigned long job;
+	char *end;
+
+	if (!id || !node || !*node)
+		return;
+	job = strtoul(id, &end, 10);
+	if (*end || !job || job > UINT32_MAX)
+		return;
+	/* struct qd_reporter is large: not on the stack of a hook. */
+	rp = malloc(sizeof(*rp));
+	if (!rp)
+		return;
+	if (qd_reporter_init(rp, o, node, qd_spank_log, NULL, err,
+			     sizeof(err)) ||
+	    qd_spool_note_unrecorded(rp->spool, (uint32_t)job, now, why, err,
+				     sizeof(err)))
+		slurm_error("qosdeny: job %lu prolog: %s", job, err);
+	free(rp);
+}
+
 int qd_job_script(int ac, char **av, bool epilog)
 {
 	const char *hook = epilog ? "epilog" : "prolog";
@@ -137,15 +167,18 @@ int qd_job_script(int ac, char **av, bool epilog)
 	if (qd_job_record(job_env, &je, opts.cluster, &job, err, sizeof(err))) {
 		/* Quiet for jobs without GPUs here: nothing to count. */
 		if (job.mgpus ||
-		    (getenv("SLURM_JOB_GPUS") && *getenv("SLURM_JOB_GPUS")))
+		    (getenv("SLURM_JOB_GPUS") && *getenv("SLURM_JOB_GPUS"))) {
 			slurm_error("qosdeny: job %.16s %s: GPU usage not "
 				    "reported: %s",
 				    getenv("SLURM_JOB_ID")
 					? getenv("SLURM_JOB_ID")
 					: "?",
 				    hook, err);
-		else
+			if (!epilog)
+				note_unrecorded(&opts, err, now);
+		} else {
 			slurm_verbose("qosdeny: job %s: %s", hook, err);
+		}
 		return 0;
 	}
 	/* struct qd_site is large: not on the stack of a hook. */

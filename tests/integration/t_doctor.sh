@@ -20,6 +20,9 @@ rcli() {
 }
 redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" config set requirepass doctor-secret >/dev/null
 
+# Jobs run uncharged are a spool warning (t_usage_noacct.sh checks it).
+rm -f "$QD_SPOOL_DIR"/n[12]/qosdeny/.unrecorded
+
 # doctor ARGS...: qosdeny doctor -P as root; sets DOUT and DRC.
 doctor() {
 	DOUT=$("$QD" doctor -P "$@" 2>&1)

@@ -17,6 +17,7 @@
 
 #include "dir_names.h"
 #include "spool.h"
+#include "spool_unrecorded.h"
 #include "usage_fixture.h"
 
 /* The replays' clock: the records below ended moments before. */
@@ -481,4 +482,54 @@ Test(spool, replay_without_spool)
 	cr_expect_eq(
 	    qd_spool_replay(dir, NOW, send_stub, &s, report, NULL, &st), 0);
 	cr_expect_eq(s.calls, 0);
+}
+
+/* A GPU job no record could be made of is noted for doctor; the reason
+ * (which holds a user's account string) stays on one printable line. */
+Test(spool, unrecorded_jobs_are_counted)
+{
+	struct qd_spool_list l;
+	struct qd_unrecorded u;
+	struct stat st;
+	char path[256];
+
+	cr_assert_eq(qd_spool_unrecorded(dir, &u, err, sizeof(err)), 0);
+	cr_expect_eq(u.n, 0, "no spool yet: none");
+	cr_assert_eq(qd_spool_note_unrecorded(dir, 7, 1700000000, "first", err,
+					      sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(
+	    qd_spool_note_unrecorded(dir, 8, 1700000001,
+				     "SLURM_JOB_ACCOUNT 'a\nb\x1b' is too long",
+				     err, sizeof(err)),
+	    0, "%s", err);
+	cr_assert_eq(qd_spool_unrecorded(dir, &u, err, sizeof(err)), 0);
+	cr_expect_eq(u.n, 2);
+	cr_expect_not(u.full);
+	cr_expect_str_eq(u.last,
+			 "8 1700000001 SLURM_JOB_ACCOUNT 'a?b?' is too long");
+	snprintf(path, sizeof(path), "%s/%s", dir, QD_UNRECORDED_FILE);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_expect_eq(st.st_mode & 07777, 0600);
+	cr_assert_eq(qd_spool_list(dir, &l, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(l.n, 0, "no record among the spool's records");
+	qd_spool_list_free(&l);
+}
+
+/* Bounded: a node where every job fails keeps counting, "at least". */
+Test(spool, unrecorded_file_is_bounded)
+{
+	struct qd_unrecorded u;
+	char why[400];
+
+	memset(why, 'x', sizeof(why) - 1);
+	why[sizeof(why) - 1] = '\0';
+	for (uint32_t j = 1; j <= 200; j++)
+		cr_assert_eq(qd_spool_note_unrecorded(dir, j, 1700000000, why,
+						      err, sizeof(err)),
+			     0, "%s", err);
+	cr_assert_eq(qd_spool_unrecorded(dir, &u, err, sizeof(err)), 0);
+	cr_expect(u.full);
+	cr_expect_lt(u.n, 200);
+	cr_expect_gt(u.n, 100);
 }

@@ -18,6 +18,7 @@
 #include "doctor_node.h"
 #include "errmsg.h"
 #include "spool.h"
+#include "spool_unrecorded.h"
 #include "usage_report.h"
 
 /* Writes, syncs and removes a file in dir, as the plugin's records are. */
@@ -153,6 +154,30 @@ static void aside(struct qd_doctor *d, const char *dir)
 	qd_spool_list_free(&l);
 }
 
+/* GPU jobs that ran without a usage record (spool_unrecorded.h): counted,
+ * the latest named, so that someone charges them or lets them go. */
+static void unrecorded(struct qd_doctor *d, const char *dir)
+{
+	struct qd_unrecorded u;
+	char err[1024];
+
+	if (qd_spool_unrecorded(dir, &u, err, sizeof(err))) {
+		qd_doctor_line(d, QD_DOC_WARN, "spool", err,
+			       "make it a file of root's, mode 0600");
+		return;
+	}
+	if (!u.n)
+		return;
+	qd_doctor_linef(d, QD_DOC_WARN, "spool",
+			"see slurmd's log for each ('GPU usage not "
+			"reported'), charge them by hand if need be, then "
+			"delete the file",
+			"%s/%s: %s%zu GPU job%s ran without a usage record, "
+			"charged nothing; the latest (job, time, why): %s",
+			dir, QD_UNRECORDED_FILE, u.full ? "at least " : "", u.n,
+			u.n == 1 ? "" : "s", u.last);
+}
+
 static void spool(struct qd_doctor *d, const struct qd_site *s,
 		  const struct qd_spank_opts *o, const char *node)
 {
@@ -210,6 +235,7 @@ static void spool(struct qd_doctor *d, const struct qd_site *s,
 		return;
 	}
 	aside(d, dir);
+	unrecorded(d, dir);
 	age(oldest ? time(NULL) - (time_t)oldest : 0, old, sizeof(old));
 	/* A record stays here while its job runs: only old ones are news. */
 	qd_doctor_linef(
