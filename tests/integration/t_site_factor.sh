@@ -97,9 +97,17 @@ check "slurmctld starts with the site factor" priority "weight=$WEIGHT,interval=
 assert_contains "the start line" \
 	"qosdeny: site factor: weight=$WEIGHT interval=$INTERVAL clusters=$QD_CLUSTER_NAME" \
 	"$(ctld_log)"
-# The test's Redis has no password (t_redis_failover.sh: one that has).
-check "the site factor says once that Redis is open to any job" wait_for \
-	"the warning" 30 eval '[ "$(log_since "$L" | grep -c "qosdeny: site factor: warning: redis $QD_REDIS_ADDR answers without AUTH")" = 1 ]'
+# The test's Redis has no password (t_redis_failover.sh: one that has):
+# said at a start of the site factor, never twice for one (24.05 and
+# later, slurmctld can start twice here, re-executing itself).
+open_said() {
+	local starts warns
+	starts=$(log_since "$L" | grep -c "qosdeny: site factor: weight=")
+	warns=$(log_since "$L" | grep -c "qosdeny: site factor: warning: redis $QD_REDIS_ADDR answers without AUTH")
+	[ "$warns" -ge 1 ] && [ "$warns" -le "$starts" ]
+}
+check "the site factor says, at most once per start, that Redis is open to any job" \
+	wait_for "the warning" 30 open_said
 
 # --- No usage anywhere: FairShare 1 for everyone.
 a0=$(pending_job alice -A research)
