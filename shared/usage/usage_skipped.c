@@ -12,6 +12,12 @@ void qd_usage_skip(struct qd_usage_skipped *s, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(s->first, sizeof(s->first), fmt, ap);
 		va_end(ap);
+		/* Keys and values come from Redis, which a job may have
+		 * written: one printable line in the logs. */
+		for (char *p = s->first; *p; p++)
+			if ((unsigned char)*p < 0x20 ||
+			    (unsigned char)*p >= 0x7f)
+				*p = '?';
 	}
 }
 

@@ -1079,6 +1079,15 @@ Test(fs_usage, errors_name_the_cluster_or_key)
 	cr_expect_eq(skipped.n, 2);
 	cr_expect_str_eq(skipped.first, "qosdeny:{a}:account:research: not a "
 					"usage hash (v, t)");
+	/* What a job wrote is named on one printable line. */
+	memset(&skipped, 0, sizeof(skipped));
+	freeReplyObject(cmd("DEL qosdeny:{a}:account:research"));
+	freeReplyObject(cmd("HDEL qosdeny:{b}:running 99"));
+	freeReplyObject(cmd("HSET qosdeny:{b}:running %b nonsense",
+			    "9\nerror: \x1b[2J", (size_t)14));
+	cr_expect_eq(read_usage(ab, 2, false), 0, "%s", err);
+	cr_expect(strstr(skipped.first, ": job 9?error: ?[2J: not a running "),
+		  "%s", skipped.first);
 }
 
 /* Applying a record also forgets ends older than QD_ENDED_KEEP_S, so that
