@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    .node = "n1",
 	    .user = "alice",
 	    .start = 1000,
-	    .gpus = 1,
+	    .mgpus = 1000,
 	    .restart = flags & 2 ? QD_RESTART_UNKNOWN : (flags >> 4) & 3,
 	    .job_start = flags & 4 ? 995 : 0,
 	};

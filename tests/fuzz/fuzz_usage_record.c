@@ -86,6 +86,20 @@ static bool model_name(const char *s, size_t len, bool optional)
 	return true;
 }
 
+static bool model_number(const char *s, size_t len, unsigned __int128 max,
+			 unsigned __int128 *v)
+{
+	if (!len || len > 40 || (len > 1 && s[0] == '0'))
+		return false;
+	*v = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		*v = *v * 10 + (unsigned)(s[i] - '0');
+	}
+	return *v <= max;
+}
+
 /* Thousandths: "W" (any version) or "W.F" (version 3, F 1-3 digits, the
  * last not 0). */
 static bool model_milli(const char *s, size_t len, int version,
@@ -110,20 +124,6 @@ static bool model_milli(const char *s, size_t len, int version,
 		}
 	}
 	*v = *v * 1000 + frac;
-	return *v <= max;
-}
-
-static bool model_number(const char *s, size_t len, unsigned __int128 max,
-			 unsigned __int128 *v)
-{
-	if (!len || len > 40 || (len > 1 && s[0] == '0'))
-		return false;
-	*v = 0;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		*v = *v * 10 + (unsigned)(s[i] - '0');
-	}
 	return *v <= max;
 }
 
