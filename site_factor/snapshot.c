@@ -11,13 +11,10 @@
  * for none. false when Slurm's name is too long to be held: "" then. */
 static bool copy_name(char *dst, const char *src)
 {
-	if (!src || !*src || !qd_name_store(src, dst)) {
-		if (!src || !*src)
-			dst[0] = '\0';
+	if (src && *src && !qd_name_store(src, dst))
 		return true;
-	}
 	dst[0] = '\0';
-	return false;
+	return !src || !*src;
 }
 
 struct grow {

@@ -10,6 +10,7 @@
  * in the spool. Everything that goes wrong goes to slurmd's log as an
  * error, with the record.
  */
+#include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -59,8 +60,8 @@ static const char *job_env(const char *name, void *arg)
 	job = strtoul(id, &end, 10);
 	if (*end || !job || job > UINT32_MAX)
 		return NULL;
-	if (qd_job_qos_ask((uint32_t)job, SCONTROL_TIMEOUT_MS, je->qos,
-			   sizeof(je->qos), err, sizeof(err))) {
+	if (qd_job_qos_ask(job, SCONTROL_TIMEOUT_MS, je->qos, sizeof(je->qos),
+			   err, sizeof(err))) {
 		slurm_error("qosdeny: job %lu epilog: the QoS it ran under is "
 			    "unknown, its record says %.*s: %s",
 			    job, (int)strcspn(label, ","), label, err);
@@ -81,6 +82,21 @@ void qd_spank_log(enum qd_log_level level, const char *msg, void *arg)
 		slurm_verbose("%s", msg);
 }
 
+/* The job id and node slurmd gave the prolog or epilog; 0 when either is
+ * missing or malformed. */
+static uint32_t job_here(const char **node)
+{
+	const char *id = getenv("SLURM_JOB_ID");
+	unsigned long job;
+	char *end;
+
+	*node = getenv("SLURMD_NODENAME");
+	if (!id || !*node || !**node)
+		return 0;
+	job = strtoul(id, &end, 10);
+	return *end || job > UINT32_MAX ? 0 : (uint32_t)job;
+}
+
 /*
  * The job's GPUs on this node for its extern step, whose environment has
  * none (adopt.h): written at the prolog, before slurmd starts the extern
@@ -89,29 +105,25 @@ void qd_spank_log(enum qd_log_level level, const char *msg, void *arg)
  */
 static void adopt_gpus(const struct qd_spank_opts *o, bool epilog)
 {
-	const char *id = getenv("SLURM_JOB_ID"),
-		   *node = getenv("SLURMD_NODENAME");
-	const char *gpus = getenv("SLURM_JOB_GPUS");
+	const char *gpus = getenv("SLURM_JOB_GPUS"), *node;
 	char err[PATH_MAX + 256];
-	unsigned long job;
-	char *end;
+	uint32_t job;
 
-	if (o->cgroup == QD_CG_OFF || !id || !node || !*node)
-		return;
-	job = strtoul(id, &end, 10);
-	if (*end || !job || job > UINT32_MAX)
+	if (o->cgroup == QD_CG_OFF || !(job = job_here(&node)))
 		return;
 	if (epilog) {
-		if (qd_adopt_remove(o->adopt_dir, node, (uint32_t)job, "gpus",
-				    err, sizeof(err)) ||
-		    qd_adopt_remove(o->adopt_dir, node, (uint32_t)job, "adopt",
-				    err, sizeof(err)))
-			slurm_error("qosdeny: job %lu epilog: %s", job, err);
+		if (qd_adopt_remove(o->adopt_dir, node, job, "gpus", err,
+				    sizeof(err)) ||
+		    qd_adopt_remove(o->adopt_dir, node, job, "adopt", err,
+				    sizeof(err)))
+			slurm_error("qosdeny: job %" PRIu32 " epilog: %s", job,
+				    err);
 		return;
 	}
-	if (qd_adopt_write(o->adopt_dir, node, (uint32_t)job, "gpus",
-			   gpus ? gpus : "", err, sizeof(err)))
-		slurm_error("qosdeny: job %lu prolog: ssh sessions into the "
+	if (qd_adopt_write(o->adopt_dir, node, job, "gpus", gpus ? gpus : "",
+			   err, sizeof(err)))
+		slurm_error("qosdeny: job %" PRIu32
+			    " prolog: ssh sessions into the "
 			    "job on %s will be refused: %s",
 			    job, node, err);
 }
@@ -121,17 +133,12 @@ static void adopt_gpus(const struct qd_spank_opts *o, bool epilog)
 static void note_unrecorded(const struct qd_spank_opts *o, const char *why,
 			    int64_t now)
 {
-	const char *id = getenv("SLURM_JOB_ID"),
-		   *node = getenv("SLURMD_NODENAME");
 	char err[QD_REPORT_ERR_MAX];
 	struct qd_reporter *rp;
-	unsigned long job;
-	char *end;
+	const char *node;
+	uint32_t job = job_here(&node);
 
-	if (!id || !node || !*node)
-		return;
-	job = strtoul(id, &end, 10);
-	if (*end || !job || job > UINT32_MAX)
+	if (!job)
 		return;
 	/* struct qd_reporter is large: not on the stack of a hook. */
 	rp = malloc(sizeof(*rp));
@@ -139,9 +146,9 @@ static void note_unrecorded(const struct qd_spank_opts *o, const char *why,
 		return;
 	if (qd_reporter_init(rp, o, node, qd_spank_log, NULL, err,
 			     sizeof(err)) ||
-	    qd_spool_note_unrecorded(rp->spool, (uint32_t)job, now, why, err,
+	    qd_spool_note_unrecorded(rp->spool, job, now, why, err,
 				     sizeof(err)))
-		slurm_error("qosdeny: job %lu prolog: %s", job, err);
+		slurm_error("qosdeny: job %" PRIu32 " prolog: %s", job, err);
 	free(rp);
 }
 
