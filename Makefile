@@ -140,9 +140,10 @@ ASAN_CORE_LIB := $(ASAN_B)/libqosdeny_core.a
 ASAN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(ASAN_B)/tests/%)
 
 # The integration tests' programs: a Redis proxy that loses replies,
-# clients that submit with a forged SPANK environment or another user's uid.
+# clients that submit with a forged SPANK environment or another user's uid,
+# or many jobs from one process (t_memory.sh).
 HELPER_BIN := $(B)/tests/redis_drop_proxy $(B)/tests/forge_submit \
-              $(B)/tests/submit_as_uid
+              $(B)/tests/submit_as_uid $(B)/tests/submit_many
 
 # job_submit_qosdeny.so and the core under ASan and UBSan, for a slurmctld
 # with the compiler's own ASan runtime preloaded (make integration-asan).
@@ -310,7 +311,8 @@ $(ASAN_B)/tests/test_%: tests/unit/test_%.c $(ASAN_CORE_LIB)
 		$(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) $(ASAN_FLAGS) $(QD_LDFLAGS) \
 		$(LDFLAGS) -o $@ $< $(ASAN_CORE_LIB) -lcriterion $(TEST_LIBS) -lm
 
-$(B)/tests/forge_submit $(B)/tests/submit_as_uid: HELPER_LIBS := -lslurm
+$(B)/tests/forge_submit $(B)/tests/submit_as_uid \
+$(B)/tests/submit_many: HELPER_LIBS := -lslurm
 $(B)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(DEPFLAGS) $(QD_CPPFLAGS) $(CPPFLAGS) $(QD_CFLAGS) $(CFLAGS) \

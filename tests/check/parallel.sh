@@ -17,8 +17,8 @@
 #            and job ids (QD_FIRST_JOB_ID) of their own, the side lane's
 #            apart from the others'.
 #   V-side   once that version's build is there: its unit tests,
-#            integration-asan, then t_memory.sh (8,000 submissions, a third
-#            of the integration suite's time), each on a cluster of its own.
+#            integration-asan, then t_memory.sh (20,000 submissions, from
+#            two processes), each on a cluster of its own.
 #   core     the first such version's check-core (build-test, unit-asan,
 #            fuzz-smoke, docs-check), once its build is there.
 #   26.05    without TREE: Debian's packages, its root, node side and

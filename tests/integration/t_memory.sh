@@ -7,7 +7,9 @@
 # put in its SPANK environment) that Slurm then refuses for its unknown
 # partition, so that no job record stays. (--test-only did that up to
 # 22.05; 24.11.5's will-run path itself keeps 16 kB per submission, with or
-# without a job_submit plugin.)
+# without a job_submit plugin.) Each user's submissions come from one
+# process (tests/helpers/submit_many.c), the job sbatch would send: one
+# sbatch per submission cost about 35 ms of CPU, most of it the clients'.
 #
 # slurmctld's anonymous resident memory (RssAnon) is read before and after
 # every tenth of the submissions. The first 4 tenths are a warm-up (its
@@ -22,20 +24,21 @@
 # per denied one only, exceeds. The growth from the warm-up to the end is
 # reported beside it.
 #
-# QD_MEMORY_SUBMISSIONS (default 4000; make bench: 20000), and
+# QD_MEMORY_SUBMISSIONS (default 10000; make bench: 20000), and
 # QD_MEMORY_OUT: a file for the figures (make bench: tests/bench/memory.txt).
-# 4000, each run in 10 tenths of 400: a 64-byte leak grows RssAnon by 25 kB
-# a tenth, and the heaps' steps are rare (22.05: none in 5 of the 6 tenths
-# after the warm-up at 10000); 10000 took 581 s of make check per version.
+# 10000, each run in 10 tenths of 1000: a 64-byte leak (80 in glibc's heap)
+# grows RssAnon by 80 kB a tenth (an injected one measured 77 B per
+# submission at 4000), and a heap's step of a few pages is a few bytes per
+# submission. 10000 took 25 s on 22.05 (one sbatch each: 4000, 456 s).
 source "$(dirname "$0")/lib.sh"
 
-TOTAL=${QD_MEMORY_SUBMISSIONS:-4000}
+TOTAL=${QD_MEMORY_SUBMISSIONS:-10000}
 CHUNKS=10
 WARM_CHUNKS=4
 PER=$((TOTAL / CHUNKS / 4)) # per user and kind in a chunk
 BOUND=${QD_MEMORY_BOUND:-32} # bytes per submission
 CLUSTER=$QD_ROOT/tests/cluster/cluster.sh
-NOPART="-p qd-no-such-partition"
+NOPART=qd-no-such-partition
 work=$QD_CLUSTER_DIR/t_memory
 mkdir -p "$work"
 
@@ -44,38 +47,23 @@ ctld_pid() { slurm_pid "$QD_CLUSTER_DIR/run/slurmctld.pid"; }
 # mem FIELD: a /proc/PID/status figure of slurmctld, in kB.
 mem() { awk -v f="$1:" '$1 == f { print $2 }' "/proc/$pid/status"; }
 
-# worker USER N DENIED_ARGS ACCEPTED_ARGS: N submissions of each kind as
-# USER; prints "denied accepted other", any unexpected answer on stderr.
-# Denied: by qosdeny. Accepted: refused by Slurm for the partition. A
-# submission whose RPC failed on a loaded host (timed out, no contact, the
-# connection broken: "Broken pipe", seen once without the plugin) is sent
-# again (no job record is made either way).
+# worker USER N DENIED ACCEPTED: N submissions of each kind as USER, from
+# one process (tests/helpers/submit_many.c: the clients' cost is not the
+# test's; a kind is "QOS,GPUS,PARTITION"); prints "denied accepted other".
+# Denied: by qosdeny, whose message submit_many prints as sbatch does, once
+# per denial. Accepted: refused by Slurm for the partition. Any other
+# answer on stderr.
 worker() {
-	bash "$QD_ROOT/tests/cluster/as-user.sh" "$1" bash -c '
-		d=0 a=0 o=0
-		submit() {
-			local try
-			for try in 1 2 3; do
-				out=$(sbatch $1 --wrap true 2>&1) && return 0
-				[[ $out == *"timed out"* || $out == *"Unable to contact"* ||
-					$out == *"Broken pipe"* || $out == *"Connection reset"* ]] || return 1
-			done
-			return 1
-		}
-		for ((i = 0; i < $1; i++)); do
-			for args in "$2" "$3"; do
-				if submit "$args"; then
-					o=$((o + 1)) && echo "queued: $out" >&2
-				elif [[ $out == *qosdeny:* ]]; then
-					d=$((d + 1))
-				elif [[ $out == *"Invalid partition name"* ]]; then
-					a=$((a + 1))
-				else
-					o=$((o + 1)) && echo "$out" >&2
-				fi
-			done
-		done
-		echo "$d $a $o"' _ "$2" "$3" "$4"
+	local out d a o q
+	out=$(bash "$QD_ROOT/tests/cluster/as-user.sh" "$1" \
+		"$QD_BUILD/tests/submit_many" "$2" "$3" "$4" 2>"$work/$1.err")
+	# A denial without qosdeny's message is counted as another answer.
+	read -r d a o <<<"$out"
+	q=$(grep -c 'qosdeny:' "$work/$1.err")
+	[ "$q" -le "${d:-0}" ] || q=${d:-0}
+	grep -v -e 'qosdeny:' -e 'error: invalid partition specified' \
+		"$work/$1.err" >&2
+	echo "$q $a $((o + ${d:-0} - q))"
 }
 
 # measure DENY_ALICE DENY_BOB: CHUNKS chunks of submissions, alice and bob
@@ -87,9 +75,9 @@ measure() {
 	pid=$(ctld_pid)
 	rss=("$(mem RssAnon)")
 	for ((c = 1; c <= CHUNKS; c++)); do
-		worker alice "$PER" "$1" "-q interactive --gres=gpu:1 $NOPART" \
+		worker alice "$PER" "$1" "interactive,1,$NOPART" \
 			>"$work/alice" 2>>"$work/unexpected" &
-		worker bob "$PER" "$2" "--gres=gpu:1 $NOPART" \
+		worker bob "$PER" "$2" "-,1,$NOPART" \
 			>"$work/bob" 2>>"$work/unexpected"
 		wait
 		while read -r d a o; do
@@ -131,7 +119,7 @@ report() { # TITLE
 # --- through job_submit/qosdeny ------------------------------------------
 cancel_all # jobs left by earlier tests would change the answers
 check "slurmctld's pid is readable" [ -r "/proc/$(ctld_pid)/status" ]
-measure "-q interactive --gres=gpu:3" "--gres=gpu:9"
+measure "interactive,3,-" "-,9,-"
 assert_eq "every submission went through: $n" "$((PER * 4 * CHUNKS))" "$n"
 assert_eq "every answer was the expected one" 0 "$OTHER"
 [ -s "$work/unexpected" ] && sort "$work/unexpected" | uniq -c | head -n 5 | sed 's/^/# /'
@@ -148,7 +136,7 @@ mine=$(report "with job_submit/qosdeny: half denied by it, half accepted by it a
 check "slurmctld runs without job_submit/qosdeny" \
 	[ -r "/proc/$(ctld_pid)/status" ]
 : >"$work/unexpected"
-measure "-q interactive --gres=gpu:3 $NOPART" "--gres=gpu:9 $NOPART"
+measure "interactive,3,$NOPART" "-,9,$NOPART"
 assert_eq "without the plugin, Slurm refused each for its partition" \
 	"$((PER * 4 * CHUNKS)) 0" "$ACCEPTED $OTHER"
 [ -s "$work/unexpected" ] && sort "$work/unexpected" | uniq -c | head -n 5 | sed 's/^/# /'
