@@ -28,42 +28,39 @@ mib() {
 	esac
 }
 
-# slurm_count TRES OPTIONS...: Slurm's ReqTRES value for a held job.
-slurm_count() {
-	local tres=$1 id req v
-	shift
-	as alice sbatch --parsable --hold -q normal "$@" --wrap true
-	id=$OUT
-	req=$(job_tres "$id")
-	scancel "$id"
-	v=$(printf '%s\n' "${req//,/$'\n'}" | sed -n "s|^$tres=||p")
-	[ "$tres" == mem ] && v=$(mib "${v:-0}")
-	echo "${v:-0}"
-}
-
-# qosdeny_count TRES OPTIONS...: the count in qosdeny's message (0 when the
-# job passes a cap of 0, i.e. requests none).
+# qosdeny_count TRES OPTIONS...: sets Q to the count in qosdeny's message
+# (0 when the job passes a cap of 0, i.e. requests none); a job it let
+# through is added to HELD.
 qosdeny_count() {
 	local tres=$1 q
 	shift
 	case $tres in cpu) q=qd-cpu ;; mem) q=qd-mem ;; node) q=qd-node ;; *) q=qd-gpu ;; esac
 	as alice sbatch --parsable --hold -q "$q" "$@" --wrap true
 	if [ "$RC" -eq 0 ]; then
-		scancel "$OUT"
-		echo 0
+		HELD+=("$OUT")
+		Q=0
 		return
 	fi
-	printf '%s\n' "$OUT" | sed -n "s|.*: $tres requested \([0-9]*\)M\?, .*|\1|p"
+	Q=$(printf '%s\n' "$OUT" | sed -n "s|.*: $tres requested \([0-9]*\)M\?, .*|\1|p")
 }
 
-compare() { # OPTIONS
-	local s q
+# compare OPTIONS: for each TRES, Slurm's count, the ReqTRES of one held
+# job, against qosdeny's. The held jobs are cancelled at once at the end.
+compare() {
+	local tres req s
+	HELD=()
 	# shellcheck disable=SC2086
+	as alice sbatch --parsable --hold -q normal $1 --wrap true
+	[ "$RC" -eq 0 ] && HELD+=("$OUT")
+	req=$(job_tres "$OUT")
 	for tres in cpu mem node gres/gpu; do
-		s=$(slurm_count "$tres" $1)
-		q=$(qosdeny_count "$tres" $1)
-		assert_eq "$tres for '$1'" "$s" "$q"
+		s=$(printf '%s\n' "${req//,/$'\n'}" | sed -n "s|^$tres=||p")
+		[ "$tres" == mem ] && s=$(mib "${s:-0}")
+		# shellcheck disable=SC2086
+		qosdeny_count "$tres" $1
+		assert_eq "$tres for '$1'" "${s:-0}" "$Q"
 	done
+	[ ${#HELD[@]} -eq 0 ] || scancel "${HELD[@]}"
 }
 
 while IFS= read -r opts; do
