@@ -166,16 +166,16 @@ static bool account_ok(const char *account)
 	return !account[0] || qd_usage_name_ok(account);
 }
 
-/* One usage key's name split into kind and names; -1 when not one. */
-static int parse_key(const struct scan *s, const char *k,
-		     enum qd_usage_kind *kind, char *account, char *user)
+int qd_usage_key_parse(const char *prefix, const char *k, size_t klen,
+		       enum qd_usage_kind *kind, char *account, char *user)
 {
-	size_t plen = strlen(s->prefix);
+	size_t plen = strlen(prefix);
 	const char *rest = k + plen, *colon;
 
-	user[0] = '\0';
-	/* MATCH asked for the prefix; a reply is not trusted to have it. */
-	if (strncmp(k, s->prefix, plen))
+	account[0] = user[0] = '\0';
+	/* MATCH asked for the prefix; a reply is not trusted to have it, nor
+	 * to be free of NULs (a key cut at one reads another's hash). */
+	if (klen < plen || memchr(k, '\0', klen) || strncmp(k, prefix, plen))
 		return -1;
 	if (!strncmp(rest, "account:", 8)) {
 		*kind = QD_USAGE_ACCOUNT;
@@ -234,7 +234,8 @@ static int read_batch(struct scan *s, redisReply *keys, char *err,
 		redisReply *h = replies[i];
 		double v, t;
 
-		if (parse_key(s, k, &kind, account, user))
+		if (qd_usage_key_parse(s->prefix, k, keys->element[i]->len,
+				       &kind, account, user))
 			continue; /* another tool's key under our prefix */
 		/* WRONGTYPE: a string or list written under a usage key. */
 		if (h->type == REDIS_REPLY_ERROR) {

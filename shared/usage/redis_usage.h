@@ -152,6 +152,17 @@ int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 
 enum qd_usage_kind { QD_USAGE_ACCOUNT, QD_USAGE_ASSOC };
 
+/*
+ * A usage key's name, klen bytes as SCAN gave it and a NUL after them (as
+ * hiredis ends every string), under prefix
+ * ("qosdeny:{C}:"): "account:ACCOUNT" (kind QD_USAGE_ACCOUNT; ACCOUNT may
+ * be empty, usage without one) or "assoc:ACCOUNT:USER" (QD_USAGE_ASSOC),
+ * each name as qd_usage_name_ok takes it, into account and user
+ * (QD_NAME_MAX each; user "" for an account). 0, or -1 when it is not one.
+ */
+int qd_usage_key_parse(const char *prefix, const char *k, size_t klen,
+		       enum qd_usage_kind *kind, char *account, char *user);
+
 /* Called per usage key read; user is "" for an account. Nonzero stops. */
 typedef int (*qd_redis_usage_fn)(enum qd_usage_kind kind, const char *account,
 				 const char *user, double usage, void *arg);

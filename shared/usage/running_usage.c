@@ -121,16 +121,14 @@ static int number(const char *s, uint64_t *out)
 	return *end || errno ? -1 : 0;
 }
 
-/* One entry's text into its names, GPU-seconds and last sighting; -1 when
- * malformed. */
-static int parse_entry(const char *s, size_t len, char *account, char *user,
-		       uint64_t *gs, uint64_t *seen)
+int qd_running_entry_parse(const char *s, size_t len, char *account, char *user,
+			   uint64_t *gs, uint64_t *seen)
 {
 	char buf[ENTRY_MAX], *save = NULL, *f[6];
 	uint64_t start, nodes;
 	int n = 0;
 
-	if (len >= sizeof(buf))
+	if (len >= sizeof(buf) || memchr(s, '\0', len))
 		return -1;
 	memcpy(buf, s, len);
 	buf[len] = '\0';
@@ -187,7 +185,8 @@ int qd_redis_read_running(struct qd_redis *r, const char *cluster,
 
 		if (job->type != REDIS_REPLY_STRING ||
 		    v->type != REDIS_REPLY_STRING ||
-		    parse_entry(v->str, v->len, account, user, &gs, &seen)) {
+		    qd_running_entry_parse(v->str, v->len, account, user, &gs,
+					   &seen)) {
 			qd_usage_skip(skipped,
 				      "%s: job %.20s: not a running entry "
 				      "(ACCOUNT USER GPU_SECONDS START NODES "

@@ -65,6 +65,16 @@ long qd_redis_publish_running(struct qd_redis *r, const char *cluster,
 			      char *err, size_t errlen);
 
 /*
+ * One entry's value, len bytes as Redis holds them, into its account and
+ * user (QD_NAME_MAX each), GPU-seconds and last sighting: 0, or -1 when it
+ * is not six decimal fields and names as qd_usage_name_ok takes them
+ * "ACCOUNT USER GPU_SECONDS START NODES SEEN", blank-separated, NUL-free
+ * and shorter than an entry the scripts write can be.
+ */
+int qd_running_entry_parse(const char *s, size_t len, char *account, char *user,
+			   uint64_t *gs, uint64_t *seen);
+
+/*
  * Calls fn (kind QD_USAGE_ASSOC) once per running job of cluster with its
  * GPU-seconds not yet in its records: several jobs of one association are
  * several calls, which the caller adds up. Entries last seen running more

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * What the usage store's readers (`qosdeny share`, `qosdeny limits`, the
+ * site factor) take from Redis's replies, which any client of a Redis
+ * without a password may have written: a usage key's name from SCAN
+ * (qd_usage_key_parse) and a running job's entry from HGETALL
+ * (qd_running_entry_parse).
+ *
+ * Input: one byte choosing the parser (even: a key under the prefix
+ * "qosdeny:{qd}:", odd: an entry), then the bytes as Redis would hold
+ * them, NULs and all. Checks, beyond the sanitizers:
+ *   - a key is accepted exactly when a second, plain reading of the forms in
+ *     redis_usage.h accepts it ("account:" and an account, possibly empty;
+ *     "assoc:", an account, possibly empty, ':' and a user; names of 1 to 63
+ *     characters from the allowed set or canonical %XX escapes; no NUL),
+ *     and yields the same kind and names: the key, written back from them,
+ *     is the input;
+ *   - an entry is accepted exactly when the plain reading accepts it (six
+ *     fields between runs of blanks: two names, four decimal numbers below
+ *     2^64; no NUL; under 224 bytes), and yields the same names and
+ *     numbers.
+ */
+#include "fuzz_util.h"
+#include "redis_usage.h"
+#include "running_usage.h"
+
+#define PREFIX	  "qosdeny:{qd}:"
+#define ENTRY_LEN (2 * QD_NAME_MAX + 96) /* running_usage.c's ENTRY_MAX */
+
+/* A stored name (names.h), read without names.c; "" where optional. */
+static bool model_name(const char *s, size_t len, bool optional)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
+				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				 "0123456789._@+$-";
+	static const char hex[] = "0123456789ABCDEF";
+
+	if (len >= QD_NAME_MAX || (!len && !optional))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		const char *h, *l;
+		char c;
+
+		if (s[i] && strchr(ok, s[i]))
+			continue;
+		if (s[i] != '%' || i + 2 >= len || !s[i + 1] || !s[i + 2])
+			return false;
+		h = strchr(hex, s[i + 1]);
+		l = strchr(hex, s[i + 2]);
+		if (!h || !l)
+			return false;
+		c = (char)((h - hex) * 16 + (l - hex));
+		if (!c || strchr(ok, c))
+			return false;
+		i += 2;
+	}
+	return true;
+}
+
+/* Decimal digits only, below 2^64. */
+static bool model_number(const char *s, size_t len, uint64_t *v)
+{
+	unsigned __int128 x = 0;
+
+	if (!len)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		x = x * 10 + (unsigned)(s[i] - '0');
+		if (x > UINT64_MAX)
+			return false;
+	}
+	*v = (uint64_t)x;
+	return true;
+}
+
+static void fuzz_key(const char *k, size_t n)
+{
+	char account[QD_NAME_MAX], user[QD_NAME_MAX], back[512];
+	const size_t plen = sizeof(PREFIX) - 1;
+	enum qd_usage_kind kind, mkind = QD_USAGE_ACCOUNT;
+	const char *rest = k + plen, *colon;
+	size_t rlen = n - plen;
+	bool model = false;
+	int rc;
+
+	if (n >= plen && !memchr(k, '\0', n) && !memcmp(k, PREFIX, plen)) {
+		if (rlen >= 8 && !memcmp(rest, "account:", 8)) {
+			model = model_name(rest + 8, rlen - 8, true);
+		} else if (rlen >= 6 && !memcmp(rest, "assoc:", 6)) {
+			mkind = QD_USAGE_ASSOC;
+			colon = memchr(rest + 6, ':', rlen - 6);
+			model = colon &&
+				model_name(rest + 6, (size_t)(colon - rest - 6),
+					   true) &&
+				model_name(colon + 1,
+					   (size_t)(k + n - colon - 1), false);
+		}
+	}
+	rc = qd_usage_key_parse(PREFIX, k, n, &kind, account, user);
+	FUZZ_ASSERT((rc == 0) == model, "key: parser %d, model %d", rc, model);
+	if (rc)
+		return;
+	FUZZ_ASSERT(kind == mkind, "key: kind %d, model %d", kind, mkind);
+	FUZZ_ASSERT(kind == QD_USAGE_ASSOC || !user[0], "key: user '%s'", user);
+	if (kind == QD_USAGE_ACCOUNT)
+		snprintf(back, sizeof(back), PREFIX "account:%s", account);
+	else
+		snprintf(back, sizeof(back), PREFIX "assoc:%s:%s", account,
+			 user);
+	FUZZ_ASSERT(strlen(back) == n && !memcmp(back, k, n),
+		    "key: written back as '%s'", back);
+}
+
+static void fuzz_entry(const char *s, size_t n)
+{
+	const char *f[7];
+	size_t flen[7], nf = 0, i = 0;
+	uint64_t mv[4], gs, seen;
+	char account[QD_NAME_MAX], user[QD_NAME_MAX];
+	bool model = n < ENTRY_LEN && !memchr(s, '\0', n);
+	int rc;
+
+	while (model && i < n && nf < 7) {
+		while (i < n && s[i] == ' ')
+			i++;
+		if (i == n)
+			break;
+		f[nf] = s + i;
+		while (i < n && s[i] != ' ')
+			i++;
+		flen[nf] = (size_t)(s + i - f[nf]);
+		nf++;
+	}
+	model = model && nf == 6 && model_name(f[0], flen[0], false) &&
+		model_name(f[1], flen[1], false);
+	for (int k = 0; model && k < 4; k++)
+		model = model_number(f[2 + k], flen[2 + k], &mv[k]);
+	rc = qd_running_entry_parse(s, n, account, user, &gs, &seen);
+	FUZZ_ASSERT((rc == 0) == model, "entry: parser %d, model %d", rc,
+		    model);
+	if (rc)
+		return;
+	FUZZ_ASSERT(strlen(account) == flen[0] &&
+			!memcmp(account, f[0], flen[0]),
+		    "entry: account '%s'", account);
+	FUZZ_ASSERT(strlen(user) == flen[1] && !memcmp(user, f[1], flen[1]),
+		    "entry: user '%s'", user);
+	FUZZ_ASSERT(gs == mv[0] && seen == mv[3],
+		    "entry: %" PRIu64 " %" PRIu64 ", model %" PRIu64
+		    " %" PRIu64,
+		    gs, seen, mv[0], mv[3]);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text;
+
+	if (!size)
+		return 0;
+	/* A copy of the input's bytes and the NUL hiredis puts after every
+	 * string, so that ASan sees any read past them. */
+	text = malloc(size);
+	if (!text)
+		return 0;
+	memcpy(text, data + 1, size - 1);
+	text[size - 1] = '\0';
+	if (data[0] % 2)
+		fuzz_entry(text, size - 1);
+	else
+		fuzz_key(text, size - 1);
+	free(text);
+	return 0;
+}
