@@ -50,6 +50,18 @@ assert_eq "every record is in Redis once, and only those" 7 \
 	"$(rcli --scan --pattern "qosdeny:{$QD_CLUSTER_NAME}:rec:*" | wc -l)"
 assert_eq "the spools are empty" "" "$(spool_records)"
 
+# Each record is charged to the user and account slurmctld recorded for
+# the job, as sacct shows them (docs/gpu-and-usage.md): here each user's
+# default account.
+in_sacct() { [ -n "$(sacct -n -X -j "$1" -o Account 2>/dev/null | tr -d ' ')" ]; }
+for j in "$a1" "$b1" "$c1"; do
+	wait_for "job $j in sacct" 30 in_sacct "$j"
+	rec=$(redis_record "$j" n1)
+	assert_eq "job $j: the record's user and account are sacct's" \
+		"$(sacct -n -P -X -j "$j" -o User,Account | head -n 1)" \
+		"$(field "$rec" user)|$(field "$rec" account)"
+done
+
 OUT=$("$QD" share -P 2>&1)
 assert_eq "qosdeny share -P exits 0" 0 "$?"
 echo "$OUT" | sed 's/^/# /'
