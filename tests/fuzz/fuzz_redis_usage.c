@@ -26,36 +26,6 @@
 #define PREFIX	  "qosdeny:{qd}:"
 #define ENTRY_LEN (2 * QD_NAME_MAX + 96) /* running_usage.c's ENTRY_MAX */
 
-/* A stored name (names.h), read without names.c; "" where optional. */
-static bool model_name(const char *s, size_t len, bool optional)
-{
-	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
-				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				 "0123456789._@+$-";
-	static const char hex[] = "0123456789ABCDEF";
-
-	if (len >= QD_NAME_MAX || (!len && !optional))
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		const char *h, *l;
-		char c;
-
-		if (s[i] && strchr(ok, s[i]))
-			continue;
-		if (s[i] != '%' || i + 2 >= len || !s[i + 1] || !s[i + 2])
-			return false;
-		h = strchr(hex, s[i + 1]);
-		l = strchr(hex, s[i + 2]);
-		if (!h || !l)
-			return false;
-		c = (char)((h - hex) * 16 + (l - hex));
-		if (!c || strchr(ok, c))
-			return false;
-		i += 2;
-	}
-	return true;
-}
-
 /* Decimal digits only, below 2^64. */
 static bool model_number(const char *s, size_t len, uint64_t *v)
 {
@@ -86,15 +56,16 @@ static void fuzz_key(const char *k, size_t n)
 
 	if (n >= plen && !memchr(k, '\0', n) && !memcmp(k, PREFIX, plen)) {
 		if (rlen >= 8 && !memcmp(rest, "account:", 8)) {
-			model = model_name(rest + 8, rlen - 8, true);
+			model = fuzz_model_name(rest + 8, rlen - 8, true);
 		} else if (rlen >= 6 && !memcmp(rest, "assoc:", 6)) {
 			mkind = QD_USAGE_ASSOC;
 			colon = memchr(rest + 6, ':', rlen - 6);
-			model = colon &&
-				model_name(rest + 6, (size_t)(colon - rest - 6),
-					   true) &&
-				model_name(colon + 1,
-					   (size_t)(k + n - colon - 1), false);
+			model =
+			    colon &&
+			    fuzz_model_name(rest + 6,
+					    (size_t)(colon - rest - 6), true) &&
+			    fuzz_model_name(colon + 1,
+					    (size_t)(k + n - colon - 1), false);
 		}
 	}
 	rc = qd_usage_key_parse(PREFIX, k, n, &kind, account, user);
@@ -132,8 +103,8 @@ static void fuzz_entry(const char *s, size_t n)
 		flen[nf] = (size_t)(s + i - f[nf]);
 		nf++;
 	}
-	model = model && nf == 6 && model_name(f[0], flen[0], false) &&
-		model_name(f[1], flen[1], false);
+	model = model && nf == 6 && fuzz_model_name(f[0], flen[0], false) &&
+		fuzz_model_name(f[1], flen[1], false);
 	for (int k = 0; model && k < 4; k++)
 		model = model_number(f[2 + k], flen[2 + k], &mv[k]);
 	rc = qd_running_entry_parse(s, n, account, user, &gs, &seen);

@@ -55,37 +55,6 @@ static int kind(size_t i)
 	return i >= 4 && i <= 6; /* account, qos, partition */
 }
 
-static bool model_name(const char *s, size_t len, bool optional)
-{
-	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
-				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				 "0123456789._@+$-";
-
-	static const char hex[] = "0123456789ABCDEF";
-
-	if (len >= QD_NAME_MAX || (!len && !optional))
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		const char *h, *l;
-		char c;
-
-		if (s[i] && strchr(ok, s[i]))
-			continue;
-		/* "%XX", uppercase, of a byte that needs it */
-		if (s[i] != '%' || i + 2 >= len || !s[i + 1] || !s[i + 2])
-			return false;
-		h = strchr(hex, s[i + 1]);
-		l = strchr(hex, s[i + 2]);
-		if (!h || !l)
-			return false;
-		c = (char)((h - hex) * 16 + (l - hex));
-		if (!c || strchr(ok, c))
-			return false;
-		i += 2;
-	}
-	return true;
-}
-
 static bool model_number(const char *s, size_t len, unsigned __int128 max,
 			 unsigned __int128 *v)
 {
@@ -195,7 +164,7 @@ static bool model_decode(const char *d, size_t n, struct model *m)
 					  &m->num[i]))
 				return false;
 		} else {
-			if (!model_name(v, (size_t)(stop - v), kind(i)))
+			if (!fuzz_model_name(v, (size_t)(stop - v), kind(i)))
 				return false;
 			m->name[i] = v;
 			m->namelen[i] = (size_t)(stop - v);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "names.h"
 #include "tres.h"
 
 #define FUZZ_ASSERT(cond, ...)                                                 \
@@ -80,6 +81,39 @@ static inline uint64_t fuzz_u64(struct fuzz_in *in)
 	default:
 		return fuzz_raw64(in);
 	}
+}
+
+/* A stored name as names.h describes it, read without names.c: 1 to 63
+ * characters of [A-Za-z0-9._@+$-] and canonical "%XX" escapes of bytes
+ * outside that set ("" too where optional). */
+static inline bool fuzz_model_name(const char *s, size_t len, bool optional)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
+				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				 "0123456789._@+$-";
+	static const char hex[] = "0123456789ABCDEF";
+
+	if (len >= QD_NAME_MAX || (!len && !optional))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		const char *h, *l;
+		char c;
+
+		if (s[i] && strchr(ok, s[i]))
+			continue;
+		/* "%XX", uppercase, of a byte that needs it */
+		if (s[i] != '%' || i + 2 >= len || !s[i + 1] || !s[i + 2])
+			return false;
+		h = strchr(hex, s[i + 1]);
+		l = strchr(hex, s[i + 2]);
+		if (!h || !l)
+			return false;
+		c = (char)((h - hex) * 16 + (l - hex));
+		if (!c || strchr(ok, c))
+			return false;
+		i += 2;
+	}
+	return true;
 }
 
 /* A NUL-terminated heap copy of the whole input, so that ASan sees any read
