@@ -63,7 +63,7 @@ worker() {
 	[ "$q" -le "${d:-0}" ] || q=${d:-0}
 	grep -v -e 'qosdeny:' -e 'error: invalid partition specified' \
 		"$work/$1.err" >&2
-	echo "$q $a $((o + ${d:-0} - q))"
+	echo "$q ${a:-0} $((${o:-0} + ${d:-0} - q))"
 }
 
 # measure DENY_ALICE DENY_BOB: CHUNKS chunks of submissions, alice and bob
