@@ -178,7 +178,8 @@ integration)
 integration-memory)
 	# t_memory.sh alone, on a cluster directory of its own: make check runs
 	# it beside the version's other suites (slurmctld is restarted twice),
-	# with ports and job ids of its own in QD_MAKE_ARGS. Its counts are the integration suite's.
+	# with ports and job ids of its own in QD_MAKE_ARGS. Its counts are the
+	# integration suite's.
 	no_tree_2605 && exit 0
 	bash "$HERE/make-in.sh" "$ver" integration \
 		QUICK_ARGS=tests/integration/t_memory.sh QD_CLUSTER_SUFFIX=-memory \

@@ -129,13 +129,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	/* A copy of the input's bytes and the NUL hiredis puts after every
-	 * string, so that ASan sees any read past them. */
-	text = malloc(size);
-	if (!text)
-		return 0;
-	memcpy(text, data + 1, size - 1);
-	text[size - 1] = '\0';
+	/* The NUL after the bytes is the one hiredis puts after every
+	 * string. */
+	text = fuzz_strndup(data + 1, size - 1);
 	if (data[0] % 2)
 		fuzz_entry(text, size - 1);
 	else

@@ -3,9 +3,10 @@
  * two kinds of batch job, in turn, straight through libslurm, each refused
  * by slurmctld (t_memory.sh: no job record stays). A KIND is
  * "QOS,GPUS,PARTITION", "-" for a field not sent. The job is what
- * `sbatch -q QOS --gres=gpu:GPUS -p PARTITION --wrap true` sends, without
- * starting sbatch 8,000 times: one process, one libslurm, so that what the
- * test costs is slurmctld's work, not the clients'.
+ * `sbatch -q QOS --gres=gpu:GPUS -p PARTITION --wrap true` sends, built
+ * once, without starting an sbatch per submission: one process, one
+ * libslurm, so that what the test costs is slurmctld's work, not the
+ * clients'.
  *
  * Prints "DENIED REFUSED OTHER": answers ESLURM_ACCOUNTING_POLICY (a job
  * submit plugin's denial; its message is on stderr, as sbatch prints it),
@@ -27,8 +28,9 @@
 
 extern char **environ;
 
+/* One kind of job: its description, sent as it is each time. */
 struct kind {
-	char *qos, *partition;
+	job_desc_msg_t d;
 	char tres[64];
 };
 
@@ -40,18 +42,35 @@ struct kind {
 #define GPU_TRES "gres:gpu:%s"
 #endif
 
-static int parse_kind(char *arg, struct kind *k)
+/* "QOS,GPUS,PARTITION" into the job sbatch would send from cwd. */
+static int parse_kind(char *arg, char *cwd, struct kind *k)
 {
-	char *gpus, *save = NULL;
+	char *qos, *gpus, *partition, *save = NULL;
+	job_desc_msg_t *d = &k->d;
 
-	k->qos = strtok_r(arg, ",", &save);
+	qos = strtok_r(arg, ",", &save);
 	gpus = strtok_r(NULL, ",", &save);
-	k->partition = strtok_r(NULL, ",", &save);
-	if (!k->qos || !gpus || !k->partition || strtok_r(NULL, ",", &save))
+	partition = strtok_r(NULL, ",", &save);
+	if (!qos || !gpus || !partition || strtok_r(NULL, ",", &save))
 		return -1;
-	k->tres[0] = '\0';
-	if (strcmp(gpus, "-"))
+	slurm_init_job_desc_msg(d);
+	d->name = "wrap";
+	d->script = "#!/bin/sh\n# This script was created by sbatch "
+		    "--wrap.\n\ntrue\n";
+	d->user_id = getuid();
+	d->group_id = getgid();
+	d->work_dir = cwd;
+	d->environment = environ;
+	for (d->env_size = 0; environ[d->env_size]; d->env_size++)
+		;
+	if (strcmp(qos, "-"))
+		d->qos = qos;
+	if (strcmp(partition, "-"))
+		d->partition = partition;
+	if (strcmp(gpus, "-")) {
 		snprintf(k->tres, sizeof(k->tres), GPU_TRES, gpus);
+		d->tres_per_node = k->tres;
+	}
 	return 0;
 }
 
@@ -70,30 +89,13 @@ static int retryable(int e)
 }
 
 /* One submission: its errno, 0 when a job was queued (unexpected). */
-static int submit(const struct kind *k, char *cwd)
+static int submit(struct kind *k)
 {
 	submit_response_msg_t *resp = NULL;
-	job_desc_msg_t d;
 	int e = 0;
 
 	for (int try = 0; try < 3; try++) {
-		slurm_init_job_desc_msg(&d);
-		d.name = "wrap";
-		d.script = "#!/bin/sh\n# This script was created by sbatch "
-			   "--wrap.\n\ntrue\n";
-		d.user_id = getuid();
-		d.group_id = getgid();
-		d.work_dir = cwd;
-		d.environment = environ;
-		for (d.env_size = 0; environ[d.env_size]; d.env_size++)
-			;
-		if (strcmp(k->qos, "-"))
-			d.qos = k->qos;
-		if (strcmp(k->partition, "-"))
-			d.partition = k->partition;
-		if (k->tres[0])
-			d.tres_per_node = (char *)k->tres;
-		if (slurm_submit_batch_job(&d, &resp) == SLURM_SUCCESS) {
+		if (slurm_submit_batch_job(&k->d, &resp) == SLURM_SUCCESS) {
 			fprintf(stderr, "queued: job %u\n",
 				QD_RESP_JOB_ID(resp));
 			slurm_free_submit_response_response_msg(resp);
@@ -112,20 +114,21 @@ int main(int argc, char **argv)
 	struct kind kinds[2];
 	char cwd[4096], *end;
 
-	if (argc != 4 || !(n = strtoul(argv[1], &end, 10)) || *end ||
-	    parse_kind(argv[2], &kinds[0]) || parse_kind(argv[3], &kinds[1])) {
-		fprintf(stderr, "usage: submit_many N QOS,GPUS,PARTITION "
-				"QOS,GPUS,PARTITION (\"-\": not sent)\n");
-		return 2;
-	}
 	if (!getcwd(cwd, sizeof(cwd))) {
 		perror("submit_many: getcwd");
 		return 1;
 	}
+	if (argc != 4 || !(n = strtoul(argv[1], &end, 10)) || *end ||
+	    parse_kind(argv[2], cwd, &kinds[0]) ||
+	    parse_kind(argv[3], cwd, &kinds[1])) {
+		fprintf(stderr, "usage: submit_many N QOS,GPUS,PARTITION "
+				"QOS,GPUS,PARTITION (\"-\": not sent)\n");
+		return 2;
+	}
 	slurm_init(NULL);
 	for (unsigned long i = 0; i < n; i++)
 		for (int j = 0; j < 2; j++) {
-			int e = submit(&kinds[j], cwd);
+			int e = submit(&kinds[j]);
 
 			if (e == ESLURM_ACCOUNTING_POLICY) {
 				denied++;
