@@ -102,16 +102,10 @@ static int name_from(qd_env_fn env, void *arg, const char *var, char *dst,
 {
 	const char *v = env(var, arg);
 
-	if (!v || !*v)
+	/* Escaped where it must be, hashed where even escaped it is too
+	 * long (names.h): a name is kept, never dropped. */
+	if (!v || qd_name_store(v, dst))
 		return qd_errf(err, errlen, "%s is not set", var);
-	/* Escaped where it must be (names.h): a name is kept, never
-	 * dropped, unless even escaped it is too long to be held. */
-	if (qd_name_store(v, dst))
-		return qd_errf(err, errlen,
-			       "%s '%.64s%s' is too long for a usage record "
-			       "(at most 63 characters, each byte outside "
-			       "A-Z a-z 0-9 . _ @ + $ - counting 3)",
-			       var, v, strlen(v) > 64 ? "..." : "");
 	return 0;
 }
 

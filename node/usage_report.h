@@ -129,4 +129,12 @@ enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 void qd_report_sweep(const struct qd_reporter *rp, int64_t last_alive,
 		     qd_run_lookup_fn lookup, void *lookup_arg);
 
+/*
+ * Keeps in Redis what each of names (a job's user and account, as Slurm
+ * gives them) stands for where its stored form is hashed (usage_names.c);
+ * connects only then. A failure is logged, naming the job.
+ */
+void qd_report_names(const struct qd_reporter *rp, const char *cluster,
+		     uint32_t job, const char *const *names, size_t n);
+
 #endif

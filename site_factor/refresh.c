@@ -18,7 +18,6 @@
 
 #include "errmsg.h"
 #include "fairshare_usage.h"
-#include "names.h"
 #include "now_ms.h"
 #include "policy_keep.h"
 #include "refresh.h"
@@ -216,41 +215,6 @@ static const struct qd_policy *current_policy(const struct qd_site *site)
 	return policy_file.current;
 }
 
-/*
- * A running job whose user or account no usage key can hold (a name whose
- * stored form, names.h, is over 63 characters; snapshot.c leaves it "";
- * its nodes refuse its record too, naming it) is left
- * out of the publication, which would otherwise fail, and every factor's
- * refresh with it. Said once per job, not at every refresh.
- */
-static void leave_out_unnamed(struct qd_sf_snapshot *s)
-{
-	static uint32_t said[16];
-	static size_t next;
-	size_t kept = 0;
-
-	for (size_t i = 0; i < s->n_jobs; i++) {
-		const struct qd_running_job *j = &s->jobs[i];
-		bool seen = false;
-
-		if (qd_usage_name_ok(j->account) && qd_usage_name_ok(j->user)) {
-			s->jobs[kept++] = *j;
-			continue;
-		}
-		for (size_t k = 0; k < sizeof(said) / sizeof(said[0]); k++)
-			seen = seen || said[k] == j->job_id;
-		if (seen)
-			continue;
-		said[next++ % (sizeof(said) / sizeof(said[0]))] = j->job_id;
-		error("qosdeny: site factor: job %" PRIu32 ": its %s name "
-		      "is too long to keep GPU usage under (at most 63 "
-		      "characters, each byte outside A-Z a-z 0-9 . _ @ + $ - "
-		      "counting 3): its running GPU time is left out",
-		      j->job_id, j->user[0] ? "account" : "user");
-	}
-	s->n_jobs = kept;
-}
-
 /* Usage entries in Redis that cannot be read (anything a job reached may
  * have written them) are left out of the factors: said when their number
  * changes, not at every refresh. */
@@ -290,7 +254,6 @@ static int refresh(uint32_t weight, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	leave_out_unnamed(&s);
 	if (s.gpu_tres_pos < 0 && !warned_no_gpu_tres) {
 		error("qosdeny: site factor: AccountingStorageTRES lacks "
 		      "gres/gpu, so running jobs' GPU time is not counted "

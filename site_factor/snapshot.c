@@ -7,14 +7,12 @@
 
 #include "snapshot.h"
 
-/* A name as usage keys hold it (names.h: escaped where it must be); ""
- * for none. false when Slurm's name is too long to be held: "" then. */
-static bool copy_name(char *dst, const char *src)
+/* A name as usage keys hold it (names.h: escaped where it must be, hashed
+ * where it is long); "" for none. */
+static void copy_name(char *dst, const char *src)
 {
-	if (src && *src && !qd_name_store(src, dst))
-		return true;
-	dst[0] = '\0';
-	return !src || !*src;
+	if (!src || qd_name_store(src, dst))
+		dst[0] = '\0';
 }
 
 struct grow {
@@ -44,12 +42,11 @@ static int take_assoc(void *x, void *arg)
 	slurmdb_assoc_rec_t *a = x;
 	struct qd_sf_assoc one = {.ref.id = a->id}, *s;
 
-	/* No usage can be kept under a name too long for its key: such an
-	 * association has none, as if it were not there. */
-	if (!a->acct || !a->id || !copy_name(one.ref.account, a->acct) ||
-	    !copy_name(one.ref.user, a->user) ||
-	    !copy_name(one.parent, a->parent_acct))
+	if (!a->acct || !*a->acct || !a->id)
 		return 0;
+	copy_name(one.ref.account, a->acct);
+	copy_name(one.ref.user, a->user);
+	copy_name(one.parent, a->parent_acct);
 	one.shares = a->shares_raw == SLURMDB_FS_USE_PARENT ? QD_FS_USE_PARENT
 							    : a->shares_raw;
 	s = next_slot(arg);
@@ -83,7 +80,8 @@ static int take_job(void *x, void *arg)
 	uint64_t gpus;
 
 	if (!(IS_JOB_RUNNING(j) || IS_JOB_SUSPENDED(j)) || !j->tres_alloc_cnt ||
-	    !j->assoc_ptr || !j->assoc_ptr->acct || !j->assoc_ptr->user)
+	    !j->assoc_ptr || !j->assoc_ptr->acct || !*j->assoc_ptr->acct ||
+	    !j->assoc_ptr->user || !*j->assoc_ptr->user)
 		return 0;
 	gpus = j->tres_alloc_cnt[w->pos];
 	if (!gpus || gpus == NO_VAL64)
@@ -93,8 +91,6 @@ static int take_job(void *x, void *arg)
 		return -1;
 	r->job_id = j->job_id;
 	r->start = j->start_time;
-	/* "" where too long: left out and said, outside the locks
-	 * (refresh.c). */
 	copy_name(r->account, j->assoc_ptr->acct);
 	copy_name(r->user, j->assoc_ptr->user);
 	r->gpu_seconds = gpus * (uint64_t)run_time(j, w->now);

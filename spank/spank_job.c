@@ -200,6 +200,12 @@ int qd_job_script(int ac, char **av, bool epilog)
 		qd_report_epilog(rp, &job, now);
 	else
 		qd_report_prolog(rp, &job, now);
+	if (job.user[0] == '~' || job.account[0] == '~') {
+		const char *names[] = {getenv("SLURM_JOB_USER"),
+				       getenv("SLURM_JOB_ACCOUNT")};
+
+		qd_report_names(rp, job.cluster, job.job_id, names, 2);
+	}
 out:
 	free(rp);
 	return 0;

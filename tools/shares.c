@@ -13,30 +13,29 @@
 #include "libslurm_compat.h"
 #include "shares.h"
 
-/* An association's names as usage keys hold them (names.h: escaped where
- * they must be), so that its row meets its usage; one with a name too long
- * for a key has no usage and no row. */
-static bool stored(const char *name, char out[QD_NAME_MAX], const char **to)
+/* An association's name as usage keys hold it (names.h: escaped where it
+ * must be, hashed where it is long), so that its row meets its usage;
+ * NULL for none. */
+static const char *stored(const char *name, char out[QD_NAME_MAX])
 {
-	*to = NULL;
-	if (!name || !*name)
-		return true;
-	*to = out;
-	return !qd_name_store(name, out);
+	return name && !qd_name_store(name, out) ? out : NULL;
 }
 
 static int add_assoc(struct qd_fs_table *t, const slurmdb_assoc_rec_t *a)
 {
 	char acct[QD_NAME_MAX], user[QD_NAME_MAX], parent[QD_NAME_MAX];
-	const char *ap, *up, *pp;
+	const char *ap = stored(a->acct, acct);
 
-	if (!stored(a->acct, acct, &ap) || !ap || !stored(a->user, user, &up) ||
-	    !stored(a->parent_acct, parent, &pp))
+	if (!ap)
 		return 0;
-	return qd_fs_add_assoc(t, ap, up, pp,
-			       a->shares_raw == SLURMDB_FS_USE_PARENT
-				   ? QD_FS_USE_PARENT
-				   : a->shares_raw);
+	/* A name stored hashed is printed whole, escaped (names.h). */
+	if (qd_fs_show_name(t, a->acct) ||
+	    (a->user && qd_fs_show_name(t, a->user)))
+		return -1;
+	return qd_fs_add_assoc(
+	    t, ap, stored(a->user, user), stored(a->parent_acct, parent),
+	    a->shares_raw == SLURMDB_FS_USE_PARENT ? QD_FS_USE_PARENT
+						   : a->shares_raw);
 }
 
 int qd_shares_from_slurmdb(const struct qd_site *s, const char *cluster,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fairshare.h"
+#include "names.h"
 
 static bool row_is(const struct qd_fs_row *r, const char *account,
 		   const char *user)
@@ -283,8 +284,40 @@ fail:
 	return rv;
 }
 
+int qd_fs_show_name(struct qd_fs_table *t, const char *name)
+{
+	struct qd_fs_name one = {0}, *names;
+
+	if (qd_name_store(name, one.stored) || one.stored[0] != '~' ||
+	    qd_fs_shown(t, one.stored) != one.stored)
+		return 0;
+	one.shown = qd_name_shown(name);
+	names = one.shown
+		    ? reallocarray(t->names, t->n_names + 1, sizeof(*names))
+		    : NULL;
+	if (!names) {
+		free(one.shown);
+		return -1;
+	}
+	t->names = names;
+	t->names[t->n_names++] = one;
+	return 0;
+}
+
+const char *qd_fs_shown(const struct qd_fs_table *t, const char *stored)
+{
+	if (stored[0] == '~')
+		for (size_t i = 0; i < t->n_names; i++)
+			if (!strcmp(t->names[i].stored, stored))
+				return t->names[i].shown;
+	return stored;
+}
+
 void qd_fs_free(struct qd_fs_table *t)
 {
+	for (size_t i = 0; i < t->n_names; i++)
+		free(t->names[i].shown);
+	free(t->names);
 	free(t->rows);
 	free(t->slots);
 	memset(t, 0, sizeof(*t));

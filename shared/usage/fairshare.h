@@ -40,9 +40,17 @@ struct qd_fs_row {
 	int depth; /* 0 for an account directly below root */
 };
 
+/* A name the rows hold hashed (names.h), and what to print for it. */
+struct qd_fs_name {
+	char stored[QD_NAME_MAX];
+	char *shown;
+};
+
 struct qd_fs_table {
 	struct qd_fs_row *rows;
 	size_t n, cap;
+	struct qd_fs_name *names; /* qd_fs_show_name's, few */
+	size_t n_names;
 	/* Hash index of the rows by (account, user): row index + 1, 0 empty.
 	 * Tables of 10,000 associations are built every refresh of the site
 	 * factor, so finding a row must not walk them all. */
@@ -71,6 +79,17 @@ struct qd_fs_row *qd_fs_add(struct qd_fs_table *t, const char *account,
  */
 int qd_fs_add_assoc(struct qd_fs_table *t, const char *account,
 		    const char *user, const char *parent, uint32_t shares);
+
+/*
+ * What qd_fs_print prints for the stored name of name where that is hashed
+ * (names.h: a name whose escaped form is over 63 characters): its escaped
+ * form, whole, rather than "~" and a SHA-1. Nothing for other names.
+ * Returns 0, or -1 when out of memory.
+ */
+int qd_fs_show_name(struct qd_fs_table *t, const char *name);
+
+/* What to print for a stored name: stored itself, or qd_fs_show_name's. */
+const char *qd_fs_shown(const struct qd_fs_table *t, const char *stored);
 
 /* The row, or NULL. */
 struct qd_fs_row *qd_fs_find(struct qd_fs_table *t, const char *account,
@@ -101,7 +120,9 @@ int qd_fs_compute(struct qd_fs_table *t);
  * first, no trailing '|'. Otherwise sshare's aligned columns: a header, a
  * line of dashes, names indented by depth and cut to the column width with
  * a '+' at the end, as sshare cuts them. RawUsage is rounded to whole
- * seconds. Returns 0, or -1 when the stream has an error.
+ * seconds. Names stored hashed are printed as qd_fs_show_name gave them,
+ * and their rows sorted by that. Returns 0, or -1 when the stream has an
+ * error or memory runs out.
  */
 int qd_fs_print(FILE *f, const struct qd_fs_table *t, bool parsable);
 

@@ -58,16 +58,18 @@ static void print_aligned_header(FILE *f)
 	fputc('\n', f);
 }
 
-static void print_aligned_row(FILE *f, const struct qd_fs_row *r)
+static void print_aligned_row(FILE *f, const struct qd_fs_table *t,
+			      const struct qd_fs_row *r)
 {
-	char name[W_ACCOUNT + QD_NAME_MAX + 1], buf[W_ACCOUNT + 1];
+	char name[2 * W_ACCOUNT + 1], buf[W_ACCOUNT + 1];
 
 	/* The tree shows as indentation, as in sshare (root being left out,
 	 * an account directly below it is not indented). */
 	snprintf(name, sizeof(name), "%*s%s",
-		 r->depth > W_ACCOUNT ? W_ACCOUNT : r->depth, "", r->account);
+		 r->depth > W_ACCOUNT ? W_ACCOUNT : r->depth, "",
+		 qd_fs_shown(t, r->account));
 	fprintf(f, "%-*s ", W_ACCOUNT, cut(buf, W_ACCOUNT, name));
-	fprintf(f, "%*s ", W_USER, cut(buf, W_USER, r->user));
+	fprintf(f, "%*s ", W_USER, cut(buf, W_USER, qd_fs_shown(t, r->user)));
 	if (r->raw_shares == QD_FS_USE_PARENT)
 		fprintf(f, "%*s ", W_RSHARES, "parent");
 	else
@@ -77,9 +79,11 @@ static void print_aligned_row(FILE *f, const struct qd_fs_row *r)
 		W_FS, r->fair_share);
 }
 
-static void print_parsable_row(FILE *f, const struct qd_fs_row *r)
+static void print_parsable_row(FILE *f, const struct qd_fs_table *t,
+			       const struct qd_fs_row *r)
 {
-	fprintf(f, "%s|%s|", r->account, r->user);
+	fprintf(f, "%s|%s|", qd_fs_shown(t, r->account),
+		qd_fs_shown(t, r->user));
 	if (r->raw_shares == QD_FS_USE_PARENT)
 		fputs("parent|", f);
 	else
@@ -88,17 +92,39 @@ static void print_parsable_row(FILE *f, const struct qd_fs_row *r)
 		rounded(r->raw_usage), r->effectv_usage, r->fair_share);
 }
 
+/* Rows by the names printed (account, then user, "" first): the table's
+ * own order, by stored names, differs only where a name is hashed. */
+static int shown_cmp(const void *a, const void *b, void *table)
+{
+	const struct qd_fs_row *x = *(const struct qd_fs_row *const *)a,
+			       *y = *(const struct qd_fs_row *const *)b;
+	const struct qd_fs_table *t = table;
+	int c = strcmp(qd_fs_shown(t, x->account), qd_fs_shown(t, y->account));
+
+	return c ? c : strcmp(qd_fs_shown(t, x->user), qd_fs_shown(t, y->user));
+}
+
 int qd_fs_print(FILE *f, const struct qd_fs_table *t, bool parsable)
 {
+	const struct qd_fs_row **order =
+	    calloc(t->n ? t->n : 1, sizeof(*order));
+
+	if (!order)
+		return -1;
+	for (size_t i = 0; i < t->n; i++)
+		order[i] = &t->rows[i];
+	if (t->n_names)
+		qsort_r(order, t->n, sizeof(*order), shown_cmp, (void *)t);
 	if (parsable)
 		fprintf(f, "%s\n", header);
 	else
 		print_aligned_header(f);
 	for (size_t i = 0; i < t->n; i++) {
 		if (parsable)
-			print_parsable_row(f, &t->rows[i]);
+			print_parsable_row(f, t, order[i]);
 		else
-			print_aligned_row(f, &t->rows[i]);
+			print_aligned_row(f, t, order[i]);
 	}
+	free(order);
 	return ferror(f) ? -1 : 0;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "fairshare_usage.h"
+#include "redis_names.h"
 #include "running_usage.h"
 
 /* Completed usage: SCAN may return a key twice, so it is set, not added. */
@@ -47,6 +49,26 @@ static int read_cluster(struct qd_fs_table *one, struct qd_redis *r,
 	return 0;
 }
 
+/* What a hashed name of a row that only the usage gave stands for, where
+ * cluster's store keeps it (redis_names.h): to print it whole. */
+static int find_name(struct qd_fs_table *t, struct qd_redis *r,
+		     const char *cluster, const char *stored, char *err,
+		     size_t errlen)
+{
+	char *name;
+	int rv;
+
+	if (stored[0] != '~' || qd_fs_shown(t, stored) != stored)
+		return 0;
+	if (qd_redis_find_name(r, cluster, stored, &name, err, errlen))
+		return -1;
+	rv = name ? qd_fs_show_name(t, name) : 0;
+	free(name);
+	if (rv)
+		snprintf(err, errlen, "out of memory");
+	return rv;
+}
+
 int qd_fs_read_usage(struct qd_fs_table *t, struct qd_redis *r,
 		     const char *const *clusters, size_t n,
 		     uint64_t half_life_s, bool add,
@@ -69,6 +91,13 @@ int qd_fs_read_usage(struct qd_fs_table *t, struct qd_redis *r,
 			if (add && !row) {
 				qd_fs_free(&one);
 				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			if (add && (find_name(t, r, clusters[c], u->account,
+					      err, errlen) ||
+				    find_name(t, r, clusters[c], u->user, err,
+					      errlen))) {
+				qd_fs_free(&one);
 				return -1;
 			}
 			if (row)

@@ -18,9 +18,10 @@
 /*
  * Adds each cluster's usage to the rows of t (before qd_fs_compute). add:
  * usage of an association without a row gets one (no slurmdbd: the rows
- * come from the usage); otherwise it is left out (a deleted association).
- * Entries that cannot be read are skipped into skipped. Returns 0, or -1
- * with err; then t's usage is partly added.
+ * come from the usage), and each of its names stored hashed is printed as
+ * the cluster's store keeps it (redis_names.h); otherwise it is left out
+ * (a deleted association). Entries that cannot be read are skipped into
+ * skipped. Returns 0, or -1 with err; then t's usage is partly added.
  */
 int qd_fs_read_usage(struct qd_fs_table *t, struct qd_redis *r,
 		     const char *const *clusters, size_t n,

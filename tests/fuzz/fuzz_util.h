@@ -85,7 +85,8 @@ static inline uint64_t fuzz_u64(struct fuzz_in *in)
 
 /* A stored name as names.h describes it, read without names.c: 1 to 63
  * characters of [A-Za-z0-9._@+$-] and canonical "%XX" escapes of bytes
- * outside that set ("" too where optional). */
+ * outside that set ("" too where optional), or "~" and 40 lowercase hex
+ * digits. */
 static inline bool fuzz_model_name(const char *s, size_t len, bool optional)
 {
 	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
@@ -93,6 +94,13 @@ static inline bool fuzz_model_name(const char *s, size_t len, bool optional)
 				 "0123456789._@+$-";
 	static const char hex[] = "0123456789ABCDEF";
 
+	/* "~" and a SHA-1 in lowercase hex: a long name, hashed */
+	if (len == 41 && s[0] == '~') {
+		for (size_t i = 1; i < len; i++)
+			if (!s[i] || !strchr("0123456789abcdef", s[i]))
+				return false;
+		return true;
+	}
 	if (len >= QD_NAME_MAX || (!len && !optional))
 		return false;
 	for (size_t i = 0; i < len; i++) {

@@ -7,8 +7,8 @@
 # an empty account, counted once, and `qosdeny share` shows it. A job that
 # names an account no key could hold as typed ('x:y lab') is charged to it,
 # escaped (x%3Ay%20lab): before record version 3 it was charged nothing.
-# One no record can hold even escaped is an error naming the job, and
-# `qosdeny doctor --node` counts it.
+# One too long even escaped is charged to its SHA-1, and share prints it
+# whole.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"
 source "$(dirname "$0")/usage-lib.sh"
@@ -106,21 +106,31 @@ IFS='|' read -r _ _ _ _ used _ _ <<<"$row"
 assert_eq "share: alice under x%3Ay%20lab, RawUsage ${gs:-?}" \
 	"${gs:-?}" "${used:-none}"
 
-# An account that even escaped is over 63 characters: the job runs, its
-# record cannot be written; slurmd's log names the job, and doctor counts
-# it (.unrecorded in the spool).
+# An account that even escaped is over 63 characters (30 colons, 90
+# escaped) is stored as "~" and its SHA-1, and charged; Redis keeps what
+# the hash stands for, and share prints the account whole (escaped).
+# Before, its record was refused and the job charged nothing.
 long=$(printf ':%.0s' {1..30})
-as alice sbatch --parsable -N1 -w n1 --gres=gpu:1 -A "$long" --wrap 'true'
+hashed="~$(printf '%s' "$long" | sha1sum | cut -c1-40)"
+as alice sbatch --parsable -N1 -w n1 --gres=gpu:1 -A "$long" --wrap 'sleep 2'
 assert_eq "alice's job with a 30-colon account is accepted" 0 "$RC"
 lj=${OUT%%;*}
 check "it ended, epilog included" wait_for "the job to end" 60 queue_empty
-assert_contains "slurmd's log names the job and why" \
-	"qosdeny: job $lj prolog: GPU usage not reported: SLURM_JOB_ACCOUNT '$long' is too long for a usage record" \
-	"$(new_log n1)"
-assert_contains "doctor --node counts it" \
-	"1 GPU job ran without a usage record, charged nothing; the latest (job, time, why): $lj " \
-	"$("$QD" doctor -P --node=n1 2>&1 | grep '|spool|')"
-rm -f "$QD_SPOOL_DIR/n1/qosdeny/.unrecorded"
+check_record "account of 30 colons" "$lj" n1 1 2
+rec=$(redis_record "$lj" n1)
+assert_contains "its record holds the account hashed" \
+	" user=alice account=$hashed " "$rec"
+assert_eq "no 'GPU usage not reported' on n1" 0 \
+	"$(new_log n1 | grep -c 'GPU usage not reported')"
+assert_eq "Redis keeps what $hashed stands for" \
+	"$(printf '%%3A%.0s' {1..30})" "$(rcli get "qosdeny:{$QD_CLUSTER_NAME}:name:$hashed")"
+gs=$(field "$rec" gpu_seconds)
+row=$("$QD" share -P 2>/dev/null | grep "^$(printf '%%3A%.0s' {1..30})|alice|")
+IFS='|' read -r _ _ _ _ used _ _ <<<"$row"
+assert_eq "share: alice under the account printed whole, RawUsage ${gs:-?}" \
+	"${gs:-?}" "${used:-none}"
+assert_eq "doctor --node counts no job without a record" "" \
+	"$("$QD" doctor -P --node=n1 2>&1 | grep '|spool|' | grep 'without a usage record')"
 
 reporting_off
 check "slurm.conf with accounting again, slurmctld restarted" accounting ""

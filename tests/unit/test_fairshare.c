@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 
 #include "fairshare.h"
+#include "names.h"
 
 static struct qd_fs_table t;
 
@@ -243,6 +244,46 @@ Test(fairshare, long_names)
 	free(got);
 	got = print(true);
 	cr_expect(strstr(got, "\na-very-long-account-name|a-long-user-name|"));
+	free(got);
+}
+
+/* A name stored hashed (names.h) is printed whole and escaped, and its rows
+ * sorted by that: "zz..." (100 z) sorts last though its hash ("~a...")
+ * would sort "a..." (70 a, "~4...") after "b". */
+Test(fairshare, hashed_names_printed_whole)
+{
+	char zz[101], aa[71], zz_stored[QD_NAME_MAX], aa_stored[QD_NAME_MAX];
+	char *got, *want;
+
+	memset(zz, 'z', 100);
+	zz[100] = '\0';
+	memset(aa, 'a', 70);
+	aa[69] = ':';
+	aa[70] = '\0';
+	cr_assert_eq(qd_name_store(zz, zz_stored), 0);
+	cr_assert_eq(qd_name_store(aa, aa_stored), 0);
+	cr_assert_eq(zz_stored[0], '~');
+	cr_assert_eq(aa_stored[0], '~');
+	cr_assert_eq(qd_fs_show_name(&t, zz), 0);
+	cr_assert_eq(qd_fs_show_name(&t, zz), 0, "a second time: no change");
+	cr_assert_eq(qd_fs_show_name(&t, aa), 0);
+	cr_assert_eq(qd_fs_show_name(&t, "bob"), 0, "not hashed: nothing");
+	cr_expect_eq(t.n_names, 2);
+	account(zz_stored, NULL, 1, 0);
+	user(zz_stored, aa_stored, 1, 0);
+	account("b", NULL, 1, 0);
+	account(aa_stored, NULL, 1, 0);
+	got = print(true);
+	cr_assert(asprintf(&want,
+			   "Account|User|RawShares|NormShares|RawUsage|"
+			   "EffectvUsage|FairShare\n"
+			   "%.69s%%3A|%s|1|0.333333|0|0.000000|1.000000\n"
+			   "b||1|0.333333|0|0.000000|1.000000\n"
+			   "%s||1|0.333333|0|0.000000|1.000000\n"
+			   "%s|%.69s%%3A|1|0.333333|0|0.000000|1.000000\n",
+			   aa, "", zz, zz, aa) > 0);
+	cr_expect_str_eq(got, want);
+	free(want);
 	free(got);
 }
 

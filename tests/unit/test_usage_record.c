@@ -505,16 +505,76 @@ Test(usage_record, name_store)
 	cr_expect_str_eq(out, longest);
 	memset(over, 'x', sizeof(over) - 1);
 	over[sizeof(over) - 1] = '\0';
-	cr_expect_eq(qd_name_store(over, out), -1, "64 characters");
-	/* 61 characters and one escape: 64 stored. */
+	cr_assert_eq(qd_name_store(over, out), 0, "64 characters");
+	/* echo -n x...x (64) | sha1sum */
+	cr_expect_str_eq(out, "~bb2fa3ee7afb9f54c6dfb5d021f14b1ffe40c163");
+	cr_expect(qd_usage_name_ok(out));
+	/* 61 characters and one escape: 64 stored, so hashed. */
 	memset(longest, 'x', sizeof(longest) - 1);
 	longest[61] = ':';
 	longest[62] = '\0';
-	cr_expect_eq(qd_name_store(longest, out), -1);
+	cr_assert_eq(qd_name_store(longest, out), 0);
+	cr_expect_eq(out[0], '~');
+	cr_expect_eq(strlen(out), 41);
 	longest[60] = ':';
 	longest[61] = '\0';
 	cr_expect_eq(qd_name_store(longest, out), 0);
 	cr_expect_eq(strlen(out), 63);
+	cr_expect_neq(out[0], '~');
+	/* A name's own '~' is escaped: no escaped form looks hashed. */
+	cr_assert_eq(
+	    qd_name_store("~bb2fa3ee7afb9f54c6dfb5d021f14b1ffe40c163", out), 0);
+	cr_expect_str_eq(out, "%7Ebb2fa3ee7afb9f54c6dfb5d021f14b1ffe40c163");
+}
+
+/* The hashed form: "~" and 40 lowercase hex digits, nothing else. */
+Test(usage_record, hashed_names)
+{
+	char out[QD_NAME_MAX], name[300];
+
+	cr_expect(
+	    qd_usage_name_ok("~da39a3ee5e6b4b0d3255bfef95601890afd80709"));
+	cr_expect_not(
+	    qd_usage_name_ok("~DA39A3EE5E6B4B0D3255BFEF95601890AFD80709"),
+	    "upper-case hex");
+	cr_expect_not(
+	    qd_usage_name_ok("~da39a3ee5e6b4b0d3255bfef95601890afd8070"),
+	    "39 digits");
+	cr_expect_not(
+	    qd_usage_name_ok("~da39a3ee5e6b4b0d3255bfef95601890afd807090"),
+	    "41 digits");
+	cr_expect_not(
+	    qd_usage_name_ok("~da39a3ee5e6b4b0d3255bfef95601890afd8070g"));
+	cr_expect_not(qd_usage_name_ok("~"));
+	/* 100 colons, 300 stored: one name, one hash, and another name
+	 * another. */
+	memset(name, ':', 100);
+	name[100] = '\0';
+	cr_assert_eq(qd_name_store(name, out), 0);
+	/* printf ':%.0s' $(seq 100) | sha1sum */
+	cr_expect_str_eq(out, "~0540285b3543afd8b4e40f195a59535d015289f1");
+	name[99] = ';';
+	cr_assert_eq(qd_name_store(name, out), 0);
+	cr_expect_str_neq(out, "~0540285b3543afd8b4e40f195a59535d015289f1");
+}
+
+/* qd_name_shown and back: any length, and only what it writes. */
+Test(usage_record, name_shown_and_unescaped)
+{
+	char *shown = qd_name_shown("caf\xc3\xa9 %:x"), out[16];
+
+	cr_assert_not_null(shown);
+	cr_expect_str_eq(shown, "caf%C3%A9%20%25%3Ax");
+	cr_assert_eq(qd_name_unescape(shown, out, sizeof(out)), 0);
+	cr_expect_str_eq(out, "caf\xc3\xa9 %:x");
+	cr_expect_eq(qd_name_unescape(shown, out, 9), -1, "does not fit");
+	free(shown);
+	cr_expect_eq(qd_name_unescape("", out, sizeof(out)), -1);
+	cr_expect_eq(qd_name_unescape("a b", out, sizeof(out)), -1);
+	cr_expect_eq(qd_name_unescape("a%00", out, sizeof(out)), -1);
+	cr_expect_eq(qd_name_unescape("a%3", out, sizeof(out)), -1);
+	cr_expect_eq(qd_name_unescape("a%", out, sizeof(out)), -1);
+	cr_expect_eq(qd_name_unescape("a%g0", out, sizeof(out)), -1);
 }
 
 /* Only qd_name_store's own escapes: one stored form per name. */
