@@ -18,7 +18,8 @@ int qd_redis_keep_name(struct qd_redis *r, const char *cluster,
 		       const char *name, char *err, size_t errlen)
 {
 	char stored[QD_NAME_MAX], key[QD_REDIS_KEY_MAX];
-	const char *argv[4] = {"SET", key, NULL, "NX"};
+	/* SET, not SET NX: what a job wrote there first is put right. */
+	const char *argv[3] = {"SET", key, NULL};
 	redisReply *reply;
 	int rv = -1;
 
@@ -29,7 +30,7 @@ int qd_redis_keep_name(struct qd_redis *r, const char *cluster,
 	argv[2] = qd_name_shown(name);
 	if (!argv[2])
 		return qd_redis_fail(r, err, errlen, "SET", "out of memory");
-	reply = qd_redis_command(r, qd_redis_deadline(r), "SET", 4, argv, NULL,
+	reply = qd_redis_command(r, qd_redis_deadline(r), "SET", 3, argv, NULL,
 				 err, errlen);
 	free((char *)argv[2]);
 	if (!reply)

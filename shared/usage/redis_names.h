@@ -8,8 +8,8 @@
 
 /*
  * Keeps in Redis the name that name's stored form stands for, where that
- * form is hashed (names.h); nothing for other names, nor where it is kept
- * already. Returns 0, or -1 with err when Redis failed.
+ * form is hashed (names.h), over whatever was there; nothing for other
+ * names. Returns 0, or -1 with err when Redis failed.
  */
 int qd_redis_keep_name(struct qd_redis *r, const char *cluster,
 		       const char *name, char *err, size_t errlen);
