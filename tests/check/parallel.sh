@@ -23,11 +23,9 @@
 #            fuzz-smoke, docs-check), once its build is there.
 #   26.05    without TREE: Debian's packages, its root, node side and
 #            unit tests.
-#   V-vm1, V-vm2
-#            24.11's VM and 26.05's, each booted twice with half of its
-#            tests, the four at once, once every version's lane has
-#            ended: qemu's TCG keeps a core busy, and beside the clusters
-#            it was starved and slowed them.
+#   V-vm     24.11's VM and 26.05's, at once, once every version's lane
+#            has ended: qemu's TCG keeps one core busy, and beside the
+#            clusters it was starved and slowed them.
 # Every part runs in a cgroup namespace of its own (cgroup-ns.sh): no
 # lane's cluster sees another's cgroups, and each part's CPU is counted.
 # Before them, on this host and alone: its packages (apt-get), and the
@@ -206,26 +204,26 @@ core_lane() {
 }
 
 # 26.05 without a tree: its root (Debian's packages), its node side built
-# and unit-tested; its VM is the 26.05-vm1 and 26.05-vm2 lanes'.
+# and unit-tested; its VM is the 26.05-vm lane's.
 deb_2605_lane() {
 	local rc=0
 	part 26.05 build bash "$SUITE" 26.05 build "$tree" || rc=$?
 	mark 26.05 "$rc"
 }
 
-# Half of a version's VM (24.11, 26.05), once every version's lane has
-# ended. The four halves run at once; only the core lane may still run
-# beside them. Started sooner, in a side lane's place
+# A version's VM (24.11, 26.05), once every version's lane has ended. The
+# two VMs run at once, each qemu's TCG on a core of its own; only the core
+# lane may still run beside them. Started sooner, in a side lane's place
 # (run 17 in docs/development.md), they were starved among the clusters
 # and slowed them: beside the CPU load, 26.05's ran past its 1,200 s. Its
 # guest judges its times by what it saw itself (t_v2_usage.sh), not within
 # 2 s of slurmctld's, which failed whenever it shared the host with two
 # clusters (runs 3 and 4).
-vm_lane() { # VERSION HALF
+vm_lane() { # VERSION
 	local v
 	for v in "${full[@]}"; do wait_mark "$v-done"; done
 	wait_mark "$1" || true
-	part "$1-vm$2" "vm-$2" bash "$SUITE" "$1" "vm-$2" "$tree"
+	part "$1-vm" vm bash "$SUITE" "$1" vm "$tree"
 }
 
 lanes=(host)
@@ -254,10 +252,8 @@ if has 26.05 && ! whole 26.05; then
 fi
 for v in 24.11 26.05; do
 	if has "$v"; then
-		for h in 1 2; do
-			vm_lane "$v" "$h" &
-			lanes+=("$v-vm$h")
-		done
+		vm_lane "$v" &
+		lanes+=("$v-vm")
 	fi
 done
 wait

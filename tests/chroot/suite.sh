@@ -20,9 +20,7 @@
 #            core    make check-core: build-test, unit-asan, fuzz-smoke,
 #                    which do not change with the version (make check runs
 #                    them with its first version only)
-#            vm-1, vm-2
-#                    the pure cgroup v2 VM (24.11, 26.05), each with
-#                    half of its tests: make check boots the two at once
+#            vm      the pure cgroup v2 VM (24.11, 26.05)
 #            counts  the version's counts added to $QD_RESULTS/counts
 #   TREE     a Slurm source tree (make check SLURM_SRC=DIR): used for the
 #            version it holds, ignored by the others. The whole suite runs
@@ -95,36 +93,24 @@ deb_node_side() {
 	echo "# Slurm 26.05 (Debian's packages): built and unit-tested in $(($(date +%s) - t0)) s"
 }
 
-# vm VERSION PLUGIN_BUILD IMAGE HALF: the pure cgroup v2 VM
-# (tests/vm/README.md) of that version, Slurm on cgroup/v2, the build's
-# spank_qosdeny.so, half of its tests (HALF 1 or 2, about as long as each
-# other; a boot of each at once, in a run directory of its own); on 26.05
-# the binding tests again with CgroupJobIdPaths=yes (make check-vm-26.05
-# runs the ssh tests so too: 140 s more, left out of make check for its
-# budget). Its counts go to $REPO/$b/results. Two qemu processes per
-# version rather than one: in make check's tail, where only the VMs run,
-# four get more of two cores shared with other work than two (a loaded
-# host, docs/development.md, run 19), and each boot stays far from its
-# time limit.
+# vm VERSION PLUGIN_BUILD [IMAGE]: the pure cgroup v2 VM (tests/vm/README.md) of
+# that version, Slurm on cgroup/v2, the build's spank_qosdeny.so, every
+# test of it; on 26.05 the binding tests again with CgroupJobIdPaths=yes
+# (make check-vm-26.05 runs the ssh tests so too: 140 s more, left out of
+# make check for its budget). Its counts go to $REPO/$b/results.
 #
 # On 24.11, t_v2_adopt.sh cancels its jobs only once Slurm 24.11.5's
 # extern stepd saw their ssh sessions end: otherwise that stepd sometimes
 # crashed as the job ended (fixed in 24.11.6) and left its step_extern
 # cgroup (tests/vm/README.md).
 vm() {
-	local vm_start tests
+	local vm_start more=()
 	vm_start=$(date +%s)
-	case $1:$4 in
-	24.11:1) tests=(t_lifecycle.sh t_suspend_restart.sh) ;;
-	24.11:2) tests=(t_v2_usage.sh t_v2_binding.sh t_v2_adopt.sh) ;;
-	26.05:1) tests=(t_lifecycle.sh t_v2_binding.sh@jobidpaths) ;;
-	26.05:2) tests=(t_suspend_restart.sh t_v2_usage.sh t_v2_binding.sh
-		t_v2_adopt.sh) ;;
-	esac
+	[ "$1" = 26.05 ] && more=(t_v2_binding.sh@jobidpaths)
 	QD_VM_SLURM=$1 QD_RESULTS=$REPO/$b/results QD_VM_PLUGIN=$2/spank_qosdeny.so \
-		QD_VM_IMAGE=$3 QD_VM_WORK=$REPO/build/vm/run-$1-$4 \
-		bash "$REPO/tests/vm/run.sh" "${tests[@]}"
-	echo "# Slurm $1: the pure cgroup v2 VM ($4 of 2) took $(($(date +%s) - vm_start)) s"
+		QD_VM_IMAGE=${3:-} bash "$REPO/tests/vm/run.sh" t_lifecycle.sh t_suspend_restart.sh \
+		t_v2_usage.sh t_v2_binding.sh t_v2_adopt.sh "${more[@]}"
+	echo "# Slurm $1: the pure cgroup v2 VM took $(($(date +%s) - vm_start)) s"
 }
 
 no_tree_2605() { [ "$ver" = 26.05 ] && [ -z "$tree" ]; }
@@ -203,21 +189,15 @@ core)
 	no_tree_2605 && exit 0
 	bash "$HERE/make-in.sh" "$ver" check-core "${make_args[@]}"
 	;;
-vm-1 | vm-2)
+vm)
 	# 24.11 on a pure cgroup v2 node, a qemu VM of its chroot with this
 	# build's plugin; 26.05 on one of Debian's packages, the plugin built
-	# against them beside (its counts kept with the version's; one half
-	# builds it, the other finds it built).
+	# against them beside (its counts kept with the version's).
 	case $ver in
-	24.11) vm 24.11 "$b" "$(cat "$REPO/$b/vm-image" 2>/dev/null)" "${part#vm-}" ;;
+	24.11) vm 24.11 "$b" "$(cat "$REPO/$b/vm-image" 2>/dev/null)" ;;
 	26.05)
-		if ! no_tree_2605; then
-			mkdir -p "$REPO/$DEB_B"
-			(
-				flock 9 && deb_node_side "$REPO/$b/results"
-			) 9>"$REPO/$DEB_B.lock" || exit 1
-		fi
-		vm 26.05 "$DEB_B" "" "${part#vm-}"
+		no_tree_2605 || deb_node_side "$REPO/$b/results" || exit 1
+		vm 26.05 "$DEB_B"
 		;;
 	esac
 	;;
@@ -230,7 +210,7 @@ counts)
 	fi
 	;;
 *)
-	echo "suite.sh: unknown part '$part' (build, unit, integration, integration-memory, integration-asan, deb-test, core, vm-1, vm-2, counts)" >&2
+	echo "suite.sh: unknown part '$part' (build, unit, integration, integration-memory, integration-asan, deb-test, core, vm, counts)" >&2
 	exit 2
 	;;
 esac
