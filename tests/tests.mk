@@ -5,7 +5,7 @@
 # under tests/; the programs they need are the Makefile's.
 
 .PHONY: tests build-test check check-here check-core check-quick check-vm \
-        deb-test-if-debian docs-check \
+        deb-test-if-debian deb-build-if-debian deb-build docs-check \
         check-vm-26.05 check-gpu-node slurm-from-source deb deb-test \
         bench-plugin unit unit-asan integration integration-asan demo bench
 
@@ -155,13 +155,14 @@ endif
 	@+$(call check_part,integration-asan)
 	@+$(call check_part,deb-test-if-debian)
 
-# deb-test where this Slurm is Debian's package (none to depend on else).
-deb-test-if-debian:
+# deb-test or deb-build where this Slurm is Debian's package (none to
+# depend on else).
+deb-test-if-debian deb-build-if-debian:
 	@+if dpkg-query -W -f '$${db:Status-Status}' slurmctld 2>/dev/null | \
 		grep -qx installed; then \
-		$(MAKE) deb-test; \
+		$(MAKE) $(@:-if-debian=); \
 	else \
-		echo "deb-test: skipped: this Slurm is not Debian's package"; \
+		echo "$(@:-if-debian=): skipped: this Slurm is not Debian's package"; \
 	fi
 
 # The build's lines go to a log, so that the worked example is all it shows.
@@ -218,13 +219,21 @@ deb:
 	lintian --fail-on error $(DEB_B)/*.changes
 	@ls $(DEB_B)/*.deb
 
-# The package installed with apt, run on the test cluster, purged.
-# make deb's own failure (lintian's too) is one failed count; the hardening
-# of the binaries in the package is checked before it is installed.
-deb-test:
+# The package built and checked: make deb's own failure (lintian's too) is
+# one failed count; the hardening of the binaries in the package is
+# checked before anything installs it.
+deb-build:
 	@mkdir -p $(QD_RESULTS)
 	@if $(MAKE) deb; then r="1 0"; else r="0 1"; fi; \
 		echo "deb make-deb $$r" >>$(QD_RESULTS)/counts
 	@set -- $(DEB_B)/qosdeny_*.deb; if [ -e "$$1" ]; then \
 		QD_SUITE=deb bash tests/build/hardening.sh "$$1" || true; fi
+
+# The package installed with apt, run on the test cluster, purged. It is
+# built first (deb-build) unless DEB_BUILT=yes says deb-build ran already:
+# make check's lanes build it early, beside the clusters, and install it
+# at the end, when nothing else uses the root (tests/check/parallel.sh).
+DEB_BUILT ?= no
+deb-test:
+	@if [ "$(DEB_BUILT)" != yes ]; then $(MAKE) deb-build; fi
 	bash tests/integration/deb-test.sh

@@ -16,9 +16,12 @@
 #            the V-side lane). Its clusters have ports (QD_PORT_MIN/MAX)
 #            and job ids (QD_FIRST_JOB_ID) of their own, the side lane's
 #            apart from the others'.
-#   V-side   once that version's build is there: its unit tests,
-#            integration-asan, then t_memory.sh (20,000 submissions, from
-#            two processes), each on a cluster of its own.
+#   V-side   once that version's build is there: its unit tests, the
+#            package (deb-build: the V lane's deb-test installs it at its
+#            end, when the root's clusters are gone; built here, it is off
+#            the path that every lane waits for), integration-asan, then
+#            t_memory.sh (20,000 submissions, from two processes), each on
+#            a cluster of its own.
 #   core     the first such version's check-core (build-test, unit-asan,
 #            fuzz-smoke, docs-check), once its build is there.
 #   26.05    without TREE: Debian's packages, its root, node side and
@@ -171,7 +174,7 @@ version_lane() { # INDEX VERSION
 	# The package goes into the root that the side lane's clusters load
 	# their plugins from (Slurm's PluginDir first).
 	wait_mark "$v-side" || true
-	part "$v" deb-test bash "$SUITE" "$v" deb-test "$tree"
+	QD_DEB_BUILT=yes part "$v" deb-test bash "$SUITE" "$v" deb-test "$tree"
 }
 
 # Beside a version's lane: its unit tests (their Redis servers on ports
@@ -185,7 +188,7 @@ side_lane() { # INDEX VERSION
 	QD_MAKE_ARGS=$(slot_args "$i" memory)
 	export QD_MAKE_ARGS
 	wait_mark "$v" || return 0
-	for p in unit integration-asan integration-memory; do
+	for p in unit deb-build integration-asan integration-memory; do
 		part "$v-side" "$p" bash "$SUITE" "$v" "$p" "$tree" || rc=$?
 	done
 	mark "$v-side" "$rc"

@@ -10,9 +10,11 @@
 #                    changes the root's packages), Slurm from TREE where it
 #                    is no package (26.05), the build (make all tests); its
 #                    results directory emptied first
-#            unit, integration, integration-asan, deb-test
-#                    that make goal (deb-test where Slurm is Debian's
-#                    package), integration without t_memory.sh
+#            unit, integration, integration-asan, deb-build, deb-test
+#                    that make goal (deb-build and deb-test where Slurm is
+#                    Debian's package; deb-test with the package deb-build
+#                    made where QD_DEB_BUILT=yes), integration without
+#                    t_memory.sh
 #            integration-memory
 #                    t_memory.sh alone; it, integration and
 #                    integration-asan each have a cluster directory of
@@ -162,12 +164,14 @@ build)
 	fi
 	bash "$HERE/make-in.sh" "$ver" deps all tests "${make_args[@]}"
 	;;
-unit | integration-asan | deb-test)
+unit | integration-asan | deb-build | deb-test)
 	no_tree_2605 && exit 0
-	goal=$part
-	[ "$part" = deb-test ] && goal=deb-test-if-debian
+	goal=$part more=()
+	case $part in deb-*) goal=$part-if-debian ;; esac
+	# The package of the lane's deb-build part (QD_DEB_BUILT=yes).
+	[ "$part" = deb-test ] && [ "${QD_DEB_BUILT:-}" = yes ] && more=(DEB_BUILT=yes)
 	bash "$HERE/make-in.sh" "$ver" "$goal" \
-		CORE_EXTRAS="${QD_CORE_EXTRAS:-yes}" "${make_args[@]}"
+		CORE_EXTRAS="${QD_CORE_EXTRAS:-yes}" "${more[@]}" "${make_args[@]}"
 	;;
 integration)
 	# All but t_memory.sh, which is the integration-memory part's.
@@ -210,7 +214,7 @@ counts)
 	fi
 	;;
 *)
-	echo "suite.sh: unknown part '$part' (build, unit, integration, integration-memory, integration-asan, deb-test, core, vm, counts)" >&2
+	echo "suite.sh: unknown part '$part' (build, unit, integration, integration-memory, integration-asan, deb-build, deb-test, core, vm, counts)" >&2
 	exit 2
 	;;
 esac

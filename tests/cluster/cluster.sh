@@ -86,10 +86,20 @@ is_ours() {
 	return 1
 }
 
+# is_zombie PID: gone, or a zombie. Read by the shell itself: the stop
+# loops ask ten times a second for each daemon.
 is_zombie() {
-	local st
-	st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+	local key st
+	{ while read -r key st _; do
+		[ "$key" = State: ] && break
+	done <"/proc/$1/status"; } 2>/dev/null || return 0
 	[ -z "$st" ] || [ "$st" = Z ] || [ "$st" = X ]
+}
+
+# nap SECONDS: a sleep without a process (tests/integration/lib.sh's).
+nap() {
+	[ -n "${QD_NAP_FD:-}" ] || exec {QD_NAP_FD}<> <(:)
+	read -r -t "$1" -u "$QD_NAP_FD" _ || true
 }
 
 alive() { [ -d "/proc/$1" ] && ! is_zombie "$1"; }
@@ -113,10 +123,10 @@ kill_pids() {
 		if [ $i -ge $((bound * 10)) ]; then
 			msg "SIGKILL ${left[*]} (still running after ${bound}s)"
 			kill -KILL "${left[@]}" 2>/dev/null
-			sleep 0.2
+			nap 0.2
 			return 0
 		fi
-		sleep 0.1
+		nap 0.1
 		i=$((i + 1))
 	done
 }
@@ -247,7 +257,7 @@ do_stop() {
 			# shellcheck disable=SC2086
 			timeout 5 scancel $jobs 2>/dev/null
 			while [ $i -lt 100 ] && [ -n "$(timeout 5 squeue -h -o %A 2>/dev/null)" ]; do
-				sleep 0.1
+				nap 0.1
 				i=$((i + 1))
 			done
 		fi
@@ -329,7 +339,7 @@ wait_for() {
 				fi
 			done
 		fi
-		sleep 0.1
+		nap 0.1
 		i=$((i + 1))
 	done
 }

@@ -224,23 +224,35 @@ ha_options() {
 # spank prolog|epilog` that this cluster's slurmd started (qosdeny's job
 # prolog and epilog run in it: Slurm's prep/script plugin forks it from
 # slurmd); then writes "MODE MS" per process to OUT: how long it was seen,
-# up to 100 ms short of its life.
+# up to 100 ms short of its life. The shell alone reads slurmd's children
+# (/proc/PID/task/*/children) and their command lines: twenty polls a
+# second with date, pgrep over every process and awk took most of the
+# drill's CPU.
 stepd_timer() {
-	local out=$1 now pid mode parents
+	local out=$1 now p t c kids args
 	local -A first last kind
-	parents=$(slurm_pid "$QD_CLUSTER_DIR/run/slurmd-n1.pid"),$(slurm_pid "$QD_CLUSTER_DIR/run/slurmd-n2.pid")
+	local parents=("$(slurm_pid "$QD_CLUSTER_DIR/run/slurmd-n1.pid")"
+		"$(slurm_pid "$QD_CLUSTER_DIR/run/slurmd-n2.pid")")
 	while [ ! -e "$out.stop" ]; do
-		now=$(date +%s%3N)
-		while read -r pid mode; do
-			[ -n "$pid" ] || continue
-			[ -n "${first[$pid]:-}" ] || first[$pid]=$now
-			last[$pid]=$now
-			kind[$pid]=$mode
-		done < <(pgrep -a -P "$parents" -f 'slurmstepd spank (prolog|epilog)' |
-			awk '{ print $1, $NF }')
-		sleep 0.05
+		now=$((${EPOCHREALTIME/./} / 1000))
+		for p in "${parents[@]}"; do
+			for t in /proc/"$p"/task/*/children; do
+				kids=()
+				read -r -d '' -a kids <"$t" 2>/dev/null
+				for c in "${kids[@]}"; do
+					args=()
+					mapfile -d '' -t args <"/proc/$c/cmdline" 2>/dev/null
+					[[ ${args[0]:-} == *slurmstepd && ${args[1]:-} == spank ]] || continue
+					case ${args[2]:-} in prolog | epilog) ;; *) continue ;; esac
+					[ -n "${first[$c]:-}" ] || first[$c]=$now
+					last[$c]=$now
+					kind[$c]=${args[2]}
+				done
+			done
+		done
+		nap 0.05
 	done
-	for pid in "${!first[@]}"; do
-		echo "${kind[$pid]} $((last[$pid] - first[$pid]))"
+	for c in "${!first[@]}"; do
+		echo "${kind[$c]} $((last[$c] - first[$c]))"
 	done >"$out"
 }

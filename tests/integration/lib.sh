@@ -51,9 +51,39 @@ assert_not_contains() { # DESCRIPTION NEEDLE HAYSTACK
 as() {
 	local user=$1
 	shift
-	OUT=$(timeout -k 10 "${QD_CLIENT_TIMEOUT:-300}" \
-		bash "$QD_ROOT/tests/cluster/as-user.sh" "$user" "$@" 2>&1)
+	passwd_of "$user" # here, not in the subshell: the answer is kept
+	OUT=$(as_user "$user" timeout -k 10 "${QD_CLIENT_TIMEOUT:-300}" "$@" 2>&1)
 	RC=$?
+}
+
+# as_user USER CMD...: what tests/cluster/as-user.sh does, without its
+# processes: in USER's directory of the cluster (job output lands there),
+# as USER with the groups, HOME, SHELL, USER and LOGNAME that runuser -u
+# gives, SLURM_CONF set. A test runs thousands of clients: each runuser
+# started a shell, dirname and a PAM session logged to the journal, about
+# 40 ms of CPU each on the development host and far more in the VM's
+# emulated guest (docs/development.md, "What it costs").
+declare -gA QD_PASSWD_HOME QD_PASSWD_SHELL
+# passwd_of USER: USER's home and shell, looked up once per test.
+passwd_of() {
+	local pw
+	[ -z "${QD_PASSWD_HOME[$1]+set}" ] || return 0
+	pw=$(getent passwd "$1") || {
+		echo "as_user: no user $1" >&2
+		return 1
+	}
+	IFS=: read -r _ _ _ _ _ "QD_PASSWD_HOME[$1]" "QD_PASSWD_SHELL[$1]" <<<"$pw"
+}
+as_user() {
+	local user=$1
+	shift
+	passwd_of "$user" || return 1
+	(
+		[ -d "$QD_CLUSTER_DIR/users/$user" ] && cd "$QD_CLUSTER_DIR/users/$user"
+		exec setpriv --reuid="$user" --regid="$user" --init-groups \
+			env HOME="${QD_PASSWD_HOME[$user]}" SHELL="${QD_PASSWD_SHELL[$user]}" \
+			USER="$user" LOGNAME="$user" SLURM_CONF="$QD_CLUSTER_DIR/etc/slurm.conf" "$@"
+	)
 }
 
 # nap SECONDS: a sleep without a process (read's timeout on a pipe this

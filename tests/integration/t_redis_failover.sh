@@ -96,7 +96,7 @@ stream() {
 	local i=0 users=(alice bob charlie)
 	while [ ! -e "$HA/stream.stop" ]; do
 		if [ "$(squeue -h -o %i | wc -l)" -ge 6 ]; then
-			sleep 0.2
+			nap 0.2
 			continue
 		fi
 		as "${users[i % 3]}" sbatch --parsable -N1 -w "n$((i % 2 + 1))" \

@@ -28,6 +28,11 @@ poweroff_now() {
 	exit 0
 }
 
+# busy_cs: the time both vCPUs spent busy since boot, in hundredths of a
+# second (/proc/stat: user, nice, system, irq, softirq): what a test cost,
+# as qemu's TCG spends host CPU on little else.
+busy_cs() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
+
 # All in one function, which bash reads whole before running it: an edit of
 # this file in the checkout during a run cannot change what the VM runs.
 main() {
@@ -82,6 +87,7 @@ main() {
 		fi
 		before=$(wc -l </out/counts)
 		start=$(date +%s)
+		busy0=$(busy_cs)
 		log "--- $entry"
 		# A name with a / is a path in the checkout (run.sh).
 		file=$VM/$t.sh
@@ -97,7 +103,7 @@ main() {
 		mkdir -p "/out/$entry"
 		cp /var/lib/qd/log/*.log "/out/$entry/" 2>/dev/null
 		rm -f /var/lib/qd/log/*.log
-		log "$entry took $(($(date +%s) - start)) s"
+		log "$entry took $(($(date +%s) - start)) s, $((($(busy_cs) - busy0) / 100)) s of the guest's CPU"
 	done
 	touch /out/done
 	log "all tests ran, $(cut -d' ' -f1 /proc/uptime) s after boot"
