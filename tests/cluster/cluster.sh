@@ -28,6 +28,8 @@ umask 022
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
+# nap SECONDS: a sleep without a process.
+source "$HERE/nap.sh"
 BUILD=${QD_BUILD:-$REPO/build}
 D=${QD_CLUSTER_DIR:-$BUILD/cluster}
 case $D in /*) ;; *) D=$(pwd)/$D ;; esac
@@ -94,12 +96,6 @@ is_zombie() {
 		[ "$key" = State: ] && break
 	done <"/proc/$1/status"; } 2>/dev/null || return 0
 	[ -z "$st" ] || [ "$st" = Z ] || [ "$st" = X ]
-}
-
-# nap SECONDS: a sleep without a process (tests/integration/lib.sh's).
-nap() {
-	[ -n "${QD_NAP_FD:-}" ] || exec {QD_NAP_FD}<> <(:)
-	read -r -t "$1" -u "$QD_NAP_FD" _ || true
 }
 
 alive() { [ -d "/proc/$1" ] && ! is_zombie "$1"; }

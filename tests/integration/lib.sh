@@ -86,14 +86,8 @@ as_user() {
 	)
 }
 
-# nap SECONDS: a sleep without a process (read's timeout on a pipe this
-# shell holds both ends of). A `sleep` is a fork and an exec, about 5 ms
-# of CPU here and far more in a VM's emulated guest; wait_for naps between
-# every two polls.
-nap() {
-	[ -n "${QD_NAP_FD:-}" ] || exec {QD_NAP_FD}<> <(:)
-	read -r -t "$1" -u "$QD_NAP_FD" _ || true
-}
+# nap SECONDS: a sleep without a process.
+source "$QD_ROOT/tests/cluster/nap.sh"
 
 # wait_for DESCRIPTION SECONDS COMMAND...: polls the command until it
 # succeeds or SECONDS of wall time have passed: every 0.1 s for the first
