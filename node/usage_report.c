@@ -93,6 +93,8 @@ static int send_record(const struct qd_usage_record *r, void *arg, char *err,
 	k = sender_ready(s, err, errlen)
 		? -1
 		: qd_redis_apply(s->redis, r, s->half_life_s, err, errlen);
+	if (k == QD_REDIS_DAMAGED)
+		return QD_SPOOL_REFUSED; /* this record alone */
 	if (k < 0) {
 		s->failed = true;
 		snprintf(s->why, sizeof(s->why), "%s", err);

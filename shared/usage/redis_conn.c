@@ -199,3 +199,19 @@ redisReply *qd_redis_eval(struct qd_redis *r, const char *script, char *sha,
 	}
 	return reply;
 }
+
+int qd_redis_script_reply(const struct qd_redis *r, const redisReply *reply,
+			  long *value)
+{
+	if (reply->type != REDIS_REPLY_ARRAY || !reply->elements ||
+	    reply->element[0]->type != REDIS_REPLY_INTEGER)
+		return -1;
+	for (size_t i = 1; i < reply->elements; i++)
+		if (reply->element[i]->type != REDIS_REPLY_STRING)
+			return -1;
+	for (size_t i = 1; i < reply->elements; i++)
+		qd_redis_warn(r, "%s: %.300s", r->label,
+			      reply->element[i]->str);
+	*value = reply->element[0]->integer;
+	return 0;
+}

@@ -30,6 +30,15 @@ redisReply *qd_redis_eval(struct qd_redis *r, const char *script, char *sha,
 			  char *err, size_t errlen);
 
 /*
+ * A script's non-error reply, {VALUE, then a line for each bookkeeping key
+ * of the wrong type it met (running_script.c, usage_script.c)}: *value =
+ * VALUE, and each line said through the handle's warn. Returns 0, or -1
+ * when the reply has another shape.
+ */
+int qd_redis_script_reply(const struct qd_redis *r, const redisReply *reply,
+			  long *value);
+
+/*
  * Runs one command, connecting (and AUTH) first when needed, all before
  * deadline_ms. Returns the reply, which may be an error reply, or NULL with
  * err "LABEL: STEP: cause"; then the connection was dropped.

@@ -57,6 +57,19 @@ int qd_redis_fail(const struct qd_redis *r, char *err, size_t errlen,
 	return -1;
 }
 
+void qd_redis_warn(const struct qd_redis *r, const char *fmt, ...)
+{
+	char msg[QD_REDIS_ERR_MAX];
+	va_list ap;
+
+	if (!r->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	r->warn(msg, r->warn_arg);
+}
+
 void qd_redis_drop(struct qd_redis *r)
 {
 	if (r->c)

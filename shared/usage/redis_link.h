@@ -80,6 +80,10 @@ int qd_redis_link_pipeline(struct qd_redis *r, int64_t deadline_ms,
 			   const char **argv, redisReply **replies, char *err,
 			   size_t errlen);
 
+/* Passes one line to the handle's warn (qd_redis_config), if any. */
+void qd_redis_warn(const struct qd_redis *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* Drops the connection; the next command connects again. */
 void qd_redis_drop(struct qd_redis *r);
 

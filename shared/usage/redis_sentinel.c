@@ -13,7 +13,6 @@
  * redis_conn.c calls this for a Sentinel address, and nothing here calls
  * back up.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,22 +20,6 @@
 #include "errmsg.h"
 #include "now_ms.h"
 #include "redis_sentinel.h"
-
-static void warn(const struct qd_redis *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void warn(const struct qd_redis *r, const char *fmt, ...)
-{
-	char msg[QD_REDIS_ERR_MAX];
-	va_list ap;
-
-	if (!r->warn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	r->warn(msg, r->warn_arg);
-}
 
 /* A cause without the handle's own "redis ADDR: " in front, which the
  * final error has once. */
@@ -169,10 +152,11 @@ int qd_sentinel_connect(struct qd_redis *r, int64_t deadline_ms, char *err,
 			return 0;
 	}
 	if (!answered && r->primary.host[0]) {
-		warn(r,
-		     "%s: no sentinel answered (last: %s): using the primary "
-		     "found before, %s:%d",
-		     r->label, why, r->primary.host, r->primary.port);
+		qd_redis_warn(
+		    r,
+		    "%s: no sentinel answered (last: %s): using the primary "
+		    "found before, %s:%d",
+		    r->label, why, r->primary.host, r->primary.port);
 		if (!open_primary(r, &r->primary, deadline_ms, why,
 				  sizeof(why)))
 			return 0;

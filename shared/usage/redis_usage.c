@@ -22,13 +22,20 @@
 static int script_result(struct qd_redis *r, redisReply *reply,
 			 const char *step, char *err, size_t errlen)
 {
-	if (reply->type == REDIS_REPLY_ERROR)
-		return qd_redis_fail(r, err, errlen, step, "%s", reply->str);
-	if (reply->type != REDIS_REPLY_INTEGER ||
-	    (reply->integer != 0 && reply->integer != 1))
+	long counted;
+
+	if (reply->type == REDIS_REPLY_ERROR) {
+		qd_redis_fail(r, err, errlen, step, "%s", reply->str);
+		return strncmp(reply->str, QD_REDIS_DAMAGED_TEXT,
+			       strlen(QD_REDIS_DAMAGED_TEXT))
+			   ? -1
+			   : QD_REDIS_DAMAGED;
+	}
+	if (qd_redis_script_reply(r, reply, &counted) ||
+	    (counted != 0 && counted != 1))
 		return qd_redis_fail(r, err, errlen, step,
 				     "unexpected reply from the script");
-	return (int)reply->integer;
+	return (int)counted;
 }
 
 /*
@@ -198,6 +205,16 @@ int qd_usage_key_parse(const char *prefix, const char *k, size_t klen,
 	return account_ok(account) && qd_usage_name_ok(user) ? 0 : -1;
 }
 
+/* Named as a usage key is (qd_usage_key_parse may still refuse it). */
+static bool usage_key_name(const char *prefix, const char *k)
+{
+	size_t plen = strlen(prefix);
+
+	return !strncmp(k, prefix, plen) &&
+	       (!strncmp(k + plen, "account:", 8) ||
+		!strncmp(k + plen, "assoc:", 6));
+}
+
 /* Reads the usage hashes of one SCAN batch, pipelined. */
 static int read_batch(struct scan *s, redisReply *keys, char *err,
 		      size_t errlen)
@@ -235,8 +252,15 @@ static int read_batch(struct scan *s, redisReply *keys, char *err,
 		double v, t;
 
 		if (qd_usage_key_parse(s->prefix, k, keys->element[i]->len,
-				       &kind, account, user))
-			continue; /* another tool's key under our prefix */
+				       &kind, account, user)) {
+			/* A usage key's name that no record makes (written
+			 * by hand or by a job), or another tool's key. */
+			if (usage_key_name(s->prefix, k))
+				qd_usage_skip(s->skipped,
+					      "%.200s: not a usage key's name",
+					      k);
+			continue;
+		}
 		/* WRONGTYPE: a string or list written under a usage key. */
 		if (h->type == REDIS_REPLY_ERROR) {
 			qd_usage_skip(s->skipped, "%s: %.80s", k, h->str);

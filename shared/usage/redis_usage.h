@@ -142,11 +142,18 @@ void qd_redis_follow(struct qd_redis *r);
  * record's end to now, to the usage of its user, account, user in account
  * and QoS, each decayed to now first; then, with redis_replicas=N, WAIT
  * for N replicas to hold it. The whole call, connecting included, takes at
- * most timeout_ms. Returns 1 when counted now, 0 when counted before, -1
- * with err: "redis ADDR: STEP: cause", where the cause is the server's
- * error reply, the system error, "timed out after N ms", or too few
- * replicas (the record must stay in the spool then, even though applied).
+ * most timeout_ms. Returns 1 when counted now, 0 when counted before,
+ * QD_REDIS_DAMAGED when a usage hash it would add to is damaged (another
+ * type, or values that are no numbers: this record alone cannot be
+ * counted, and the next one may), -1 with err: "redis ADDR: STEP: cause",
+ * where the cause is the server's error reply, the system error, "timed
+ * out after N ms", or too few replicas (the record must stay in the spool
+ * then, even though applied). Bookkeeping keys of the wrong type are said
+ * through the handle's warn and left alone (usage_script.c).
  */
+#define QD_REDIS_DAMAGED -2
+/* How the script's error for a damaged usage hash begins. */
+#define QD_REDIS_DAMAGED_TEXT "qosdeny: damaged:"
 int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 		   uint64_t half_life_s, char *err, size_t errlen);
 

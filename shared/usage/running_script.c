@@ -9,7 +9,12 @@
  * ARGV[2..] quadruples: job id, the run's start (Unix time), its nodes,
  *          "ACCOUNT USER GPU_SECONDS"
  *
- * Returns the number of jobs published afresh.
+ * Both keys are qosdeny's bookkeeping, rebuilt by the publications: one of
+ * another type (written by hand, or by a job where Redis has no password)
+ * is replaced, not a reason to stop publishing for every job.
+ *
+ * Returns {the number of jobs published afresh, then one line for each key
+ * replaced}.
  */
 #include "running_usage.h"
 
@@ -18,12 +23,14 @@ const char qd_running_script[] =
     "if not keep or #ARGV % 4 ~= 1 then\n"
     "  return redis.error_reply('qosdeny: invalid arguments')\n"
     "end\n"
+    "local replaced = {}\n"
     "for i, k in ipairs(KEYS) do\n"
     "  local ty = redis.call('TYPE', k).ok\n"
     "  local expect = i == 1 and 'hash' or 'zset'\n"
     "  if ty ~= 'none' and ty ~= expect then\n"
-    "    return redis.error_reply('qosdeny: ' .. k .. ' holds a ' .. ty ..\n"
-    "                             ', not a ' .. expect)\n"
+    "    redis.call('DEL', k)\n"
+    "    replaced[#replaced + 1] = k .. ' held a ' .. ty .. ', not a ' ..\n"
+    "      expect .. ': replaced'\n"
     "  end\n"
     "end\n"
     "local now = tonumber(redis.call('TIME')[1])\n"
@@ -53,4 +60,4 @@ const char qd_running_script[] =
     "redis.call('DEL', KEYS[1])\n"
     "for job, v in pairs(out) do redis.call('HSET', KEYS[1], job, v) end\n"
     "redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (now - keep))\n"
-    "return n\n";
+    "return {n, unpack(replaced)}\n";

@@ -537,7 +537,7 @@ int qd_spool_replay(const char *dir, int64_t now, qd_spool_send_fn send,
 			     l.names[i], send_err);
 			report(err, report_arg);
 			st->left++;
-			stopped = true;
+			stopped = k != QD_SPOOL_REFUSED;
 			continue;
 		}
 		if (k)

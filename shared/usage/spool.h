@@ -123,8 +123,12 @@ struct qd_spool_stats {
 
 /*
  * The sender: applies one closed record, returns 1 when it was counted now,
- * 0 when it was counted before, -1 with err when it could not be sent.
+ * 0 when it was counted before, -1 with err when it could not be sent, or
+ * QD_SPOOL_REFUSED with err when the store refused this record alone (a
+ * damaged usage hash: redis_usage.h QD_REDIS_DAMAGED) and may take the
+ * next one.
  */
+#define QD_SPOOL_REFUSED -2
 typedef int (*qd_spool_send_fn)(const struct qd_usage_record *r, void *arg,
 				char *err, size_t errlen);
 
@@ -134,7 +138,8 @@ typedef void (*qd_spool_report_fn)(const char *msg, void *arg);
 /*
  * Sends every closed record in dir, in name order, removing each that
  * Redis confirmed. Stops sending at the first failure, counting the rest as
- * left, so a Redis that is down costs one timeout and not one per record.
+ * left, so a Redis that is down costs one timeout and not one per record;
+ * a record refused alone (QD_SPOOL_REFUSED) is kept and the others sent.
  * Records that do not decode are renamed to NAME.bad and reported; temp
  * files older than an hour (a writer died between write and rename) are
  * removed; a record another replay sent and removed after this one listed

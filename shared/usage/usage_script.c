@@ -13,7 +13,16 @@
  * ARGV[5]     the record's text, kept as the id key's value
  * ARGV[6]     the job id      ARGV[7]  "1": WAIT follows (redis_replicas=)
  *
- * Returns 1 when counted now, 0 when the id was known.
+ * A usage hash of another type, or with values that are no numbers, refuses
+ * this record alone (QD_REDIS_DAMAGED: kept in its spool, reported, and the
+ * other records go on): its value cannot be told, so neither restarting it
+ * from 0 nor leaving this record out of it would be right. The bookkeeping
+ * keys (running, ended) of another type are left alone, not updated: the
+ * site factor's next publication replaces them (running_script.c), and
+ * deleting them here would need a right (DEL) a node's ACL does not give.
+ *
+ * Returns {1 when counted now, 0 when the id was known; then one line for
+ * each bookkeeping key left alone}.
  */
 #include "redis_usage.h"
 #include "running_usage.h"
@@ -30,19 +39,24 @@ const char qd_usage_script[] =
     "        ttl > 0 and #KEYS >= 4 and ARGV[6]) then\n"
     "  return redis.error_reply('qosdeny: invalid arguments')\n"
     "end\n"
+    "local skip, said = {}, {}\n"
     "for i = 2, #KEYS do\n"
     "  local ty = redis.call('TYPE', KEYS[i]).ok\n"
     "  local expect = i == 3 and 'zset' or 'hash'\n"
     "  if ty ~= 'none' and ty ~= expect then\n"
-    "    return redis.error_reply('qosdeny: ' .. KEYS[i] .. ' holds a ' ..\n"
-    "                             ty .. ', not a ' .. expect)\n"
+    "    if i >= 4 then\n"
+    "      return redis.error_reply('" QD_REDIS_DAMAGED_TEXT " ' ..\n"
+    "        KEYS[i] .. ' holds a ' .. ty .. ', not a ' .. expect)\n"
+    "    end\n"
+    "    skip[i] = true\n"
+    "    said[#said + 1] = KEYS[i] .. ' holds a ' .. ty .. ', not a ' ..\n"
+    "      expect .. ': not updated (the site factor replaces it)'\n"
     "  end\n"
-    /* A damaged value is reported, not silently restarted from 0. */
     "  if ty == 'hash' and i >= 4 then\n"
     "    local old = redis.call('HMGET', KEYS[i], 'v', 't')\n"
     "    if not (tonumber(old[1]) and tonumber(old[2])) then\n"
-    "      return redis.error_reply('qosdeny: ' .. KEYS[i] ..\n"
-    "                               ' is not a usage hash (v, t)')\n"
+    "      return redis.error_reply('" QD_REDIS_DAMAGED_TEXT " ' ..\n"
+    "        KEYS[i] .. ' is not a usage hash (v, t)')\n"
     "    end\n"
     "  end\n"
     "end\n"
@@ -52,8 +66,9 @@ const char qd_usage_script[] =
      * record must wait for them to hold its first application. Only
      * then, so that the ACL of a site without replicas needs no EXPIRE. */
     "  if ARGV[7] == '1' then redis.call('EXPIRE', KEYS[1], ttl) end\n"
-    "  return 0\n"
+    "  return {0}\n"
     "end\n"
+
     /* The server's clock, not the nodes': one clock for every update. */
     "local time = redis.call('TIME')\n"
     "local now = tonumber(time[1]) + tonumber(time[2]) / 1000000\n"
@@ -73,7 +88,7 @@ const char qd_usage_script[] =
      * to its records: this node's part off it, gone with the last node's.
      * A requeued job's new run, started after this record's end, is left
      * alone. */
-    "local run = redis.call('HGET', KEYS[2], ARGV[6])\n"
+    "local run = not skip[2] and redis.call('HGET', KEYS[2], ARGV[6])\n"
     "if run then\n"
     "  local who, rgs, rstart, nodes, seen = string.match(run,\n"
     "    '^(%S+ %S+) (%d+) (%d+) (%d+) (%d+)$')\n"
@@ -88,12 +103,15 @@ const char qd_usage_script[] =
     "    end\n"
     "  end\n"
     "end\n"
-    "local ended = tonumber(redis.call('ZSCORE', KEYS[3], ARGV[6]))\n"
-    "if not ended or ended < rend then\n"
-    "  redis.call('ZADD', KEYS[3], rend, ARGV[6])\n"
-    "end\n"
+    "if not skip[3] then\n"
+    "  local ended = tonumber(redis.call('ZSCORE', KEYS[3], ARGV[6]))\n"
+    "  if not ended or ended < rend then\n"
+    "    redis.call('ZADD', KEYS[3], rend, ARGV[6])\n"
+    "  end\n"
     /* Forgotten after QD_ENDED_KEEP_S here too, not only by a publication:
      * without the site factor nothing else would ever trim the set. */
-    "redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf',\n"
-    "           '(' .. (tonumber(time[1]) - " STR(QD_ENDED_KEEP_S) "))\n"
-								   "return 1\n";
+    "  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf',\n"
+    "             '(' .. (tonumber(time[1]) - " STR(
+	QD_ENDED_KEEP_S) "))\n"
+			 "end\n"
+			 "return {1, unpack(said)}\n";

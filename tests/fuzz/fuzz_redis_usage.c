@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later
- * What the usage store's readers (`qosdeny share`, `qosdeny limits`, the
- * site factor) take from Redis's replies, which any client of a Redis
+ * What the usage store's readers (`qosdeny share`, the site factor) take
+ * from Redis's replies, which any client of a Redis
  * without a password may have written: a usage key's name from SCAN
  * (qd_usage_key_parse) and a running job's entry from HGETALL
  * (qd_running_entry_parse).

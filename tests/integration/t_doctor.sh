@@ -135,6 +135,23 @@ plugstack "$GOOD_LINE"
 
 bash "$CLUSTER" redis-stop >/dev/null
 expect "Redis stopped" --node=n1 redis FAIL 1 "connect"
+# While it is stopped, a job of alice's takes its port to be sent the
+# password: doctor names her and sends nothing.
+squat() { redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" info stats |
+	sed -n 's/^total_connections_received:\([0-9]*\).*/\1/p'; }
+squat_up() { [ -n "$(squat)" ]; }
+as_user alice redis-server --port "$QD_REDIS_PORT" --bind 127.0.0.1 \
+	--save '' --appendonly no --dir /tmp >/dev/null 2>&1 &
+squatter=$!
+check "alice's redis-server listens on Redis's port" \
+	wait_for "alice's listener" 20 squat_up
+before=$(squat)
+expect "a job posing as Redis" --node=n1 redis FAIL 1 \
+	"listened on by alice (uid $(id -u alice)), a login user"
+assert_eq "doctor did not connect to it" $((before + 1)) "$(squat)"
+kill "$squatter"
+check "alice's listener gone" wait_for "alice's listener to end" 20 \
+	bash -c "! kill -0 $squatter 2>/dev/null"
 bash "$CLUSTER" redis-start >/dev/null
 redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" config set requirepass doctor-secret >/dev/null
 

@@ -7,7 +7,9 @@
 # (`scontrol update name=`, which Slurm lets a job's owner do) is still
 # charged the time it held its GPUs when slurmd restarts under it (an
 # upgrade, a `systemctl restart`); one that lists several QoS is labelled
-# with the QoS it ran under, not one its name gives.
+# with the QoS it ran under, not one its name gives. Where Redis has no
+# password (the test cluster's), her job can write the usage store: what it
+# writes there stops no one else's reporting.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"
 source "$(dirname "$0")/usage-lib.sh"
@@ -25,6 +27,7 @@ ran_at_least() { # JOB SECONDS
 }
 ended() { [ -z "$(squeue -h -j "$1" -t R,CG,S -o %i 2>/dev/null)" ]; }
 n1_log() { cat "$QD_LOG_DIR/slurmd-n1.log"; }
+has_record() { [ -n "$(redis_record "$1" "$2")" ]; } # JOB NODE
 
 redis_clear
 check "reporting on (plugstack.conf, slurmd restarted)" reporting_on
@@ -47,7 +50,7 @@ assert_contains "its prolog's record stays open" " job=$j node=n1 " \
 	"$(spool_records | grep " end=0 ")"
 check "the job ended" wait_for "job $j to end" 60 ended "$j"
 check "its epilog sent the record" wait_for "job $j's record" 30 \
-	test -n "$(redis_record "$j" n1)"
+	has_record "$j" n1
 read -r s e <<<"$(times "$j")"
 rec=$(redis_record "$j" n1)
 ran=$(($(field "$rec" end) - $(field "$rec" start)))
@@ -73,10 +76,53 @@ if slurm_at_least 24.11; then
 	check "it ended" wait_for "job $m to end" 60 ended "$m"
 	node=$(squeue -h -t all -j "$m" -O 'NodeList:|' | tr -d '|')
 	check "its epilog sent the record" wait_for "job $m's record" 30 \
-		test -n "$(redis_record "$m" "$node")"
+		has_record "$m" "$node"
 	assert_eq "its record's QoS is slurmctld's, not its name's" research \
 		"$(field "$(redis_record "$m" "$node")" qos)"
 fi
+
+# 3. Alice's job writes the running set as another type, and damages
+# charlie's account (batch). Charlie's record is refused alone, kept in the
+# spool and said; bob's, after it in the same spool, is counted; share
+# shows the rest and names what it left out. Repaired, `qosdeny flush`
+# counts charlie's. (Before, one bad key stopped every record and share.)
+C=$QD_CLUSTER_NAME
+as alice srun -N1 -w n1 bash -c "redis-cli -h 127.0.0.1 -p $QD_REDIS_PORT \
+	set 'qosdeny:{$C}:running' oops && redis-cli -h 127.0.0.1 \
+	-p $QD_REDIS_PORT hset 'qosdeny:{$C}:account:batch' v x t 1"
+assert_eq "alice's job wrote Redis" 0 "$RC"
+as charlie sbatch --parsable -N1 -w n1 --gres=gpu:1 --wrap 'exec sleep 1'
+c=${OUT%%;*}
+check "charlie's job $c ended" wait_for "job $c to end" 60 ended "$c"
+kept_closed() { spool_records | grep -q " job=$1 node=n1 .* end=[1-9]"; }
+check "its record is kept in n1's spool" wait_for "job $c's record kept" 30 \
+	kept_closed "$c"
+check "n1 says why" wait_for "the refusal in n1's log" 10 \
+	grep -q "qosdeny: damaged: qosdeny:{$C}:account:batch is not a usage hash (v, t)" \
+	"$QD_LOG_DIR/slurmd-n1.log"
+as bob sbatch --parsable -N1 -w n1 --gres=gpu:1 --wrap 'exec sleep 1'
+b=${OUT%%;*}
+check "bob's job $b ended" wait_for "job $b to end" 60 ended "$b"
+check "bob's record is counted, after charlie's in the spool" \
+	wait_for "job $b's record" 30 has_record "$b" n1
+assert_contains "n1 left the running set alone, saying so" \
+	"qosdeny:{$C}:running holds a string, not a hash: not updated" "$(n1_log)"
+assert_eq "charlie's is not" "" "$(redis_record "$c" n1)"
+errf=$(mktemp)
+OUT=$("$QD" share -P 2>"$errf")
+assert_eq "qosdeny share exits 0" 0 "$?"
+assert_contains "with bob's usage" "research|bob|" "$OUT"
+assert_contains "naming what it left out" \
+	"qosdeny: share: 2 usage entries in Redis cannot be read and are left out" \
+	"$(cat "$errf")"
+rm -f "$errf"
+rcli del "qosdeny:{$C}:account:batch" >/dev/null
+OUT=$("$QD" flush 2>&1)
+assert_eq "repaired, qosdeny flush exits 0" 0 "$?"
+check "charlie's record is counted" has_record "$c" n1
+check "once: charlie's usage is that record's" \
+	near "$(stored_usage charlie)" "$(field "$(redis_record "$c" n1)" gpu_seconds)" 0.01
+assert_eq "the spools are empty" "" "$(spool_records)"
 
 reporting_off
 redis_clear

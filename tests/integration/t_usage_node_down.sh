@@ -47,7 +47,7 @@ check "for 5 s" wait_for "job $j to run 5 s" 20 ran_at_least "$j" 5
 crash_node n1 "$j"
 down=$(date +%s)
 check "the job ended NODE_FAIL" wait_for "job $j to end" 60 \
-	test "$(ctld_state "$j")" = NODE_FAIL
+	eval '[ "$(ctld_state "$j")" = NODE_FAIL ]'
 end=$(unix_field "$j" EndTime)
 start=$(unix_field "$j" StartTime)
 assert_contains "its open record stays in n1's spool" " job=$j node=n1 " \
@@ -79,7 +79,7 @@ start0=$(unix_field "$k" StartTime)
 crashed=$(($(date +%s) - start0))
 crash_node n1 "$k"
 check "the job was requeued" wait_for "job $k requeued" 30 \
-	test "$(scontrol -o show job "$k" | sed -n 's/.* Restarts=\([0-9]*\).*/\1/p')" = 1
+	eval '[ "$(squeue -h -j "$k" -O RestartCnt:\|)" = "1|" ]'
 down=$(date +%s)
 check "n1 down for 6 s" wait_for "n1's downtime" 20 down_for "$down" 6
 check "n1 back" node_back n1

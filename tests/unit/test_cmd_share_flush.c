@@ -596,6 +596,17 @@ Test(tool, share_counts_running_jobs)
 				 "cannot be read and are left out (the first: "
 				 "qosdeny:{qdt}:"),
 		  "%s", errout);
+	/* The running set of another type: one entry left out, the
+	 * completed usage shown. */
+	freeReplyObject(admin_cmd(&srv, "DEL qosdeny:{qdt}:account:research"));
+	freeReplyObject(admin_cmd(&srv, "DEL qosdeny:{qdt}:running"));
+	freeReplyObject(admin_cmd(&srv, "SET qosdeny:{qdt}:running oops"));
+	cr_expect_eq(run("share -P"), 0, "%s", errout);
+	cr_expect(strstr(out, "\nresearch|bob|1|"), "%s", out);
+	cr_expect(strstr(errout, "qosdeny: share: 1 usage entry in Redis "
+				 "cannot be read and is left out: "
+				 "qosdeny:{qdt}:running: WRONGTYPE"),
+		  "%s", errout);
 	qd_redis_free(r);
 }
 

@@ -279,15 +279,21 @@ Test(redis, read_usage_skips_garbage_values)
 	set_usage("qosdeny:{qd}:account:batch", 100, (double)now);
 	freeReplyObject(cmd("HSET qosdeny:{qd}:account:research v abc t 1"));
 	freeReplyObject(cmd("SET qosdeny:{qd}:assoc:research:alice 5"));
+	/* Named as no record names a key: counted too. Another tool's key
+	 * under the prefix is not qosdeny's to count. */
+	set_usage("qosdeny:{qd}:assoc:no-user-here", 100, (double)now);
+	set_usage("qosdeny:{qd}:account:a b", 100, (double)now);
+	set_usage("qosdeny:{qd}:archive", 100, (double)now);
 	memset(&skipped, 0, sizeof(skipped));
 	cr_expect_eq(qd_redis_read_usage(rd, "qd", WEEK, collect, &s, &skipped,
 					 err, sizeof(err)),
 		     0, "%s", err);
 	cr_expect_eq(s.calls, 1, "batch's usage is read");
-	cr_expect_eq(skipped.n, 2);
+	cr_expect_eq(skipped.n, 4);
 	cr_expect(strstr(skipped.first, "qosdeny:{qd}:a") &&
 		      (strstr(skipped.first, ": not a usage hash (v, t)") ||
-		       strstr(skipped.first, ": WRONGTYPE")),
+		       strstr(skipped.first, ": WRONGTYPE") ||
+		       strstr(skipped.first, ": not a usage key's name")),
 		  "%s", skipped.first);
 }
 
@@ -374,8 +380,9 @@ Test(redis, noscript_fallback)
 	freeReplyObject(x);
 }
 
-/* A script cannot be rolled back: a key of the wrong type is found before
- * anything is written, so the record is not marked counted. */
+/* A script cannot be rolled back: a damaged usage hash is found before
+ * anything is written, so the record is not marked counted; it is refused
+ * alone (QD_REDIS_DAMAGED), the next record may be counted. */
 Test(redis, wrong_type_leaves_record_unapplied)
 {
 	time_t now = time(NULL);
@@ -385,11 +392,12 @@ Test(redis, wrong_type_leaves_record_unapplied)
 
 	plain();
 	freeReplyObject(cmd("SET qosdeny:{qd}:account:research oops"));
-	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
+	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)),
+		     QD_REDIS_DAMAGED);
 	/* The server's first run of the script is an EVAL (NOSCRIPT). */
 	snprintf(want, sizeof(want),
-		 "redis %s: EVAL: qosdeny: qosdeny:{qd}:account:research "
-		 "holds a string, not a hash",
+		 "redis %s: EVAL: qosdeny: damaged: "
+		 "qosdeny:{qd}:account:research holds a string, not a hash",
 		 srv.addr);
 	cr_expect(!strncmp(err, want, strlen(want)), "%s", err);
 	x = cmd("EXISTS qosdeny:{qd}:rec:1:n1:%lld", (long long)r.start);
@@ -397,10 +405,11 @@ Test(redis, wrong_type_leaves_record_unapplied)
 	freeReplyObject(x);
 	freeReplyObject(cmd("DEL qosdeny:{qd}:account:research"));
 	freeReplyObject(cmd("HSET qosdeny:{qd}:user:alice v x t 1"));
-	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), -1);
+	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)),
+		     QD_REDIS_DAMAGED);
 	snprintf(want, sizeof(want),
-		 "redis %s: EVALSHA: qosdeny: qosdeny:{qd}:user:alice is not a "
-		 "usage hash (v, t)",
+		 "redis %s: EVALSHA: qosdeny: damaged: qosdeny:{qd}:user:alice "
+		 "is not a usage hash (v, t)",
 		 srv.addr);
 	cr_expect(!strncmp(err, want, strlen(want)), "%s", err);
 	freeReplyObject(cmd("DEL qosdeny:{qd}:user:alice"));
@@ -883,7 +892,9 @@ Test(redis, reconnects_after_restart)
 static int send_redis(const struct qd_usage_record *r, void *arg, char *e,
 		      size_t elen)
 {
-	return qd_redis_apply(arg, r, WEEK, e, elen);
+	int k = qd_redis_apply(arg, r, WEEK, e, elen);
+
+	return k == QD_REDIS_DAMAGED ? QD_SPOOL_REFUSED : k;
 }
 
 static void ignore(const char *msg, void *arg)
@@ -924,4 +935,44 @@ Test(redis, spool_replay)
 	cr_expect_eq(st.left, 0);
 	cr_expect(NEAR(stored("qosdeny:{qd}:account:research"), 400), "%f",
 		  stored("qosdeny:{qd}:account:research"));
+}
+
+/* A record refused for a damaged usage hash (anything a job could write
+ * where Redis has no password) stays in the spool, said; the records after
+ * it are sent. Before, the first refusal stopped the replay, so one
+ * damaged account held back every node's records behind it. */
+Test(redis, spool_replay_passes_a_refused_record)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record a = rec(1, 1, now - 100, now),
+			       b = rec(2, 2, now - 100, now),
+			       c = rec(3, 1, now - 100, now);
+	struct qd_spool_stats st;
+	char dir[160];
+
+	plain();
+	snprintf(b.account, sizeof(b.account), "physics");
+	snprintf(dir, sizeof(dir), "%s/spool", srv.dir);
+	cr_assert_eq(qd_spool_write(dir, &a, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(qd_spool_write(dir, &b, err, sizeof(err)), 0);
+	cr_assert_eq(qd_spool_write(dir, &c, err, sizeof(err)), 0);
+	freeReplyObject(cmd("HSET qosdeny:{qd}:account:physics v 1 t oops"));
+	cr_expect_eq(
+	    qd_spool_replay(dir, time(NULL), send_redis, rd, ignore, NULL, &st),
+	    -1);
+	cr_expect_eq(st.sent, 2);
+	cr_expect_eq(st.left, 1);
+	cr_expect(NEAR(stored("qosdeny:{qd}:account:research"), 200), "%f",
+		  stored("qosdeny:{qd}:account:research"));
+	/* Repaired: the kept record is counted, once. */
+	freeReplyObject(cmd("DEL qosdeny:{qd}:account:physics"));
+	cr_expect_eq(
+	    qd_spool_replay(dir, time(NULL), send_redis, rd, ignore, NULL, &st),
+	    0);
+	cr_expect_eq(st.sent, 1);
+	cr_expect_eq(st.left, 0);
+	cr_expect(NEAR(stored("qosdeny:{qd}:account:physics"), 200), "%f",
+		  stored("qosdeny:{qd}:account:physics"));
+	cr_expect(NEAR(stored("qosdeny:{qd}:user:alice"), 400), "%f",
+		  stored("qosdeny:{qd}:user:alice"));
 }

@@ -210,6 +210,34 @@ Test(refresh, unreadable_usage_is_logged_and_skipped)
 	cr_expect_not(logged("keep their last values"));
 }
 
+/* Bookkeeping keys of another type, as a job could write them where Redis
+ * has no password: replaced by the first publication, said, and the
+ * refresh goes on. Before, every refresh failed on them. */
+Test(refresh, wrong_typed_bookkeeping_is_replaced)
+{
+	char args[128], err[1024] = "", want[256];
+
+	start_fresh(&srv, NULL);
+	freeReplyObject(admin_cmd(&srv, "SET qosdeny:{test}:running oops"));
+	freeReplyObject(admin_cmd(&srv, "SET qosdeny:{test}:ended oops"));
+	snprintf(args, sizeof(args), "redis=%s", srv.addr);
+	plugstack(args);
+	cr_assert_eq(sf_start(false, err, sizeof(err)), 0, "%s", err);
+	cr_assert(wait_table(), "no table from the first refresh");
+	snprintf(want, sizeof(want),
+		 "qosdeny: site factor: redis %s: qosdeny:{test}:running held "
+		 "a string, not a hash: replaced",
+		 srv.addr);
+	cr_expect(logged(want), "%s", want);
+	snprintf(want, sizeof(want),
+		 "qosdeny: site factor: redis %s: qosdeny:{test}:ended held a "
+		 "string, not a zset: replaced",
+		 srv.addr);
+	cr_expect(logged(want), "%s", want);
+	qd_sf_stop();
+	cr_expect_not(logged("keep their last values"));
+}
+
 /* Nothing listens: each refresh fails at once and is said once; the
  * thread then waits out its interval, which a stop cuts short. */
 Test(refresh, redis_unreachable_is_logged_and_stop_is_prompt)

@@ -107,6 +107,18 @@ bool qd_doctor_slurm_task_cgroups(const char *cgroup_plugin,
 				  const char *task_plugin,
 				  const char *jobacct_gather);
 
+/*
+ * The owner of a socket listening on port where a connection to the
+ * loopback reaches it (a loopback or wildcard address), from the text of
+ * /proc/net/tcp or /proc/net/tcp6: the highest such uid, -1 for none.
+ * Pure, for tests.
+ */
+long qd_doctor_loopback_listener_uid(const char *text, int port);
+
+/* UID_MIN of a login.defs text (NULL: none), the first uid of a login
+ * user; 1000 where it sets none, as Debian and RHEL do. Pure, for tests. */
+long qd_doctor_uid_min(const char *login_defs);
+
 /* Whether the comma-separated list holds item, with or without prefix
  * ("qosdeny" matches "job_submit/qosdeny" with prefix "job_submit/"). */
 bool qd_doctor_list_has(const char *list, const char *prefix, const char *item);

@@ -4,15 +4,66 @@
  * and password for an ACL user), TIME's round trip, SCRIPT LOAD of the usage
  * script that every job's record runs (shared/usage/usage_script.c: does it
  * compile on this server) and the rights to run it as the plugins do, EVALSHA
- * and EVAL.
+ * and EVAL; and, for a TCP port on the loopback without TLS, who listens on
+ * it: a port above 1023 is any user's to take where Redis does not run or
+ * has stopped, and a job there is sent the password.
  */
+#include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "doctor.h"
 #include "now_ms.h"
+#include "redis_addr.h"
 #include "redis_conn.h"
+#include "textfile.h"
+
+/* Where the kernel lists TCP sockets, and login users begin. */
+#define PROC_NET_TCP  "/proc/net/tcp"
+#define PROC_NET_TCP6 "/proc/net/tcp6"
+#define LOGIN_DEFS    "/etc/login.defs"
+
+static bool loopback_host(const char *host)
+{
+	return !strncmp(host, "127.", 4) || !strcmp(host, "::1") ||
+	       !strcmp(host, "localhost") || !strcmp(host, "::ffff:127.0.0.1");
+}
+
+/*
+ * The uid listening on the loopback port of cfg's address, when that is a
+ * TCP port on the loopback without TLS and the uid is a login user's
+ * (UID_MIN or more): a job may be posing as Redis. -1 otherwise.
+ */
+static long posing_uid(const struct qd_redis_config *cfg)
+{
+	struct qd_redis_addr a;
+	char why[256];
+	long uid = -1, min;
+	char *text, *defs;
+
+	if (cfg->tls_ca ||
+	    qd_redis_addr_parse(cfg->addr ? cfg->addr : QD_REDIS_DEFAULT_ADDR,
+				&a, why, sizeof(why)) ||
+	    a.kind != QD_REDIS_TCP || !loopback_host(a.tcp.host))
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		long u;
+
+		text = qd_read_file(i ? PROC_NET_TCP6 : PROC_NET_TCP, NULL, why,
+				    sizeof(why));
+		u = text ? qd_doctor_loopback_listener_uid(text, a.tcp.port)
+			 : -1;
+		if (u > uid)
+			uid = u;
+		free(text);
+	}
+	defs = qd_read_file(LOGIN_DEFS, NULL, why, sizeof(why));
+	min = qd_doctor_uid_min(defs);
+	free(defs);
+	return uid >= min ? uid : -1;
+}
 
 /* One command within timeout_ms; 0, or -1 with err. */
 static int run(struct qd_redis *r, int timeout_ms, const char *step, int argc,
@@ -70,6 +121,7 @@ void qd_doctor_redis(struct qd_doctor *d, const struct qd_redis_config *given)
 	struct qd_redis *r;
 	int64_t t0, rtt_us;
 	struct timespec ts;
+	long uid;
 
 	if (cfg.timeout_ms <= 0)
 		cfg.timeout_ms = QD_REDIS_DEFAULT_TIMEOUT_MS;
@@ -78,6 +130,24 @@ void qd_doctor_redis(struct qd_doctor *d, const struct qd_redis_config *given)
 		qd_doctor_line(d, QD_DOC_FAIL, "redis", err,
 			       "correct redis= or redis_password_file= on "
 			       "the plugstack line");
+		return;
+	}
+	/* Before the first command sends it the password. */
+	uid = posing_uid(&cfg);
+	if (uid >= 0) {
+		struct passwd *pw = getpwuid((uid_t)uid);
+
+		qd_doctor_linef(
+		    d, QD_DOC_FAIL, "redis",
+		    "stop that process; give redis= as unix:/PATH in a "
+		    "directory only Redis and root can write, or use TLS "
+		    "(docs/gpu-and-usage.md, Redis for production)",
+		    "%s: a TCP port on the loopback, listened on by %s (uid "
+		    "%ld), a login user, not Redis's system account: a job "
+		    "may be posing as Redis to be sent the password; not "
+		    "connected",
+		    qd_redis_label(r), pw ? pw->pw_name : "?", uid);
+		qd_redis_free(r);
 		return;
 	}
 	/* The first TIME connects (and AUTHs); the second is timed alone. */
