@@ -261,6 +261,30 @@ for mode in v1 v2; do
 done
 : >"$PLUGSTACK"
 
+# A node whose slurm.conf leaves gpu out of GresTypes: no Slurm plugin
+# writes a step's SLURM_STEP_GPUS there, so one in the task's environment
+# is the user's own export, and opens nothing (its GPUs from gpu_devices=).
+# slurmctld learns the nodes' GRES before the slurmds report theirs, each
+# way: a node reporting fewer GPUs than slurmctld has for it is drained.
+CLUSTER=$QD_ROOT/tests/cluster/cluster.sh
+not_drained() { ! sinfo -h -o %T | grep -Eq 'drain|inval'; }
+check "slurm.conf without gpu GRES" env QD_NO_GPU_GRES=yes bash "$CLUSTER" write-conf
+check "slurmctld restarted on it" bash "$CLUSTER" restart-ctld
+check "the slurmds restarted on it" bash "$CLUSTER" restart-slurmd
+assert_eq "n1 has no GRES" "(null)" "$(sinfo -h -n n1 -o %G)"
+echo "required spank_qosdeny.so gpu_devices=$QD_DEV_DIR/nvidia[0-3]" >"$PLUGSTACK"
+as alice env SLURM_STEP_GPUS=0,1,2,3 srun -N1 -w n1 $PROBE
+assert_eq "no gpu in GresTypes, SLURM_STEP_GPUS exported: the step ran" 0 "$RC"
+assert_eq "and none opens" 0 "$(enxio "$OUT")"
+assert_contains "slurmd says whose list it was" \
+	"SLURM_STEP_GPUS=0,1,2,3 is not Slurm's" "$(cat "$QD_LOG_DIR/slurmd-n1.log")"
+: >"$PLUGSTACK"
+check "slurm.conf with gpu GRES again" bash "$CLUSTER" write-conf
+check "the slurmds restarted on it" bash "$CLUSTER" restart-slurmd
+check "slurmctld restarted on it" bash "$CLUSTER" restart-ctld
+check "no node drained" wait_for "the nodes" 30 not_drained
+assert_eq "n1 has its GPUs again" "gpu:a100:4" "$(sinfo -h -n n1 -o %G)"
+
 sacctmgr -i modify account research set qos-=esc-gpu0,esc-a100-0,esc-typed >/dev/null
 sacctmgr -i delete qos esc-free esc-gpu0 esc-a100-0 esc-typed >/dev/null
 write_policy "$EXAMPLE_POLICY"
