@@ -153,14 +153,35 @@ ha_primary_port() {
 }
 ha_named() { [ "$(ha_primary_port)" == "$1" ]; }
 
+# ha_replica_seen SENTINEL PORT: that sentinel's own view of the replica
+# on PORT: no flag but "slave", the role its last INFO gave "slave", its
+# link up. A sentinel polls a replica's INFO every 10 s: one that last saw
+# a returning server still as a primary converts it back to a replica at
+# once when it next sees it promoted, and the failover under way then
+# times out (CI once saw -failover-abort-slave-timeout so).
+ha_replica_seen() {
+	ha_scli "${HA_SPORT[$1]}" sentinel replicas "$HA_NAME" 2>/dev/null |
+		awk -v p="$2" '
+			prev == "port" { port = $0 }
+			prev == "flags" { flags = $0 }
+			prev == "role-reported" { role = $0 }
+			prev == "master-link-status" && port == p {
+				ok = flags == "slave" && role == "slave" && $0 == "ok"
+			}
+			{ prev = $0 }
+			END { exit !ok }'
+}
+
 # ha_ready PRIMARY_PORT: every sentinel names it, knows the other two
-# sentinels and its replica, and the replica's link is up.
+# sentinels and sees the other server as its replica, and the replica's
+# link is up.
 ha_ready() {
-	local k
+	local k other=${HA_PORT[0]}
+	[ "$1" != "${HA_PORT[0]}" ] || other=${HA_PORT[1]}
 	ha_named "$1" || return 1
 	for k in 0 1 2; do
 		[ "$(ha_master_field "$k" num-other-sentinels)" == 2 ] || return 1
-		[ "$(ha_master_field "$k" num-slaves)" -ge 1 ] 2>/dev/null || return 1
+		ha_replica_seen "$k" "$other" || return 1
 	done
 	[ "$(ha_cli "$1" info replication | tr -d '\r' |
 		grep -c '^slave[0-9]*:.*state=online')" -ge 1 ]

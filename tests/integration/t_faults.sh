@@ -65,6 +65,14 @@ assert_contains "alice's own 2 still count" "$PER_USER" "$OUT"
 scancel -u charlie
 
 # --- slurmdbd down at submit ---------------------------------------------
+# Slurm marks slurmdbd failed (dbd_failure, what qosdeny reads) when a write
+# finds the connection closed; stopped while slurmctld's agent awaits a
+# reply, the agent drops the connection and only tries to reconnect, never
+# marking it (CI saw no note for 60 s so, after the job ends just above).
+# Stopped idle, its next write finds it closed.
+dbd_idle() { sdiag | grep -qx 'DBD Agent queue size: 0'; }
+check "slurmctld has nothing queued for slurmdbd" \
+	wait_for "the DBD agent's queue" 30 dbd_idle
 dbd_stopped_at=$(log_lines)
 check "slurmdbd stopped" bash "$CLUSTER" dbd-stop
 check "slurmdbd is down" sh -c '! sacctmgr -n show cluster >/dev/null 2>&1'
