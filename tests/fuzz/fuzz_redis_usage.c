@@ -2,12 +2,13 @@
  * What the usage store's readers (`qosdeny share`, the site factor) take
  * from Redis's replies, which any client of a Redis
  * without a password may have written: a usage key's name from SCAN
- * (qd_usage_key_parse) and a running job's entry from HGETALL
- * (qd_running_entry_parse).
+ * (qd_usage_key_parse), a running job's entry from HGETALL
+ * (qd_running_entry_parse), and a hashed name's mapping from GET
+ * (qd_name_unescape, as redis_names.c reads it).
  *
- * Input: one byte choosing the parser (even: a key under the prefix
- * "qosdeny:{qd}:", odd: an entry), then the bytes as Redis would hold
- * them, NULs and all. Checks, beyond the sanitizers:
+ * Input: one byte choosing the parser (modulo 3: 0 a key under the prefix
+ * "qosdeny:{qd}:", 1 an entry, 2 a mapping), then the bytes as Redis would
+ * hold them, NULs and all. Checks, beyond the sanitizers:
  *   - a key is accepted exactly when a second, plain reading of the forms in
  *     redis_usage.h accepts it ("account:" and an account, possibly empty;
  *     "assoc:", an account, possibly empty, ':' and a user; names of 1 to 63
@@ -17,9 +18,13 @@
  *   - an entry is accepted exactly when the plain reading accepts it (six
  *     fields between runs of blanks: two names, four decimal numbers below
  *     2^64; no NUL; under 224 bytes), and yields the same names and
- *     numbers.
+ *     numbers;
+ *   - a mapping, read into a buffer of its own length as redis_names.c
+ *     does, is a name without NUL no longer than the text, and reading it
+ *     shown again (qd_name_shown) gives the same name.
  */
 #include "fuzz_util.h"
+#include "names.h"
 #include "redis_usage.h"
 #include "running_usage.h"
 
@@ -123,6 +128,31 @@ static void fuzz_entry(const char *s, size_t n)
 		    gs, seen, mv[0], mv[3]);
 }
 
+static void fuzz_mapping(const char *s, size_t n)
+{
+	char *name = malloc(n + 1), *shown, *again;
+
+	if (!name)
+		return;
+	/* redis_names.c refuses a reply with a NUL before unescaping. */
+	if (strlen(s) != n || qd_name_unescape(s, name, n + 1)) {
+		free(name);
+		return;
+	}
+	FUZZ_ASSERT(name[0] && strlen(name) <= n, "mapping: '%s'", name);
+	shown = qd_name_shown(name);
+	again = malloc(n + 1);
+	FUZZ_ASSERT(shown && again, "mapping: out of memory");
+	FUZZ_ASSERT(strlen(shown) <= 3 * strlen(name) &&
+			!qd_name_unescape(shown, again, strlen(shown) + 1) &&
+			!strcmp(again, name),
+		    "mapping: '%s' shown as '%s' reads back otherwise", name,
+		    shown);
+	free(again);
+	free(shown);
+	free(name);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text;
@@ -132,8 +162,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The NUL after the bytes is the one hiredis puts after every
 	 * string. */
 	text = fuzz_strndup(data + 1, size - 1);
-	if (data[0] % 2)
+	if (data[0] % 3 == 1)
 		fuzz_entry(text, size - 1);
+	else if (data[0] % 3 == 2)
+		fuzz_mapping(text, size - 1);
 	else
 		fuzz_key(text, size - 1);
 	free(text);
