@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "doctor.h"
 
@@ -116,55 +117,52 @@ Test(doctor_text, slurm_task_cgroups_from_the_settings)
 						   "task/cgroup", ""));
 }
 
-/* /proc/net/tcp and tcp6 as this host's kernel writes them (little-endian
- * words): who listens where a connection to the loopback's port 6379
- * (18EB) would go. */
+/* A /proc/net/tcp or tcp6 line as this host's kernel writes it
+ * (little-endian words), appended to buf: a socket at LOCAL (HEX:PORT) in
+ * STATE (0A: listening), owned by uid. */
+static void sock_line(char *buf, size_t len, const char *local,
+		      const char *state, int uid)
+{
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, len - n,
+		 "   0: %s 00000000:0000 %s 00000000:00000000 00:00000000 "
+		 "00000000 %5d        0 1059 1 0 100 0 0 10 0\n",
+		 local, state, uid);
+}
+
+/* Who listens where a connection to the loopback's port 6379 (18EB)
+ * would go. */
 Test(doctor_text, loopback_listener_uid)
 {
-	const char *head = "  sl  local_address rem_address   st tx_queue "
-			   "rx_queue tr tm->when retrnsmt   uid  timeout "
-			   "inode\n";
-	char text[2048];
+	char text[2048] = "  sl  local_address rem_address   st tx_queue "
+			  "rx_queue tr tm->when retrnsmt   uid  timeout "
+			  "inode\n";
+	size_t head = strlen(text);
 
 	/* 127.0.0.1:6379 by redis (uid 110), 10.0.0.5:6379 by 1001, and
 	 * an established connection of 1002 from that port. */
-	snprintf(text, sizeof(text),
-		 "%s"
-		 "   0: 0100007F:18EB 00000000:0000 0A 00000000:00000000 "
-		 "00:00000000 00000000   110        0 1059 1 0 100 0 0 10 0\n"
-		 "   1: 0500000A:18EB 00000000:0000 0A 00000000:00000000 "
-		 "00:00000000 00000000  1001        0 1060 1 0 100 0 0 10 0\n"
-		 "   2: 0100007F:18EB 0100007F:9C40 01 00000000:00000000 "
-		 "00:00000000 00000000  1002        0 1061 1 0 100 0 0 10 0\n",
-		 head);
+	sock_line(text, sizeof(text), "0100007F:18EB", "0A", 110);
+	sock_line(text, sizeof(text), "0500000A:18EB", "0A", 1001);
+	sock_line(text, sizeof(text), "0100007F:18EB", "01", 1002);
 	cr_expect_eq(qd_doctor_loopback_listener_uid(text, 6379), 110);
 	cr_expect_eq(qd_doctor_loopback_listener_uid(text, 6380), -1);
 	/* 0.0.0.0:6379 and 127.1.2.3:6379 reach it too. */
-	snprintf(text, sizeof(text),
-		 "%s"
-		 "   0: 00000000:18EB 00000000:0000 0A 00000000:00000000 "
-		 "00:00000000 00000000  1001        0 1059 1 0 100 0 0 10 0\n",
-		 head);
+	text[head] = '\0';
+	sock_line(text, sizeof(text), "00000000:18EB", "0A", 1001);
 	cr_expect_eq(qd_doctor_loopback_listener_uid(text, 6379), 1001);
-	snprintf(text, sizeof(text),
-		 "%s"
-		 "   0: 0302017F:18EB 00000000:0000 0A 00000000:00000000 "
-		 "00:00000000 00000000  1003        0 1059 1 0 100 0 0 10 0\n",
-		 head);
+	text[head] = '\0';
+	sock_line(text, sizeof(text), "0302017F:18EB", "0A", 1003);
 	cr_expect_eq(qd_doctor_loopback_listener_uid(text, 6379), 1003);
-	/* tcp6: ::1, ::, and ::ffff:127.0.0.1 (words in host order). */
-	snprintf(text, sizeof(text),
-		 "%s"
-		 "   0: 00000000000000000000000001000000:18EB "
-		 "00000000000000000000000000000000:0000 0A 00000000:00000000 "
-		 "00:00000000 00000000  1004        0 1 1 0 100 0 0 10 0\n"
-		 "   1: 0000000000000000FFFF00000100007F:18EB "
-		 "00000000000000000000000000000000:0000 0A 00000000:00000000 "
-		 "00:00000000 00000000  1005        0 1 1 0 100 0 0 10 0\n"
-		 "   2: 20010DB8000000000000000000000001:18EB "
-		 "00000000000000000000000000000000:0000 0A 00000000:00000000 "
-		 "00:00000000 00000000  1006        0 1 1 0 100 0 0 10 0\n",
-		 head);
+	/* tcp6: ::1, ::ffff:127.0.0.1, not 2001:db8::1 (words in host
+	 * order). */
+	text[head] = '\0';
+	sock_line(text, sizeof(text), "00000000000000000000000001000000:18EB",
+		  "0A", 1004);
+	sock_line(text, sizeof(text), "0000000000000000FFFF00000100007F:18EB",
+		  "0A", 1005);
+	sock_line(text, sizeof(text), "B80D0120000000000000000001000000:18EB",
+		  "0A", 1006);
 	cr_expect_eq(qd_doctor_loopback_listener_uid(text, 6379), 1005);
 	cr_expect_eq(qd_doctor_loopback_listener_uid("", 6379), -1);
 	cr_expect_eq(qd_doctor_loopback_listener_uid("0: x:18EB", 6379), -1);
