@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -478,6 +480,75 @@ Test(spank_plugin, a_failure_stops_the_task_and_tells_the_user)
 	cr_assert_str_eq(seen, strcat(expected, "\n"));
 	cr_assert_not(cgroup_exists("devices"));
 	cr_assert_not(cgroup_exists(NULL));
+}
+
+/*
+ * A node as AutoDetect leaves it (gres.conf without File=: qosdeny falls
+ * back to /dev/nvidia[0-9]* in minor order), laid out in a mount namespace
+ * of this test's own: /dev/nvidia0 and 1, and the driver's view of them in
+ * /proc/driver/nvidia/gpus, the GPU on the first bus holding minor `first`.
+ */
+static void autodetect_node(int first)
+{
+	const char *bus[] = {"0000:3b:00.0", "0000:5e:00.0"};
+	char p[128];
+	FILE *f;
+
+	struct stat sb;
+
+	if (stat("/proc/driver", &sb))
+		cr_skip_test("no /proc/driver to lay the driver's view over");
+	cr_assert_eq(unshare(CLONE_NEWNS), 0, "unshare: %s", strerror(errno));
+	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	cr_assert_eq(mount("qd", "/dev", "tmpfs", 0, "mode=755"), 0, "%s",
+		     strerror(errno));
+	cr_assert_eq(mknod("/dev/null", S_IFCHR | 0666, makedev(1, 3)), 0);
+	cr_assert_eq(mount("qd", "/proc/driver", "tmpfs", 0, "mode=755"), 0,
+		     "%s", strerror(errno));
+	cr_assert_eq(mkdir("/proc/driver/nvidia", 0755), 0);
+	cr_assert_eq(mkdir("/proc/driver/nvidia/gpus", 0755), 0);
+	for (int i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "/dev/nvidia%d", i);
+		cr_assert_eq(mknod(p, S_IFCHR | 0666, makedev(195, i)), 0);
+		snprintf(p, sizeof(p), "/proc/driver/nvidia/gpus/%s", bus[i]);
+		cr_assert_eq(mkdir(p, 0755), 0);
+		strcat(p, "/information");
+		f = fopen(p, "w");
+		cr_assert_not_null(f);
+		fprintf(f, "Model: \t\t A100\nDevice Minor: \t %d\n",
+			i ? 1 - first : first);
+		fclose(f);
+	}
+	write_in("gres.conf", "AutoDetect=nvml\n");
+}
+
+/* The fallback binds only where minor order is Slurm's bus order. */
+Test(spank_plugin, autodetect_out_of_bus_order_refuses_binding)
+{
+	autodetect_node(1);
+	init_ok(NULL);
+	spawn();
+	st.env[0] = "SLURM_STEP_GPUS=0";
+	cr_assert_lt(call(post_fork_fn, 0, NULL), 0);
+	cr_expect(strstr(st.last_error,
+			 "SLURM_STEP_GPUS=0: AutoDetect: GPU 0000:3b:00.0 is "
+			 "/dev/nvidia1 but GPU 0000:5e:00.0, after it in PCI "
+			 "bus order, is /dev/nvidia0"),
+		  "%s", st.last_error);
+	cr_expect_not(cgroup_exists("devices"));
+}
+
+Test(spank_plugin, autodetect_in_bus_order_binds)
+{
+	autodetect_node(0);
+	init_ok(NULL);
+	spawn();
+	st.env[0] = "SLURM_STEP_GPUS=1";
+	cr_assert_eq(call(post_fork_fn, 0, NULL), 0, "%s", st.last_error);
+	/* The node's GPUs are 195:0 and 195:1, the test's own nvidia0 and
+	 * nvidia1: 0 denied; 2 and 3 are no GPU of this node's. */
+	cr_assert(cgroup_exists("devices"));
+	expect_gpus((1u << 1) | (1u << 2) | (1u << 3));
 }
 
 Test(spank_plugin, a_missing_gpu_file_stops_the_task)
