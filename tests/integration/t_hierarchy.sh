@@ -8,32 +8,35 @@
 # for any other reason once slurmctld has evaluated it fails the scenario.
 # Nodes are counted as Slurm counts them: a node the QoS's jobs already
 # hold is counted once. Then Enforce=yes denies a held one at submission,
-# naming the QoS whose limit Slurm applies.
+# naming the QoS whose limit Slurm applies. Heterogeneous jobs: Slurm
+# counts each component on top of the earlier ones (backfill's
+# _het_job_limit_check, up to 25.11); several QoS (24.11 and later): Slurm
+# tries each and holds the job only when every one fails.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"
 
 # Each scenario has a job QoS hj<N> and a partition QoS hp<N>; the
-# partition hq (n1, n2) is given the scenario's hp<N>.
-N=9
+# partition hq (n1, n2) is given the scenario's hp<N>. Scenarios 12 and 13
+# list a second job QoS, hk<N>.
+N=13
 qos_list() { # PREFIX
 	local i out=""
 	for ((i = 1; i <= N; i++)); do out+="${out:+,}$1$i"; done
 	echo "$out"
 }
-HJ=$(qos_list hj) HP=$(qos_list hp)
+HJ=$(qos_list hj) HP=$(qos_list hp) HK=hk12,hk13
 records() { # ENFORCE
-	local i
+	local q
 	echo "$EXAMPLE_POLICY" | sed "s/^Enforce=yes/Enforce=$1/"
-	for ((i = 1; i <= N; i++)); do
-		echo "QOS=hj$i Flags=DenyOnMaxPerJob,DenyOnMaxPerUser,DenyOnGrp"
-		echo "QOS=hp$i Flags=DenyOnMaxPerJob,DenyOnMaxPerUser,DenyOnGrp"
+	for q in ${HJ//,/ } ${HP//,/ } ${HK//,/ }; do
+		echo "QOS=$q Flags=DenyOnMaxPerJob,DenyOnMaxPerUser,DenyOnGrp"
 	done
 }
 
 cancel_all
-IFS=, read -r -a all_qos <<<"$HJ,$HP"
+IFS=, read -r -a all_qos <<<"$HJ,$HP,$HK"
 sacctmgr -i add qos "${all_qos[@]}" >/dev/null
-sacctmgr -i modify account research set qos=normal,research,interactive,"$HJ" >/dev/null
+sacctmgr -i modify account research set qos=normal,research,interactive,"$HJ,$HK" >/dev/null
 # 1: the partition QoS's group limit (8) is in force, not the job QoS's (2).
 sacctmgr -i modify qos hp1 set GrpTRES=gres/gpu=8 >/dev/null
 sacctmgr -i modify qos hj1 set GrpTRES=gres/gpu=2 >/dev/null
@@ -56,10 +59,17 @@ sacctmgr -i modify qos hj7 set MaxTRESPerUser=node=1 >/dev/null
 sacctmgr -i modify qos hj8 set GrpTRES=node=1 >/dev/null
 # 9: a job listing hq and gpu (no QoS): Slurm runs it in gpu.
 sacctmgr -i modify qos hp9 set GrpTRES=gres/gpu=2 >/dev/null
+# 10: a het job of 2 + 3 GPUs under GrpTRES gpu=4; 11: 2 + 2 (it fits).
+sacctmgr -i modify qos hj10 set GrpTRES=gres/gpu=4 >/dev/null
+sacctmgr -i modify qos hj11 set GrpTRES=gres/gpu=4 >/dev/null
+# 12: two QoS that each hold 4 GPUs; 13: the first holds, the second not.
+sacctmgr -i modify qos hj12 set GrpTRES=gres/gpu=2 >/dev/null
+sacctmgr -i modify qos hk12 set GrpTRES=gres/gpu=2 >/dev/null
+sacctmgr -i modify qos hj13 set GrpTRES=gres/gpu=2 Priority=100 >/dev/null
 # slurmdbd sends slurmctld the changes in order: the last one there (its
 # output shows no flags and no per-user limits) means all are.
 knows_all() {
-	scontrol show assoc_mgr flags=qos qos=hp9 2>/dev/null |
+	scontrol show assoc_mgr flags=qos qos=hj13 2>/dev/null |
 		grep -q 'GrpTRES=.*gres/gpu=2('
 }
 check "slurmctld knows the scenarios' QoS" wait_for "the QoS" 30 knows_all
@@ -69,25 +79,31 @@ write_policy "$(records no)"
 
 # slurm_says JOB: "runs", "held REASON" (a QoS limit, once slurmctld has
 # evaluated the job after its submission) or "pending REASON"; waits for
-# one of the first two.
+# one of the first two. A het job (one row per component, its leader
+# first) runs when every component runs, and is held when one is.
+rows() { SLURM_TIME_FORMAT=%s squeue -h -j "$1" -O 'State:|,Reason:|,SubmitTime:|,LastSchedEval:|'; }
 evaluated() {
-	local st
-	st=$(SLURM_TIME_FORMAT=%s scontrol -o show job "$1" 2>/dev/null) || return 1
-	case $st in *" JobState=RUNNING "*) return 0 ;; esac
-	local sub eval
-	sub=$(sed -n 's/.* SubmitTime=\([0-9]*\) .*/\1/p' <<<"$st")
-	eval=$(sed -n 's/.* LastSchedEval=\([0-9]*\) .*/\1/p' <<<"$st")
-	[[ $st == *" Reason=QOS"* ]] && [ -n "$eval" ] && [ "$eval" -gt "$sub" ]
+	local st reason sub eval all=yes
+	while IFS='|' read -r st reason sub eval; do
+		[ "$st" == RUNNING ] || all=no
+		[[ $reason == QOS* ]] && [[ $eval =~ ^[0-9]+$ ]] &&
+			[ "$eval" -gt "$sub" ] && return 0
+	done < <(rows "$1")
+	[ "$all" == yes ] && [ -n "$(rows "$1")" ]
 }
 slurm_says() {
 	wait_for "slurmctld to run or hold job $1" 30 evaluated "$1"
-	local state reason
-	read -r state reason < <(squeue -h -j "$1" -o '%T %r')
-	case $state in
-	RUNNING) echo runs ;;
-	PENDING) [[ $reason == QOS* ]] && echo "held $reason" || echo "pending $reason" ;;
-	*) echo "$state $reason" ;;
-	esac
+	local st reason held="" pending=""
+	while IFS='|' read -r st reason _; do
+		case $st in
+		RUNNING) ;;
+		PENDING) [[ $reason == QOS* ]] && held=${held:-$reason} || pending=${pending:-$reason} ;;
+		*) pending=${pending:-$st $reason} ;;
+		esac
+	done < <(rows "$1")
+	if [ -n "$held" ]; then echo "held $held"
+	elif [ -n "$pending" ]; then echo "pending $pending"
+	else echo runs; fi
 }
 
 # scenario N DESCRIPTION SBATCH_ARGS...: Slurm's answer against qosdeny's;
@@ -102,7 +118,8 @@ scenario() {
 		[ -n "$first" ] || fail "$i: $what: the first job did not run"
 	fi
 	n=$(log_lines)
-	as alice sbatch --parsable -p "${PARTS:-hq}" -q "hj$i" "$@" --wrap 'sleep 300'
+	as alice sbatch --parsable -p "${PARTS:-hq}" -q "${JQOS:-hj$i}" "$@" \
+		--wrap 'sleep 300'
 	job=${OUT%%;*}
 	if [ "$RC" -ne 0 ]; then
 		fail "$i: $what: sbatch failed: $OUT"
@@ -134,10 +151,23 @@ FIRST=""
 PARTS=hq,gpu
 scenario 9 "a partition QoS's GrpTRES gpu=2, the job may run in gpu" --gres=gpu:4
 PARTS=""
+scenario 10 "a het job of 2 + 3 GPUs, GrpTRES gpu=4" --gres=gpu:2 : \
+	-p hq -q hj10 --gres=gpu:3
+scenario 11 "a het job of 2 + 2 GPUs, GrpTRES gpu=4" --gres=gpu:2 : \
+	-p hq -q hj11 --gres=gpu:2
+want="runs runs held held held runs runs held runs held runs"
+if slurm_at_least 24.11; then
+	JQOS=hj12,hk12 scenario 12 "two QoS, each GrpTRES gpu=2" --gres=gpu:4
+	JQOS=hj13,hk13 scenario 13 "two QoS, the second without a limit" \
+		--gres=gpu:4
+	want+=" held runs"
+else
+	N=11
+fi
 said=""
 for ((i = 1; i <= N; i++)); do said+="${said:+ }${SAID[$i]%% *}"; done
 assert_eq "Slurm's own answers, as measured before qosdeny followed them" \
-	"runs runs held held held runs runs held runs" "$said"
+	"$want" "$said"
 
 # Enforced: the held ones are denied at submission, naming the QoS whose
 # limit Slurm applies; the others are accepted.
@@ -154,6 +184,10 @@ assert_contains "the partition QoS's per-user limit, named" \
 scontrol update partitionname=hq qos=hp1
 as alice sbatch --parsable --hold -p hq -q hj1 --gres=gpu:4 --wrap true
 assert_eq "the partition QoS's 8 over the job QoS's 2: accepted" 0 "$RC"
+scontrol update partitionname=hq qos=hp10
+as alice sbatch -p hq -q hj10 --gres=gpu:2 : -p hq -q hj10 --gres=gpu:3 --wrap true
+assert_eq "a het job over the group limit: denied at submission" 1 "$RC"
+assert_contains "naming the QoS" "QOS hj10: gres/gpu requested" "$OUT"
 
 cancel_all
 scontrol delete partitionname=hq
