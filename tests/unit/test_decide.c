@@ -461,6 +461,29 @@ Test(decide, partition_qos_limit_in_force_over_the_jobs)
 	cr_expect(DECIDE(conf, &job, 4), "cpu has no QoS: interactive's 2");
 }
 
+/* A limit on the partition QoS's qosdeny.conf record, where its database
+ * sets none, is laid over before the order: it is the partition QoS's, so
+ * it decides over the job QoS's database limit, both ways. */
+Test(decide, partition_qos_record_limit_in_force_over_the_jobs)
+{
+	struct qd_job_view job = {
+	    .uid = ALICE, .qos = "interactive", .partition = "gpu"};
+	const char *conf = "QOS=interactive Flags=DenyOnMaxPerJob\n"
+			   "QOS=gpupart Flags=DenyOnMaxPerJob "
+			   "MaxTRESPerJob=gres/gpu=8\n";
+	char msg[512];
+
+	qos[Q_INTERACTIVE].per_job[T_GPU] = 2;
+	cr_expect_not(DECIDE(conf, &job, 4), "the record's 8 is in force: %s",
+		      msg);
+	cr_assert(DECIDE(conf, &job, 9));
+	cr_expect_str_eq(msg, "qosdeny: DenyOnMaxPerJob: QOS gpupart: "
+			      "gres/gpu requested 9, MaxTRESPerJob limit 8");
+	qos[Q_INTERACTIVE].per_job[T_GPU] = 16;
+	cr_assert(DECIDE(conf, &job, 9),
+		  "the record's 8 over interactive's 16");
+}
+
 /* --qos=a,b (24.11): denied only when every listed QoS denies; the line
  * is the first listed one's. */
 Test(decide, qos_list_denies_only_when_every_qos_does)
