@@ -61,6 +61,13 @@ int qd_redis_pipeline(struct qd_redis *r, int64_t deadline_ms, const char *step,
  * clock serves every node. Returns 0, or -1 with err. */
 int qd_redis_time(struct qd_redis *r, double *now, char *err, size_t errlen);
 
+/* TIME's two fields, seconds and microseconds, as the reply holds them
+ * (not NUL-bounded): decimal digits only, at most 12 and 6. Returns 0, or
+ * -1 for anything else (a reply not checked would decay usage to 0 or
+ * NaN). */
+int qd_redis_time_parse(const char *sec, size_t sec_len, const char *usec,
+			size_t usec_len, double *now);
+
 /*
  * Reads a password file (see qd_redis_new): *user is NULL for a one-line
  * file. Returns 0, or -1 with err naming the file and what is wrong.

@@ -2,9 +2,34 @@
  * The server's clock: usage is decayed to Redis's now, so that one clock
  * serves every node, whatever the nodes' own clocks say.
  */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "redis_conn.h"
+
+/* Decimal digits, at most max_digits of them. */
+static int digits(const char *s, size_t len, size_t max_digits, long long *v)
+{
+	char *end;
+
+	if (!len || len > max_digits || strspn(s, "0123456789") != len)
+		return -1;
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return errno || end != s + len ? -1 : 0;
+}
+
+int qd_redis_time_parse(const char *sec, size_t sec_len, const char *usec,
+			size_t usec_len, double *now)
+{
+	long long s, us;
+
+	if (digits(sec, sec_len, 12, &s) || digits(usec, usec_len, 6, &us))
+		return -1;
+	*now = (double)s + (double)us / 1e6;
+	return 0;
+}
 
 int qd_redis_time(struct qd_redis *r, double *now, char *err, size_t errlen)
 {
@@ -22,12 +47,13 @@ int qd_redis_time(struct qd_redis *r, double *now, char *err, size_t errlen)
 	}
 	if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2 ||
 	    reply->element[0]->type != REDIS_REPLY_STRING ||
-	    reply->element[1]->type != REDIS_REPLY_STRING) {
+	    reply->element[1]->type != REDIS_REPLY_STRING ||
+	    qd_redis_time_parse(reply->element[0]->str, reply->element[0]->len,
+				reply->element[1]->str, reply->element[1]->len,
+				now)) {
 		qd_redis_fail(r, err, errlen, "TIME", "unexpected reply");
 		goto fail;
 	}
-	*now = strtod(reply->element[0]->str, NULL) +
-	       strtod(reply->element[1]->str, NULL) / 1e6;
 	rv = 0;
 fail:
 	qd_hiredis.freeReplyObject(reply);

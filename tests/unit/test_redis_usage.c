@@ -24,6 +24,7 @@
 
 #include "fairshare_usage.h"
 #include "now_ms.h"
+#include "redis_conn.h" /* qd_redis_time_parse */
 #include "redis_usage.h"
 #include "spool.h"
 #include "test_redis_server.h"
@@ -975,4 +976,26 @@ Test(redis, spool_replay_passes_a_refused_record)
 		  stored("qosdeny:{qd}:account:physics"));
 	cr_expect(NEAR(stored("qosdeny:{qd}:user:alice"), 400), "%f",
 		  stored("qosdeny:{qd}:user:alice"));
+}
+
+/* TIME's reply is read as digits only: a reply that is not (a proxy, a
+ * port taken by something else) fails the call, never decays usage to 0
+ * or NaN. */
+Test(redis, time_reply_is_digits_only)
+{
+	double now = -1;
+
+	cr_expect_eq(qd_redis_time_parse("1796000000", 10, "250000", 6, &now),
+		     0);
+	cr_expect(fabs(now - 1796000000.25) < 1e-6, "%f", now);
+	cr_expect_eq(qd_redis_time_parse("", 0, "0", 1, &now), -1);
+	cr_expect_eq(qd_redis_time_parse("nan", 3, "0", 1, &now), -1);
+	cr_expect_eq(qd_redis_time_parse("-1", 2, "0", 1, &now), -1);
+	cr_expect_eq(qd_redis_time_parse("1e9", 3, "0", 1, &now), -1);
+	cr_expect_eq(qd_redis_time_parse("17 ", 3, "0", 1, &now), -1);
+	cr_expect_eq(qd_redis_time_parse("1796000000", 10, "1000000", 7, &now),
+		     -1, "a microsecond count of 7 digits");
+	/* Not NUL-bounded: the length decides. */
+	cr_expect_eq(qd_redis_time_parse("17x", 2, "5", 1, &now), 0);
+	cr_expect(fabs(now - 17.000005) < 1e-9, "%f", now);
 }
