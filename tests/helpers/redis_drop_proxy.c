@@ -6,7 +6,8 @@
  * (EVALSHA, EVAL) that Redis ran: that reply is read, so the script has
  * run, then dropped, and the client's connection closed, as when a network
  * fails between the two. Error replies (NOSCRIPT, ...) pass. Each drop is
- * told on stderr: "redis_drop_proxy: dropped the reply to EVALSHA: :1".
+ * told on stderr, the reply on one line, each "\r\n" a blank:
+ * "redis_drop_proxy: dropped the reply to EVALSHA: *1 :1".
  * Runs until killed; one process per connection.
  *
  * redis_drop_proxy -d MS PORT_FILE HOST PORT: a slow Redis instead, for the
@@ -168,10 +169,15 @@ static void session(int client, const struct sockaddr_in *up)
 						     delay_ms % 1000 * 1000000},
 				  NULL);
 		else if (is_script(name) && reply.p[0] != '-') {
-			fprintf(stderr,
-				"redis_drop_proxy: dropped the reply to %s: "
-				"%.*s\n",
-				name, (int)strcspn(reply.p, "\r"), reply.p);
+			fprintf(
+			    stderr,
+			    "redis_drop_proxy: dropped the reply to %s:", name);
+			for (size_t i = 0; i < reply.len && i < 200;
+			     i += strcspn(reply.p + i, "\r") + 2)
+				fprintf(stderr, " %.*s",
+					(int)strcspn(reply.p + i, "\r"),
+					reply.p + i);
+			fputc('\n', stderr);
 			exit(0);
 		}
 		if (send_all(client, reply.p, reply.len))
