@@ -114,6 +114,12 @@ no_leftovers() { # WHAT
 		left=$(extern_cgroups)
 	fi
 	DEATHS=$now
+	if [ -n "$left" ]; then
+		# For the next look at it (CI's fresh-clone run 24 left one on
+		# 24.11 with no death counted): what still runs, what died.
+		pgrep -a slurmstepd | sed 's/^/# running: /'
+		dmesg 2>/dev/null | grep 'slurmstepd.*segfault' | tail -n 3 | sed 's/^/# /'
+	fi
 	assert_eq "$1: no extern cgroup left" "" "$left"
 	assert_eq "$1: no record left" "" "$(find "$ADOPT_DIR" -type f 2>/dev/null)"
 }
