@@ -264,8 +264,9 @@ done
 # A node whose slurm.conf leaves gpu out of GresTypes: no Slurm plugin
 # writes a step's SLURM_STEP_GPUS there, so one in the task's environment
 # is the user's own export, and opens nothing (its GPUs from gpu_devices=).
-# slurmctld learns the nodes' GRES before the slurmds report theirs, each
-# way: a node reporting fewer GPUs than slurmctld has for it is drained.
+# No slurmd may report fewer GPUs than slurmctld has for its node (the node
+# is drained): slurmctld is restarted first when they go, the slurmds first
+# when they come back.
 CLUSTER=$QD_ROOT/tests/cluster/cluster.sh
 not_drained() { ! sinfo -h -o %T | grep -Eq 'drain|inval'; }
 check "slurm.conf without gpu GRES" env QD_NO_GPU_GRES=yes bash "$CLUSTER" write-conf
