@@ -94,7 +94,7 @@ static int send_record(const struct qd_usage_record *r, void *arg, char *err,
 		? -1
 		: qd_redis_apply(s->redis, r, s->half_life_s, err, errlen);
 	if (k == QD_REDIS_DAMAGED)
-		return QD_SPOOL_REFUSED; /* this record alone */
+		return k; /* this record alone: the next one is sent */
 	if (k < 0) {
 		s->failed = true;
 		snprintf(s->why, sizeof(s->why), "%s", err);

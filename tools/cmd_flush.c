@@ -36,9 +36,8 @@ static int send_record(const struct qd_usage_record *rec, void *arg, char *err,
 		       size_t errlen)
 {
 	struct flush_ctx *f = arg;
-	int k = qd_redis_apply(f->r, rec, f->half_life_s, err, errlen);
 
-	return k == QD_REDIS_DAMAGED ? QD_SPOOL_REFUSED : k;
+	return qd_redis_apply(f->r, rec, f->half_life_s, err, errlen);
 }
 
 static void report(const char *msg, void *arg)

@@ -2,22 +2,23 @@
  * The server's clock: usage is decayed to Redis's now, so that one clock
  * serves every node, whatever the nodes' own clocks say.
  */
-#include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "redis_conn.h"
 
-/* Decimal digits, at most max_digits of them. */
+/* The len bytes at s, decimal digits only, at most max_digits of them (so
+ * that the value fits). */
 static int digits(const char *s, size_t len, size_t max_digits, long long *v)
 {
-	char *end;
-
-	if (!len || len > max_digits || strspn(s, "0123456789") != len)
+	if (!len || len > max_digits)
 		return -1;
-	errno = 0;
-	*v = strtoll(s, &end, 10);
-	return errno || end != s + len ? -1 : 0;
+	*v = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return 0;
 }
 
 int qd_redis_time_parse(const char *sec, size_t sec_len, const char *usec,

@@ -151,7 +151,7 @@ void qd_redis_follow(struct qd_redis *r);
  * then, even though applied). Bookkeeping keys of the wrong type are said
  * through the handle's warn and left alone (usage_script.c).
  */
-#define QD_REDIS_DAMAGED -2
+#define QD_REDIS_DAMAGED QD_SPOOL_REFUSED /* a sender returns it as is */
 /* How the script's error for a damaged usage hash begins. */
 #define QD_REDIS_DAMAGED_TEXT "qosdeny: damaged:"
 int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,

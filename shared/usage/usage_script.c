@@ -27,8 +27,9 @@
 #include "redis_usage.h"
 #include "running_usage.h"
 
-#define STR_(x) #x
-#define STR(x)	STR_(x)
+#define STR_(x)	   #x
+#define STR(x)	   STR_(x)
+#define ENDED_KEEP STR(QD_ENDED_KEEP_S)
 
 const char qd_usage_script[] =
     "local gs = tonumber(ARGV[1])\n"
@@ -68,7 +69,6 @@ const char qd_usage_script[] =
     "  if ARGV[7] == '1' then redis.call('EXPIRE', KEYS[1], ttl) end\n"
     "  return {0}\n"
     "end\n"
-
     /* The server's clock, not the nodes': one clock for every update. */
     "local time = redis.call('TIME')\n"
     "local now = tonumber(time[1]) + tonumber(time[2]) / 1000000\n"
@@ -111,7 +111,6 @@ const char qd_usage_script[] =
     /* Forgotten after QD_ENDED_KEEP_S here too, not only by a publication:
      * without the site factor nothing else would ever trim the set. */
     "  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf',\n"
-    "             '(' .. (tonumber(time[1]) - " STR(
-	QD_ENDED_KEEP_S) "))\n"
-			 "end\n"
-			 "return {1, unpack(said)}\n";
+    "             '(' .. (tonumber(time[1]) - " ENDED_KEEP "))\n"
+    "end\n"
+    "return {1, unpack(said)}\n";
