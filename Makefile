@@ -58,12 +58,14 @@ QD_CPPFLAGS = $(FORTIFY) $(QD_DEFS)
 QD_SAN_CPPFLAGS = -U_FORTIFY_SOURCE $(QD_DEFS)
 QD_CFLAGS := -std=gnu11 -Wall -Wextra -fPIC $(HARDEN_CFLAGS)
 QD_LDFLAGS := -Wl,-z,relro,-z,now
-# shared/ holds four parts of the core: policy/ (the submit-time checks),
+# shared/ holds five parts of the core: policy/ (the submit-time checks),
 # usage/ (usage records, spool, Redis, fair share), plugstack/ (the
 # spank_qosdeny.so line's one parser, for the plugin, the tool and the site
-# factor) and common/ (what all read: slurm.conf and plugstack.conf, text
-# files, error strings).
-CORE_DIRS := shared/common shared/policy shared/usage shared/plugstack
+# factor), metrics/ (what the daemons count and the Prometheus text they
+# write it in) and common/ (what all read: slurm.conf and plugstack.conf,
+# text files, error strings).
+CORE_DIRS := shared/common shared/policy shared/usage shared/plugstack \
+             shared/metrics
 CORE_CFLAGS := $(CORE_DIRS:%=-I%)
 # TLS to Redis (redis_tls_*, docs/high-availability.md "TLS") where hiredis has
 # hiredis_ssl: 1.0 and later (Debian 13's); Debian 12's 0.14 has none, and

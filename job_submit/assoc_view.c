@@ -125,3 +125,43 @@ void qd_qos_usage(const slurmdb_qos_rec_t *qos, uint32_t uid, bitstr_t *nodes,
 	    qos->usage ? nodes_in(qos->usage->grp_node_bitmap, nodes) : 0;
 	out->user_nodes_shared = mine ? nodes_in(mine->node_bitmap, nodes) : 0;
 }
+
+struct user_walk {
+	uint32_t *uid;
+	struct qd_tres *use;
+	size_t n, max;
+};
+
+static int add_user(void *x, void *arg)
+{
+	const slurmdb_used_limits_t *u = x;
+	struct user_walk *w = arg;
+
+	if (w->n < w->max) {
+		w->uid[w->n] = u->uid;
+		from_tres_array(u->tres, false, &w->use[w->n]);
+	}
+	w->n++;
+	return 0;
+}
+
+size_t qd_qos_user_usages(const slurmdb_qos_rec_t *qos, uint32_t *uid,
+			  struct qd_tres *use, size_t max)
+{
+	struct user_walk w = {.uid = uid, .use = use, .max = max};
+
+	if (qos->usage && qos->usage->user_limit_list)
+		list_for_each_ro(qos->usage->user_limit_list, add_user, &w);
+	return w.n;
+}
+
+void qd_user_name(uint32_t uid, char name[QD_NAME_MAX])
+{
+	slurmdb_user_rec_t user = {.uid = uid};
+
+	snprintf(name, QD_NAME_MAX, "%u", uid);
+	if (assoc_mgr_fill_in_user(acct_db_conn, &user, 0, NULL, true) ==
+		SLURM_SUCCESS &&
+	    user.name)
+		copy_name(name, user.name);
+}

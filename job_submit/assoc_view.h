@@ -45,4 +45,13 @@ void qd_qos_db_limits(const slurmdb_qos_rec_t *qos, struct qd_limits *out);
 void qd_qos_usage(const slurmdb_qos_rec_t *qos, uint32_t uid, bitstr_t *nodes,
 		  struct qd_usage *out);
 
+/* Each user the QoS's running-usage counters hold (slurmctld keeps one
+ * entry per user who ran a job in it): uid[i] and use[i], at most max of
+ * them; returns how many there are. */
+size_t qd_qos_user_usages(const slurmdb_qos_rec_t *qos, uint32_t *uid,
+			  struct qd_tres *use, size_t max);
+
+/* The user's name in the accounting cache, else the uid in digits. */
+void qd_user_name(uint32_t uid, char name[QD_NAME_MAX]);
+
 #endif

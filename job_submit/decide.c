@@ -303,19 +303,14 @@ static bool every_qos_denies(const struct qd_policy *pol,
 
 bool qd_decide(const struct qd_policy *pol, const struct qd_tres *req,
 	       const struct qd_job_view *job, slurmdb_qos_rec_t *const *qos,
-	       size_t n, const struct qd_who *who, char *msg, size_t len)
+	       size_t n, struct qd_verdict *v)
 {
 	struct request r = {.asked = req};
-	struct qd_verdict v;
-	bool denied;
 
-	if (qd_policy_is_exempt(pol, who->user))
-		return false;
-	denied = every_qos_denies(pol, qos, n, &r, job, &v);
-	if (denied)
-		qd_verdict_format(&v, msg, len);
-	else if (job->het)
+	if (every_qos_denies(pol, qos, n, &r, job, v))
+		return true;
+	if (job->het)
 		count_het_component(job, n ? qos[0] : NULL,
 				    request_counted(&r));
-	return denied;
+	return false;
 }

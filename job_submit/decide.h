@@ -53,14 +53,15 @@ bool qd_qos_allowed(const slurmdb_qos_rec_t *qos,
 
 /*
  * Returns true when the job, with the n QoS from qd_job_qos, breaks a cap
- * under each QoS it may run under, or in each partition it may run in; msg
- * then holds the user's line, the first QoS's (or partition's). req is the
- * job's request as asked; in a QoS with a typed cap its untyped GPUs also
- * count toward the types its partitions have (untyped_gpus.h,
- * partition_gpus.h).
+ * under each QoS it may run under, or in each partition it may run in; *v
+ * then holds the first QoS's (or partition's) verdict, which
+ * qd_verdict_format words for the user. req is the job's request as asked;
+ * in a QoS with a typed cap its untyped GPUs also count toward the types
+ * its partitions have (untyped_gpus.h, partition_gpus.h). The caller has
+ * left out the users the policy exempts (qd_policy_is_exempt).
  */
 bool qd_decide(const struct qd_policy *pol, const struct qd_tres *req,
 	       const struct qd_job_view *job, slurmdb_qos_rec_t *const *qos,
-	       size_t n, const struct qd_who *who, char *msg, size_t len);
+	       size_t n, struct qd_verdict *v);
 
 #endif

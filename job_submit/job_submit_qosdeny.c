@@ -19,6 +19,7 @@
 
 #include "dbd_state.h"
 #include "decide.h"
+#include "metrics_ctld.h"
 #include "policy_keep.h"
 #include "policy_watch.h"
 #include "slurm_fields.h"
@@ -108,6 +109,8 @@ extern int init(void)
 			return SLURM_ERROR;
 	}
 	check_slurm_settings(policy_file.current);
+	qd_ctld_count_load(&qd_ctld_counts, time(NULL),
+			   policy_file.current->n_rules);
 	if (how == QD_START_FILE)
 		info("qosdeny: policy loaded from %s (%zu QOS records, "
 		     "Enforce=%s)",
@@ -123,6 +126,7 @@ extern int init(void)
 extern int fini(void)
 {
 	qd_watch_stop();
+	qd_ctld_metrics_fini();
 	qd_policy_file_release(&policy_file);
 	return SLURM_SUCCESS;
 }
@@ -190,6 +194,7 @@ static int decide_and_report(const struct qd_tres *req,
 	size_t room = qd_job_qos_room(job), n;
 	slurmdb_qos_rec_t **qos = xcalloc(room, sizeof(*qos));
 	struct qd_who who = {0};
+	struct qd_verdict v;
 	char msg[512];
 	bool denied = false, enforce = true, dbd_down, dbd_changed;
 
@@ -205,14 +210,17 @@ static int decide_and_report(const struct qd_tres *req,
 	for (size_t i = 0; i < n; i++)
 		label->allowed &= qd_qos_allowed(
 		    qos[i], assoc, label->by_operator, label->resv);
-	if (pol && req) {
-		denied =
-		    qd_decide(pol, req, job, qos, n, &who, msg, sizeof(msg));
+	if (pol && req && !qd_policy_is_exempt(pol, who.user)) {
+		denied = qd_decide(pol, req, job, qos, n, &v);
 		enforce = pol->enforce;
+		qd_ctld_count_decision(&qd_ctld_counts, n ? qos[0]->name : NULL,
+				       denied ? &v : NULL, enforce);
 	}
 	assoc_mgr_unlock(&locks);
 	slurm_mutex_unlock(&policy_lock);
 	xfree(qos);
+	if (denied)
+		qd_verdict_format(&v, msg, sizeof(msg));
 
 	if (dbd_changed)
 		log_dbd_change(dbd_down);

@@ -9,6 +9,7 @@
 #include "slurm_compat.h" /* first: Slurm's calls by their exported names */
 
 #include "errmsg.h"
+#include "metrics_ctld.h"
 #include "policy_keep.h"
 #include "policy_watch.h"
 
@@ -51,6 +52,7 @@ static void look(void)
 		old_text = file->text;
 		file->current = p;
 		file->text = text;
+		qd_ctld_count_load(&qd_ctld_counts, time(NULL), p->n_rules);
 		slurm_mutex_unlock(policy_lock);
 		qd_policy_free(old);
 		free(old_text);
@@ -60,6 +62,9 @@ static void look(void)
 		keep(text);
 		break;
 	case QD_REFRESH_FAILED:
+		slurm_mutex_lock(policy_lock);
+		qd_ctld_count_reload_error(&qd_ctld_counts);
+		slurm_mutex_unlock(policy_lock);
 		error("qosdeny: %s; the previous policy stays in force", err);
 		break;
 	case QD_REFRESH_SAME:
@@ -78,6 +83,7 @@ static void *run(void *arg)
 	while (!stopping) {
 		slurm_mutex_unlock(&ctl_lock);
 		look();
+		qd_ctld_metrics_tick(file, policy_lock);
 		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_nsec += QD_WATCH_MS * 1000000L;
 		until.tv_sec += until.tv_nsec / 1000000000L;

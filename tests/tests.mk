@@ -41,12 +41,13 @@ integration: all $(HELPER_BIN)
 
 # The whole suite again, slurmctld loading the plugin built with ASan and
 # UBSan; any sanitizer report fails it (tests/integration/asan.sh).
+# QUICK_ARGS names tests, as for integration.
 integration-asan: all $(HELPER_BIN) $(ASAN_CTLD_DIR)/job_submit_qosdeny.so \
 		$(ASAN_CTLD_DIR)/site_factor_qosdeny.so \
 		$(ASAN_CTLD_DIR)/spank_qosdeny.so
 	@mkdir -p $(QD_RESULTS)
 	QD_ASAN_RT=$(ASAN_RT) QD_PLUGINDIR=$(abspath $(ASAN_CTLD_DIR)) \
-		QD_CORE_EXTRAS=$(CORE_EXTRAS) bash tests/integration/asan.sh
+		QD_CORE_EXTRAS=$(CORE_EXTRAS) bash tests/integration/asan.sh $(QUICK_ARGS)
 
 # The Slurm versions `make check` runs the whole suite on, each here when
 # this host's Debian release ships it, else in a Debian chroot of the release

@@ -27,6 +27,8 @@ static const char usage[] =
     "  doctor [--node[=NAME] | --controller] [-P]\n"
     "                 check this node's or the controller's set-up, one\n"
     "                 line per check: ok, warn or FAIL and the fix (root)\n"
+    "  metrics        print the metrics this host's daemons last wrote for\n"
+    "                 Prometheus (metrics_dir in qosdeny.conf)\n"
     "\n"
     "Options:\n"
     "  -h, --help     print this help and exit\n"
@@ -64,6 +66,8 @@ int main(int argc, char **argv)
 		return qd_cmd_limits(argc - 1, argv + 1);
 	if (!strcmp(cmd, "doctor"))
 		return qd_cmd_doctor(argc - 1, argv + 1);
+	if (!strcmp(cmd, "metrics"))
+		return qd_cmd_metrics(argc - 1, argv + 1);
 	if (cmd[0] == '-')
 		return qd_usage_error("unknown option '%s'", cmd);
 	return qd_usage_error("unknown command '%s'", cmd);

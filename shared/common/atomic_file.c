@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -98,6 +99,11 @@ static int write_tmp(struct qd_atomic_file *f, const char *text, size_t len,
 	if (fd < 0)
 		return fail(f, QD_ATOMIC_CREATE, err, errlen, "create %s: %s",
 			    f->tmp, strerror(errno));
+	if ((f->flags & QD_ATOMIC_WORLD_READABLE) && fchmod(fd, 0644)) {
+		fail(f, QD_ATOMIC_CREATE, err, errlen, "chmod %s: %s", f->tmp,
+		     strerror(errno));
+		goto fail;
+	}
 	if (qd_write_all(fd, text, len)) {
 		fail(f, QD_ATOMIC_WRITE, err, errlen, "write %s: %s", f->tmp,
 		     strerror(errno));

@@ -24,6 +24,9 @@
 /* A temporary file of that name already there (a writer killed before its
  * rename) is written over; without this flag it is an error. */
 #define QD_ATOMIC_REUSE_TMP 0x4
+/* Mode 0644, whatever the umask: a file other users' programs read (the
+ * metrics files, which node_exporter reads as its own user). */
+#define QD_ATOMIC_WORLD_READABLE 0x8
 
 /* The step that failed, for callers that word their messages themselves. */
 enum qd_atomic_step {
@@ -54,10 +57,10 @@ struct qd_atomic_file {
 
 /*
  * Replaces f->name with the len bytes of text, its mode 0600 (less the
- * umask) when it is created, as a file only its writer reads. Returns 0, or
- * -1 with errno, f->failed and err saying which step failed on what, e.g.
- * "write .tmp.x: No space left on device", "rename .tmp.x to x: ...",
- * "fsync: ..." (the directory); the temporary file is removed.
+ * umask), as a file only its writer reads, unless QD_ATOMIC_WORLD_READABLE.
+ * Returns 0, or -1 with errno, f->failed and err saying which step failed on
+ * what, e.g. "write .tmp.x: No space left on device", "rename .tmp.x to x:
+ * ...", "fsync: ..." (the directory); the temporary file is removed.
  */
 int qd_atomic_write(struct qd_atomic_file *f, const char *text, size_t len,
 		    char *err, size_t errlen);

@@ -24,6 +24,11 @@
  * names. */
 #define QD_FS_CLUSTERS_MAX 64
 
+/* metrics_interval= when qosdeny.conf sets none, and the most it may set
+ * (a day): docs/metrics.md. */
+#define QD_METRICS_INTERVAL_DEFAULT_S 30
+#define QD_METRICS_INTERVAL_MAX_S     86400
+
 enum qd_flag {
 	QD_DENY_ON_MAX_PER_JOB = 1 << 0,
 	QD_DENY_ON_MAX_PER_USER = 1 << 1,
@@ -57,6 +62,12 @@ struct qd_policy {
 	 * cluster alone. At most QD_FS_CLUSTERS_MAX. */
 	char (*fs_clusters)[QD_NAME_MAX];
 	size_t n_fs_clusters;
+	/* metrics_dir=: where slurmctld's plugins write qosdeny_ctld.prom
+	 * every metrics_interval= seconds; "": nothing written.
+	 * metrics_per_user=yes adds per-user series (docs/metrics.md). */
+	char metrics_dir[1024];
+	unsigned metrics_interval_s;
+	bool metrics_per_user;
 	struct qd_qos_rule *rules;
 	size_t n_rules;
 	struct qd_share_rule *shares;

@@ -19,6 +19,9 @@ enum key {
 	K_EXEMPT_USERS,
 	K_HALF_LIFE,
 	K_FS_CLUSTERS,
+	K_METRICS_DIR,
+	K_METRICS_INTERVAL,
+	K_METRICS_PER_USER,
 	K_QOS,
 	K_FLAGS,
 	K_MAX_PER_JOB,
@@ -35,6 +38,9 @@ static const char *const key_names[K_COUNT] = {
     [K_EXEMPT_USERS] = "ExemptUsers",
     [K_HALF_LIFE] = "UsageHalfLife",
     [K_FS_CLUSTERS] = "FairShareClusters",
+    [K_METRICS_DIR] = "metrics_dir",
+    [K_METRICS_INTERVAL] = "metrics_interval",
+    [K_METRICS_PER_USER] = "metrics_per_user",
     [K_QOS] = "QOS",
     [K_FLAGS] = "Flags",
     [K_MAX_PER_JOB] = "MaxTRESPerJob",
@@ -51,7 +57,8 @@ enum kind { R_GLOBAL, R_QOS, R_ACCOUNT, R_USER, R_KINDS };
 
 static const unsigned allowed[R_KINDS] = {
     [R_GLOBAL] = BIT(K_ENFORCE) | BIT(K_EXEMPT_USERS) | BIT(K_HALF_LIFE) |
-		 BIT(K_FS_CLUSTERS),
+		 BIT(K_FS_CLUSTERS) | BIT(K_METRICS_DIR) |
+		 BIT(K_METRICS_INTERVAL) | BIT(K_METRICS_PER_USER),
     [R_QOS] = BIT(K_QOS) | BIT(K_FLAGS) | BIT(K_MAX_PER_JOB) |
 	      BIT(K_MAX_PER_USER) | BIT(K_GRP),
     [R_ACCOUNT] = BIT(K_ACCOUNT) | BIT(K_SHARES),
@@ -314,8 +321,54 @@ static int set_half_life(struct parser *ps, const struct record *r)
 	return 0;
 }
 
+/* metrics_dir=, metrics_interval=, metrics_per_user= (docs/metrics.md):
+ * an absolute directory, whole seconds, yes or no. */
+static int set_metrics(struct parser *ps, const struct record *r)
+{
+	const char *v;
+
+	if ((v = r->val[K_METRICS_DIR])) {
+		if (*v != '/')
+			return fail(ps, r->tok_line[K_METRICS_DIR],
+				    r->tok[K_METRICS_DIR],
+				    "metrics_dir must be an absolute path");
+		if (strlen(v) >= sizeof(ps->p->metrics_dir))
+			return fail(ps, r->tok_line[K_METRICS_DIR],
+				    r->tok[K_METRICS_DIR],
+				    "path too long (at most %zu characters)",
+				    sizeof(ps->p->metrics_dir) - 1);
+		strcpy(ps->p->metrics_dir, v);
+	}
+	if ((v = r->val[K_METRICS_INTERVAL])) {
+		unsigned long s = 0;
+
+		for (const char *c = v; *c && s <= QD_METRICS_INTERVAL_MAX_S;
+		     c++)
+			s = *c >= '0' && *c <= '9'
+				? s * 10 + (*c - '0')
+				: QD_METRICS_INTERVAL_MAX_S + 1;
+		if (s < 1 || s > QD_METRICS_INTERVAL_MAX_S)
+			return fail(ps, r->tok_line[K_METRICS_INTERVAL],
+				    r->tok[K_METRICS_INTERVAL],
+				    "metrics_interval must be whole seconds, "
+				    "1 to %d",
+				    QD_METRICS_INTERVAL_MAX_S);
+		ps->p->metrics_interval_s = (unsigned)s;
+	}
+	if ((v = r->val[K_METRICS_PER_USER])) {
+		if (strcasecmp(v, "yes") && strcasecmp(v, "no"))
+			return fail(ps, r->tok_line[K_METRICS_PER_USER],
+				    r->tok[K_METRICS_PER_USER],
+				    "metrics_per_user must be yes or no");
+		ps->p->metrics_per_user = !strcasecmp(v, "yes");
+	}
+	return 0;
+}
+
 static int apply_global(struct parser *ps, const struct record *r)
 {
+	if (set_metrics(ps, r))
+		return -1;
 	if (r->tok[K_ENFORCE] && set_enforce(ps, r))
 		return -1;
 	if (r->tok[K_EXEMPT_USERS] &&
@@ -574,6 +627,7 @@ static struct qd_policy *parse(struct parser *ps, const char *text)
 	}
 	ps->p->enforce = true;
 	ps->p->usage_half_life_s = QD_HALF_LIFE_DEFAULT_S;
+	ps->p->metrics_interval_s = QD_METRICS_INTERVAL_DEFAULT_S;
 	for (const char *s = text; *s; s++) {
 		size_t n = strcspn(s, "\n");
 

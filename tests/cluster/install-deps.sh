@@ -28,10 +28,13 @@ fi
 # clang and so is not pulled in with --no-install-recommends.
 # libssl-dev: TLS to Redis where hiredis has hiredis_ssl (Debian 13);
 # openssl: the private CA of tests/unit/test_redis_tls.c.
+# prometheus-node-exporter and prometheus (its promtool): the metrics files
+# read by the real tools (tests/integration/t_metrics.sh).
 PKGS="$SLURM_PKGS munge mariadb-server
 mariadb-client redis-server libcriterion-dev libhiredis-dev dpkg-dev pkg-config
 clang-format gcc make clang libclang-rt-dev ${QD_EXTRA_PKGS:-}
-libpam0g-dev openssh-server openssh-client libssl-dev openssl"
+libpam0g-dev openssh-server openssh-client libssl-dev openssl
+prometheus-node-exporter prometheus"
 USERS="alice bob charlie"
 # QD_DEPS=build: only what building the plugins and the tool needs (make
 # deb on an administrator's machine), no test users.
@@ -57,7 +60,8 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 
-DAEMONS="munged mariadbd mysqld redis-server slurmctld slurmd slurmdbd slurmstepd sshd"
+DAEMONS="munged mariadbd mysqld redis-server slurmctld slurmd slurmdbd slurmstepd sshd
+prometheus prometheus-node-exporter"
 
 # pids of the daemons above under this root, one per line: inside a chroot
 # /proc also shows the host's, which are none of this install's business.

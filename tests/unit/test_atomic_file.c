@@ -92,6 +92,23 @@ Test(atomic_file, writes_whole_private_file)
 	cr_expect_str_eq(dir_names(dir), "a");
 }
 
+/* The metrics files: 0644 for node_exporter's user, whatever the umask. */
+Test(atomic_file, world_readable_whatever_the_umask)
+{
+	char tmp[] = ".tmp.m.XXXXXX";
+	struct qd_atomic_file f;
+	struct stat st;
+	mode_t old = umask(077);
+
+	cr_assert_eq(write_as("m", tmp, QD_ATOMIC_WORLD_READABLE, "x 1\n", &f),
+		     0, "%s", err);
+	umask(old);
+	cr_assert_eq(fstatat(dfd, "m", &st, 0), 0);
+	cr_expect_eq(st.st_mode & 07777, 0644, "mode %04o",
+		     (unsigned)(st.st_mode & 07777));
+	cr_expect_str_eq(dir_names(dir), "m");
+}
+
 /* The old text goes entirely, a longer one included. */
 Test(atomic_file, replaces_longer_text)
 {

@@ -234,12 +234,16 @@ static bool decide(const char *conf, const struct qd_job_view *job,
 	slurmdb_assoc_rec_t *assoc;
 	struct qd_who who = {0};
 	struct qd_tres req = gpus(n_gpus);
+	struct qd_verdict v;
 	bool denied;
 
 	cr_assert_leq(room, 8);
 	n = qd_job_qos(job, &who, &assoc, q, room);
 	snprintf(msg, len, "-");
-	denied = qd_decide(pol, &req, job, q, n, &who, msg, len);
+	denied = !qd_policy_is_exempt(pol, who.user) &&
+		 qd_decide(pol, &req, job, q, n, &v);
+	if (denied)
+		qd_verdict_format(&v, msg, len);
 	qd_policy_free(pol);
 	return denied;
 }

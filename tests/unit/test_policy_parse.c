@@ -831,3 +831,50 @@ Test(policy, fair_share_clusters_at_most_64)
 	snprintf(want, sizeof(want), "t.conf:1: more than 64 clusters 'c64'");
 	parse_fails(text, want);
 }
+
+Test(policy, metrics_settings_default_to_none_every_30_s)
+{
+	struct qd_policy *p = parse_ok("Enforce=yes\n");
+
+	cr_assert_str_eq(p->metrics_dir, "");
+	cr_assert_eq(p->metrics_interval_s, 30);
+	cr_assert_not(p->metrics_per_user);
+	qd_policy_free(p);
+}
+
+Test(policy, metrics_settings)
+{
+	struct qd_policy *p = parse_ok("metrics_dir=/var/lib/node_exporter\n"
+				       "Metrics_Interval=15 "
+				       "METRICS_PER_USER=yes\n");
+
+	cr_assert_str_eq(p->metrics_dir, "/var/lib/node_exporter");
+	cr_assert_eq(p->metrics_interval_s, 15);
+	cr_assert(p->metrics_per_user);
+	qd_policy_free(p);
+}
+
+Test(policy, metrics_settings_errors)
+{
+	parse_fails("metrics_dir=var/lib\n",
+		    "t.conf:1: metrics_dir must be an absolute path "
+		    "'metrics_dir=var/lib'");
+	parse_fails("\nmetrics_interval=0\n",
+		    "t.conf:2: metrics_interval must be whole seconds, 1 to "
+		    "86400 'metrics_interval=0'");
+	parse_fails("metrics_interval=86401\n",
+		    "t.conf:1: metrics_interval must be whole seconds, 1 to "
+		    "86400 'metrics_interval=86401'");
+	parse_fails("metrics_interval=99999999999999999999999\n",
+		    "t.conf:1: metrics_interval must be whole seconds, 1 to "
+		    "86400 'metrics_interval=99999999999999999999999'");
+	parse_fails("metrics_interval=1m\n",
+		    "t.conf:1: metrics_interval must be whole seconds, 1 to "
+		    "86400 'metrics_interval=1m'");
+	parse_fails("metrics_per_user=1\n",
+		    "t.conf:1: metrics_per_user must be yes or no "
+		    "'metrics_per_user=1'");
+	parse_fails("QOS=a Flags=DenyOnGrp metrics_dir=/x\n",
+		    "t.conf:1: key not allowed in a QOS record "
+		    "'metrics_dir=/x'");
+}

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "slurm_compat.h" /* first: Slurm's calls by their exported names */
+
+#include "assoc_view.h"
+#include "atomic_file.h"
+#include "headroom.h"
+#include "metrics_ctld.h"
+
+struct qd_ctld_counts qd_ctld_counts;
+
+/* Every cap one record can have: three flags, each TRES and GPU type. */
+#define CAPS_MAX (3 * (QD_TRES_FIXED + QD_TYPES_MAX))
+/* The most users listed per QoS with metrics_per_user=yes. */
+#define USERS_MAX 4096
+
+/* The last write (CLOCK_MONOTONIC, ms), and the last failure's text
+ * ("" after a write that succeeded): a failure is logged when it differs
+ * from the last, not every interval, and the first success after one.
+ * The watcher thread's alone. */
+static int64_t last_write_ms = -1;
+static char last_error[256];
+
+static int64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The rows being collected. */
+struct rows {
+	struct qd_cap_use *u;
+	size_t n, cap;
+};
+
+static struct qd_cap_use *row(struct rows *r)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 32;
+		struct qd_cap_use *u = realloc(r->u, cap * sizeof(*u));
+
+		if (!u)
+			return NULL;
+		r->u = u;
+		r->cap = cap;
+	}
+	return memset(&r->u[r->n++], 0, sizeof(*r->u));
+}
+
+/* The rule's caps of flag for use; user NULL: the limit and the group's
+ * use, else that user's use of each per-user cap. */
+static void add_caps(struct rows *r, const struct qd_qos_rule *rule,
+		     const struct qd_limits *lim, const struct qd_usage *use,
+		     const char *user)
+{
+	struct qd_cap caps[CAPS_MAX];
+	size_t k = qd_caps(rule, lim, use, caps, CAPS_MAX);
+
+	for (size_t i = 0; i < k && i < CAPS_MAX; i++) {
+		const struct qd_cap *c = &caps[i];
+		struct qd_cap_use *u;
+
+		if (c->flag == QD_DENY_ON_MAX_PER_JOB ||
+		    (user && c->flag != QD_DENY_ON_MAX_PER_USER))
+			continue;
+		if (!(u = row(r)))
+			return;
+		snprintf(u->qos, sizeof(u->qos), "%s", rule->name);
+		qd_cap_tres(c, u->tres, sizeof(u->tres));
+		u->flag = c->flag;
+		snprintf(u->user, sizeof(u->user), "%s", user ? user : "");
+		u->is_mem = c->id == QD_TRES_MEM && !c->type[0];
+		u->limit = c->limit;
+		u->in_use = c->in_use;
+	}
+}
+
+/* Each user's use of the rule's per-user caps. */
+static void add_users(struct rows *r, const struct qd_qos_rule *rule,
+		      const struct qd_limits *lim, const slurmdb_qos_rec_t *qos)
+{
+	uint32_t *uid = malloc(USERS_MAX * sizeof(*uid));
+	struct qd_tres *use = malloc(USERS_MAX * sizeof(*use));
+	size_t n =
+	    uid && use ? qd_qos_user_usages(qos, uid, use, USERS_MAX) : 0;
+	char name[QD_NAME_MAX];
+
+	if (n > USERS_MAX) {
+		error("qosdeny: metrics: QOS %s: %zu users, the first %d "
+		      "written",
+		      rule->name, n, USERS_MAX);
+		n = USERS_MAX;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct qd_usage u = {.user = use[i]};
+
+		qd_user_name(uid[i], name);
+		add_caps(r, rule, lim, &u, name);
+	}
+	free(uid);
+	free(use);
+}
+
+/* Under the policy lock: the group and per-user caps of every record. */
+static void cap_rows(const struct qd_policy *p, struct rows *r)
+{
+	assoc_mgr_lock_t locks = QD_ASSOC_READ_LOCKS;
+
+	assoc_mgr_lock(&locks);
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct qd_qos_rule *rule = &p->rules[i];
+		slurmdb_qos_rec_t *qos;
+		struct qd_limits db, lim;
+		struct qd_usage used = {0};
+
+		if (!(rule->flags &
+		      (QD_DENY_ON_GRP | QD_DENY_ON_MAX_PER_USER)) ||
+		    !(qos = qd_find_job_qos(rule->name, NULL)))
+			continue;
+		qd_qos_db_limits(qos, &db);
+		qd_limits_merge(&lim, &db, rule);
+		qd_qos_usage(qos, 0, NULL, &used);
+		add_caps(r, rule, &lim, &used, NULL);
+		if (p->metrics_per_user &&
+		    (rule->flags & QD_DENY_ON_MAX_PER_USER))
+			add_users(r, rule, &lim, qos);
+	}
+	assoc_mgr_unlock(&locks);
+}
+
+/* what: why the write failed, "" when it succeeded. */
+static void report(const char *dir, const char *what)
+{
+	if (!strcmp(what, last_error))
+		return;
+	if (*what)
+		error("qosdeny: metrics: cannot write %s/%s: %s", dir,
+		      QD_CTLD_METRICS_FILE, what);
+	else
+		info("qosdeny: metrics: %s/%s written again", dir,
+		     QD_CTLD_METRICS_FILE);
+	snprintf(last_error, sizeof(last_error), "%s", what);
+}
+
+static void write_file(const char *dir, const struct qd_prom *text)
+{
+	char tmp[] = "." QD_CTLD_METRICS_FILE ".XXXXXX", err[256];
+	struct qd_atomic_file f = {
+	    .name = QD_CTLD_METRICS_FILE,
+	    .tmp = tmp,
+	    .flags = QD_ATOMIC_WORLD_READABLE,
+	};
+
+	if (text->oom) {
+		report(dir, "out of memory");
+		return;
+	}
+	f.dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (f.dfd < 0) {
+		snprintf(err, sizeof(err), "%s", strerror(errno));
+		report(dir, err);
+		return;
+	}
+	if (qd_atomic_write(&f, text->text, text->len, err, sizeof(err)))
+		report(dir, err);
+	else
+		report(dir, "");
+	close(f.dfd);
+}
+
+void qd_ctld_metrics_tick(const struct qd_policy_file *f,
+			  pthread_mutex_t *policy_lock)
+{
+	char dir[sizeof(f->current->metrics_dir)];
+	struct qd_ctld_counts copy = {0};
+	struct rows caps = {0};
+	struct qd_prom text = {0};
+	int64_t now = monotonic_ms();
+	bool copied;
+
+	slurm_mutex_lock(policy_lock);
+	if (!f->current || !f->current->metrics_dir[0] ||
+	    (last_write_ms >= 0 &&
+	     now - last_write_ms <
+		 (int64_t)f->current->metrics_interval_s * 1000)) {
+		slurm_mutex_unlock(policy_lock);
+		return;
+	}
+	memcpy(dir, f->current->metrics_dir, sizeof(dir));
+	copied = qd_ctld_counts_copy(&copy, &qd_ctld_counts);
+	cap_rows(f->current, &caps);
+	slurm_mutex_unlock(policy_lock);
+
+	last_write_ms = now;
+	if (copied)
+		qd_ctld_metrics_text(&copy, caps.u, caps.n, &text);
+	else
+		text.oom = true;
+	write_file(dir, &text);
+	qd_prom_free(&text);
+	qd_ctld_counts_free(&copy);
+	free(caps.u);
+}
+
+void qd_ctld_metrics_fini(void)
+{
+	qd_ctld_counts_free(&qd_ctld_counts);
+	last_write_ms = -1;
+	last_error[0] = '\0';
+}

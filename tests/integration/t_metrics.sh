@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# slurmctld's metrics file (docs/metrics.md): with metrics_dir= in
+# qosdeny.conf, job_submit/qosdeny writes qosdeny_ctld.prom there, and its
+# counts are those of the jobs this test submits: accepted, denied by each
+# flag, would-be denied under Enforce=no, a reload refused; the group cap's
+# limit and use. Debian's node_exporter serves the file, Prometheus's
+# promtool finds nothing to say of it, and `qosdeny metrics` prints it.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/example-policy.sh"
+QD=$QD_BUILD/qosdeny
+DIR=$QD_CLUSTER_DIR/metrics
+FILE=$DIR/qosdeny_ctld.prom
+ne_pid=
+trap '[ -n "$ne_pid" ] && kill "$ne_pid"; cancel_all >/dev/null' EXIT
+rm -rf "$DIR"
+mkdir -p "$DIR"
+chmod 755 "$DIR"
+
+# value SAMPLE [TEXT]: the value of the sample (its name and labels as
+# written) in TEXT, by default the file; 0 when it is not there.
+value() {
+	awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' \
+		<<<"${2-$(cat "$FILE" 2>/dev/null)}"
+}
+C_I='qosdeny_submissions_checked_total{qos="interactive"}'
+A_I='qosdeny_submissions_accepted_total{qos="interactive"}'
+C_R='qosdeny_submissions_checked_total{qos="research"}'
+D_USER='qosdeny_submissions_denied_total{flag="DenyOnMaxPerUser",qos="interactive",tres="gres/gpu"}'
+D_GRP='qosdeny_submissions_denied_total{flag="DenyOnGrp",qos="interactive",tres="gres/gpu"}'
+D_JOB='qosdeny_submissions_denied_total{flag="DenyOnMaxPerJob",qos="research",tres="gres/gpu"}'
+W_GRP='qosdeny_submissions_would_deny_total{flag="DenyOnGrp",qos="interactive",tres="gres/gpu"}'
+G_LIM='qosdeny_qos_grp_limit{qos="interactive",tres="gres/gpu"}'
+G_USE='qosdeny_qos_grp_in_use{qos="interactive",tres="gres/gpu"}'
+U_LIM='qosdeny_qos_user_limit{qos="interactive",tres="gres/gpu"}'
+U_ALICE='qosdeny_qos_user_in_use{qos="interactive",tres="gres/gpu",user="alice"}'
+ERRS=qosdeny_policy_reload_errors_total
+# reaches SAMPLE N: the file shows SAMPLE at N (rewritten every second).
+reaches() { [ "$(value "$1")" = "$2" ]; }
+sbatch_test() { as "$1" sbatch --test-only "${@:2}" --wrap true; }
+
+METRICS="metrics_dir=$DIR
+metrics_interval=1"
+since=$(date +%s)
+write_policy "$EXAMPLE_POLICY
+$METRICS"
+check "slurmctld writes $FILE" wait_for "the metrics file" 10 test -s "$FILE"
+assert_eq "readable by node_exporter's user: mode 644" 644 "$(stat -c %a "$FILE")"
+assert_eq "the policy's 3 records" 3 "$(value qosdeny_policy_records)"
+loaded=$(value qosdeny_policy_loaded_timestamp_seconds)
+check "loaded at the write ($loaded, written at $since)" \
+	test "$loaded" -ge "$since" -a "$loaded" -le "$(date +%s)"
+
+# The known mix, counted from what the file says now.
+c_i=$(value "$C_I") a_i=$(value "$A_I") c_r=$(value "$C_R")
+d_user=$(value "$D_USER") d_grp=$(value "$D_GRP") d_job=$(value "$D_JOB")
+A1=$(submit_running alice -q interactive --gres=gpu:2)
+check "alice's 2 interactive GPUs run" [ -n "$A1" ]
+sbatch_test alice -q interactive --gpus=1
+assert_contains "alice's third GPU: DenyOnMaxPerUser" "DenyOnMaxPerUser" "$OUT"
+sbatch_test bob -q interactive --gpus=3
+assert_contains "bob's 3 GPUs: DenyOnMaxPerUser" "DenyOnMaxPerUser" "$OUT"
+B1=$(submit_running bob -q interactive --gres=gpu:2)
+check "bob's 2 interactive GPUs run" [ -n "$B1" ]
+sbatch_test charlie -q interactive --gpus=1
+assert_contains "charlie's GPU past the group's 4: DenyOnGrp" "DenyOnGrp" "$OUT"
+sbatch_test alice -q research --gres=gpu:9
+assert_contains "9 research GPUs: DenyOnMaxPerJob" "DenyOnMaxPerJob" "$OUT"
+
+check "5 interactive submissions checked" \
+	wait_for "the counts" 10 reaches "$C_I" $((c_i + 5))
+assert_eq "2 accepted" $((a_i + 2)) "$(value "$A_I")"
+assert_eq "2 denied by DenyOnMaxPerUser on gres/gpu" $((d_user + 2)) "$(value "$D_USER")"
+assert_eq "1 by DenyOnGrp" $((d_grp + 1)) "$(value "$D_GRP")"
+assert_eq "1 research submission checked" $((c_r + 1)) "$(value "$C_R")"
+assert_eq "and denied by DenyOnMaxPerJob" $((d_job + 1)) "$(value "$D_JOB")"
+assert_eq "interactive's group limit: 4 GPUs" 4 "$(value "$G_LIM")"
+assert_eq "in use: alice's 2 and bob's 2" 4 "$(value "$G_USE")"
+assert_eq "interactive's per-user limit: 2 GPUs" 2 "$(value "$U_LIM")"
+assert_eq "batch-lowprio's: 32 CPUs" 32 \
+	"$(value 'qosdeny_qos_user_limit{qos="batch-lowprio",tres="cpu"}')"
+assert_not_contains "no user's series without metrics_per_user=yes" \
+	"qosdeny_qos_user_in_use{" "$(cat "$FILE")"
+write_policy "$EXAMPLE_POLICY
+$METRICS
+metrics_per_user=yes"
+check "with it, alice's 2 GPUs" wait_for "alice's series" 10 reaches "$U_ALICE" 2
+assert_eq "and bob's 2" 2 "$(value "${U_ALICE/alice/bob}")"
+
+# Enforce=no: accepted, and counted as a would-be denial.
+w_grp=$(value "$W_GRP") a_i=$(value "$A_I") d_grp=$(value "$D_GRP")
+write_policy "${EXAMPLE_POLICY/Enforce=yes/Enforce=no}
+$METRICS"
+sbatch_test charlie -q interactive --gpus=1
+assert_eq "Enforce=no accepts charlie's GPU" 0 "$RC"
+check "a would-be denial by DenyOnGrp" \
+	wait_for "the would-be denial" 10 reaches "$W_GRP" $((w_grp + 1))
+assert_eq "counted as accepted" $((a_i + 1)) "$(value "$A_I")"
+assert_eq "and not as denied" "$d_grp" "$(value "$D_GRP")"
+
+# A broken edit: refused, counted; the policy in force keeps writing.
+errs=$(value $ERRS)
+write_policy "$EXAMPLE_POLICY
+$METRICS
+QOS=x Flags=DenyOnNothing"
+check "the refused reload is counted" \
+	wait_for "the reload error" 10 reaches $ERRS $((errs + 1))
+write_policy "$EXAMPLE_POLICY
+$METRICS"
+
+# The real tools: promtool's lint, node_exporter's textfile collector.
+if command -v promtool >/dev/null; then
+	lint=$(promtool check metrics <"$FILE" 2>&1)
+	assert_eq "promtool check metrics: nothing to say" "" "$lint"
+else
+	fail "promtool is not installed (Debian's prometheus)"
+fi
+port=$(bash "$QD_ROOT/tests/cluster/cluster.sh" free-ports 1)
+prometheus-node-exporter --web.listen-address="127.0.0.1:$port" \
+	--collector.disable-defaults --collector.textfile \
+	--collector.textfile.directory="$DIR" >"$QD_CLUSTER_DIR/log/node-exporter.log" 2>&1 &
+ne_pid=$!
+scrape() {
+	local r
+	exec 3<>"/dev/tcp/127.0.0.1/$port" || return 1
+	printf 'GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n' >&3
+	r=$(cat <&3)
+	exec 3<&-
+	SCRAPE=${r//$'\r'/}
+	[[ $SCRAPE == *"node_textfile_scrape_error"* ]]
+}
+check "node_exporter serves $DIR" wait_for "node_exporter" 20 scrape 2>/dev/null
+assert_eq "it read the directory without an error" 0 \
+	"$(value node_textfile_scrape_error "$SCRAPE")"
+snap=$(cat "$FILE")
+for s in "$C_I" "$D_USER" "$D_GRP" "$D_JOB" "$W_GRP" "$G_USE"; do
+	assert_eq "node_exporter's $s" "$(value "$s" "$snap")" "$(value "$s" "$SCRAPE")"
+done
+
+# qosdeny metrics: the file, as the daemons wrote it.
+OUT=$("$QD" metrics 2>&1)
+RC=$?
+assert_eq "qosdeny metrics exits 0" 0 "$RC"
+assert_contains "and prints slurmctld's families" \
+	"# TYPE qosdeny_submissions_denied_total counter" "$OUT"
+assert_contains "with their counts" "$D_GRP " "$OUT"
+
+# A directory that is not there: said once in slurmctld's log, the policy
+# still in force, written again once it exists.
+n=$(log_lines)
+write_policy "$EXAMPLE_POLICY
+metrics_dir=$DIR/gone
+metrics_interval=1"
+check "slurmctld says it cannot write there" wait_for "the error" 10 \
+	eval 'log_since "$n" | grep -qF "qosdeny: metrics: cannot write $DIR/gone/qosdeny_ctld.prom: No such file or directory"'
+sbatch_test alice -q interactive --gpus=1
+assert_contains "the policy is still in force" "DenyOnMaxPerUser" "$OUT"
+mkdir "$DIR/gone"
+check "written once the directory is there" wait_for "the file" 10 \
+	test -s "$DIR/gone/qosdeny_ctld.prom"
+assert_eq "the error was logged once" 1 \
+	"$(log_since "$n" | grep -cF "cannot write $DIR/gone/")"
+
+write_policy "$EXAMPLE_POLICY"
+OUT=$("$QD" metrics 2>&1)
+RC=$?
+assert_eq "without metrics_dir, qosdeny metrics exits 1" 1 "$RC"
+assert_contains "and says why" "no metrics_dir is set in" "$OUT"
+finish

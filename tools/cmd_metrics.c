@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * qosdeny metrics: what this host's daemons last wrote for Prometheus
+ * (docs/metrics.md), as one text: the files of qosdeny.conf's metrics_dir,
+ * slurmctld's (qosdeny_ctld.prom) first, then each slurmd's
+ * (qosdeny_node_NAME.prom) by name, each family once.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+#include "prom_merge.h"
+#include "site_policy.h"
+#include "textfile.h"
+
+#define CTLD_FILE   "qosdeny_ctld.prom"
+#define NODE_PREFIX "qosdeny_node_"
+#define SUFFIX	    ".prom"
+/* More files than any host has slurmd: the rest are left out, and said. */
+#define FILES_MAX 256
+
+static bool is_node_file(const char *name)
+{
+	size_t len = strlen(name);
+
+	return !strncmp(name, NODE_PREFIX, strlen(NODE_PREFIX)) &&
+	       len > strlen(NODE_PREFIX) + strlen(SUFFIX) &&
+	       !strcmp(name + len - strlen(SUFFIX), SUFFIX);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The file names to read in dir, in order, into names (malloc'd each);
+ * returns how many, or -1 with errno when dir cannot be listed. */
+static int list(const char *dir, char **names, size_t max, size_t *left_out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+	bool ctld = false;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, CTLD_FILE)) {
+			ctld = true;
+			continue;
+		}
+		if (!is_node_file(e->d_name))
+			continue;
+		if (n + 1 >= max) {
+			(*left_out)++;
+			continue;
+		}
+		names[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), by_name);
+	if (ctld) {
+		memmove(names + 1, names, n * sizeof(*names));
+		names[0] = strdup(CTLD_FILE);
+		n++;
+	}
+	return (int)n;
+}
+
+static int print_dir(const char *dir)
+{
+	char *names[FILES_MAX], *texts[FILES_MAX], err[512], path[4096];
+	size_t left_out = 0, skipped = 0, nt = 0;
+	struct qd_prom out = {0};
+	int n = list(dir, names, FILES_MAX, &left_out), rv = 1;
+
+	if (n < 0) {
+		fprintf(stderr, "qosdeny: metrics: %s: %m\n", dir);
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!names[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		texts[nt] = qd_read_file(path, NULL, err, sizeof(err));
+		if (texts[nt])
+			nt++;
+		else
+			fprintf(stderr, "qosdeny: metrics: %s\n", err);
+	}
+	if (!nt) {
+		fprintf(stderr,
+			"qosdeny: metrics: nothing written in %s yet: "
+			"slurmctld writes %s there within metrics_interval "
+			"of its start\n",
+			dir, CTLD_FILE);
+		goto out;
+	}
+	if (qd_prom_merge((const char *const *)texts, nt, &out, &skipped)) {
+		fprintf(stderr, "qosdeny: metrics: out of memory\n");
+		goto out;
+	}
+	fwrite(out.text, 1, out.len, stdout);
+	if (skipped)
+		fprintf(stderr,
+			"qosdeny: metrics: %zu line%s of %s left out: not "
+			"qosdeny's metrics\n",
+			skipped, skipped == 1 ? "" : "s", dir);
+	if (left_out)
+		fprintf(stderr,
+			"qosdeny: metrics: %zu file%s of %s left out: more "
+			"than %d\n",
+			left_out, left_out == 1 ? "" : "s", dir, FILES_MAX);
+	rv = fflush(stdout) ? 1 : 0;
+out:
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	for (size_t i = 0; i < nt; i++)
+		free(texts[i]);
+	qd_prom_free(&out);
+	return rv;
+}
+
+int qd_cmd_metrics(int argc, char **argv)
+{
+	char err[QD_ERR_MAX + 256];
+	struct qd_site site;
+	struct qd_policy *policy = NULL;
+	int rv = 1;
+
+	if (argc > 1)
+		return qd_bad_argument("metrics", argv[1]);
+	if (qd_site_load(&site, err, sizeof(err)) ||
+	    qd_site_policy(&site, &policy, err, sizeof(err))) {
+		fprintf(stderr, "qosdeny: metrics: %s\n", err);
+		return 1;
+	}
+	if (!policy || !policy->metrics_dir[0])
+		fprintf(stderr,
+			"qosdeny: metrics: no metrics_dir is set in %s: no "
+			"metrics are written\n",
+			site.qosdeny_conf);
+	else
+		rv = print_dir(policy->metrics_dir);
+	qd_policy_free(policy);
+	return rv;
+}
