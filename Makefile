@@ -295,7 +295,7 @@ $(1)/tests/$(4): tests/unit/$(4).c $(5:%=$(1)/%) $(1)/libqosdeny_core.a \
 endef
 DECIDE_OBJ  := $(addprefix job_submit/,decide.o assoc_view.o slurm_fields.o \
                  partition_gpus.o)
-REFRESH_OBJ := site_factor/refresh.o site_factor/snapshot.o
+REFRESH_OBJ := site_factor/refresh.o site_factor/snapshot.o site_factor/metrics_sf.o
 DECIDE_CFLAGS = $(FOLDER_CFLAGS_job_submit) -Ijob_submit
 $(eval $(call ctld_test_rule,$(B),$$(QD_CPPFLAGS),,test_decide,$(DECIDE_OBJ),$$(DECIDE_CFLAGS),-lm))
 $(eval $(call ctld_test_rule,$(ASAN_B),$$(QD_SAN_CPPFLAGS),$$(ASAN_FLAGS),test_decide,$(DECIDE_OBJ),$$(DECIDE_CFLAGS),-lm))

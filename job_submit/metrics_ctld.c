@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "slurm_compat.h" /* first: Slurm's calls by their exported names */
 
 #include "assoc_view.h"
-#include "atomic_file.h"
 #include "headroom.h"
 #include "metrics_ctld.h"
+#include "metrics_file.h"
+#include "peer_plugin.h"
 
 struct qd_ctld_counts qd_ctld_counts;
 
@@ -20,12 +18,10 @@ struct qd_ctld_counts qd_ctld_counts;
 /* The most users listed per QoS with metrics_per_user=yes. */
 #define USERS_MAX 4096
 
-/* The last write (CLOCK_MONOTONIC, ms), and the last failure's text
- * ("" after a write that succeeded): a failure is logged when it differs
- * from the last, not every interval, and the first success after one.
- * The watcher thread's alone. */
+/* The last write (CLOCK_MONOTONIC, ms) and what was said of the writes
+ * (metrics_file.h). The watcher thread's alone. */
 static int64_t last_write_ms = -1;
-static char last_error[256];
+static struct qd_metrics_said said;
 
 static int64_t monotonic_ms(void)
 {
@@ -136,44 +132,33 @@ static void cap_rows(const struct qd_policy *p, struct rows *r)
 	assoc_mgr_unlock(&locks);
 }
 
-/* what: why the write failed, "" when it succeeded. */
-static void report(const char *dir, const char *what)
-{
-	if (!strcmp(what, last_error))
-		return;
-	if (*what)
-		error("qosdeny: metrics: cannot write %s/%s: %s", dir,
-		      QD_CTLD_METRICS_FILE, what);
-	else
-		info("qosdeny: metrics: %s/%s written again", dir,
-		     QD_CTLD_METRICS_FILE);
-	snprintf(last_error, sizeof(last_error), "%s", what);
-}
-
 static void write_file(const char *dir, const struct qd_prom *text)
 {
-	char tmp[] = "." QD_CTLD_METRICS_FILE ".XXXXXX", err[256];
-	struct qd_atomic_file f = {
-	    .name = QD_CTLD_METRICS_FILE,
-	    .tmp = tmp,
-	    .flags = QD_ATOMIC_WORLD_READABLE,
-	};
+	char err[256] = "";
 
-	if (text->oom) {
-		report(dir, "out of memory");
-		return;
+	qd_metrics_write(dir, QD_CTLD_METRICS_FILE, text, err, sizeof(err));
+	switch (qd_metrics_say(&said, err)) {
+	case QD_METRICS_SAY_FAILED:
+		error("qosdeny: metrics: cannot write %s/%s: %s", dir,
+		      QD_CTLD_METRICS_FILE, err);
+		break;
+	case QD_METRICS_SAY_WRITTEN:
+		info("qosdeny: metrics: %s/%s written again", dir,
+		     QD_CTLD_METRICS_FILE);
+		break;
+	case QD_METRICS_SAY_NOTHING:
+		break;
 	}
-	f.dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (f.dfd < 0) {
-		snprintf(err, sizeof(err), "%s", strerror(errno));
-		report(dir, err);
-		return;
-	}
-	if (qd_atomic_write(&f, text->text, text->len, err, sizeof(err)))
-		report(dir, err);
-	else
-		report(dir, "");
-	close(f.dfd);
+}
+
+/* The site factor's families, where slurmctld loaded it (peer_plugin.h). */
+static void site_factor_text(struct qd_prom *text)
+{
+	char *sf = qd_peer_text(QD_PEER_SITE_FACTOR, QD_PEER_SITE_FACTOR_TEXT);
+
+	if (sf)
+		qd_prom_line(text, sf, strlen(sf) - (*sf ? 1 : 0));
+	free(sf);
 }
 
 void qd_ctld_metrics_tick(const struct qd_policy_file *f,
@@ -200,10 +185,12 @@ void qd_ctld_metrics_tick(const struct qd_policy_file *f,
 	slurm_mutex_unlock(policy_lock);
 
 	last_write_ms = now;
-	if (copied)
+	if (copied) {
 		qd_ctld_metrics_text(&copy, caps.u, caps.n, &text);
-	else
+		site_factor_text(&text);
+	} else {
 		text.oom = true;
+	}
 	write_file(dir, &text);
 	qd_prom_free(&text);
 	qd_ctld_counts_free(&copy);
@@ -214,5 +201,5 @@ void qd_ctld_metrics_fini(void)
 {
 	qd_ctld_counts_free(&qd_ctld_counts);
 	last_write_ms = -1;
-	last_error[0] = '\0';
+	said = (struct qd_metrics_said){0};
 }

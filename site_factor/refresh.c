@@ -18,6 +18,7 @@
 
 #include "errmsg.h"
 #include "fairshare_usage.h"
+#include "metrics_sf.h"
 #include "now_ms.h"
 #include "policy_keep.h"
 #include "refresh.h"
@@ -303,6 +304,26 @@ static void report(int rv, const char *err)
 	outage = rv != 0;
 }
 
+/* Waits on ctl_cond (held) until CLOCK_MONOTONIC's ms reaches until_ms,
+ * a wake-up or a stop: the condition's clock is the wall clock, so the
+ * wait is put there from now. */
+static void wait_until(int64_t until_ms)
+{
+	int64_t left = until_ms - qd_now_ms();
+	struct timespec until;
+
+	if (left <= 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += left / 1000;
+	until.tv_nsec += (left % 1000) * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	pthread_cond_timedwait(&ctl_cond, &ctl_lock, &until);
+}
+
+/* A refresh every interval; between them, the metrics file where this
+ * thread writes it (metrics_sf.h), every metrics_interval. */
 static void *run(void *arg)
 {
 	(void)arg;
@@ -310,21 +331,30 @@ static void *run(void *arg)
 	while (!stopping()) {
 		uint32_t weight = params.weight, interval = params.interval_s;
 		char err[ERR_MAX];
-		struct timespec until;
+		int64_t t0, next;
 		int rv;
 
 		pthread_mutex_unlock(&ctl_lock);
+		t0 = qd_now_ms();
 		rv = refresh(weight, err, sizeof(err));
 		/* A refresh the stop cut short is no outage. */
-		if (!stopping())
+		if (!stopping()) {
 			report(rv, err);
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += interval;
+			qd_sf_metrics_refreshed(rv == 0, qd_now_ms() - t0);
+		}
+		next = qd_now_ms() + (int64_t)interval * 1000;
 		pthread_mutex_lock(&ctl_lock);
-		while (!stopping() && !wake &&
-		       pthread_cond_timedwait(&ctl_cond, &ctl_lock, &until) ==
-			   0)
-			;
+		while (!stopping() && !wake && qd_now_ms() < next) {
+			int64_t in;
+
+			pthread_mutex_unlock(&ctl_lock);
+			in = qd_sf_metrics_tick(policy_file.current);
+			pthread_mutex_lock(&ctl_lock);
+			if (!stopping() && !wake)
+				wait_until(in >= 0 && qd_now_ms() + in < next
+					       ? qd_now_ms() + in
+					       : next);
+		}
 		wake = false;
 	}
 	pthread_mutex_unlock(&ctl_lock);

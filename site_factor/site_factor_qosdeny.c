@@ -18,6 +18,7 @@
 #include <stdbool.h>
 
 #include "factor_params.h"
+#include "metrics_sf.h"
 #include "refresh.h"
 
 const char plugin_name[] = "qosdeny: GPU fair share as the site factor";
@@ -112,9 +113,11 @@ extern void site_factor_p_reconfig(void)
 extern void site_factor_p_set(job_record_t *job_ptr)
 {
 	qd_sf_table_lock();
-	if (qd_sf_have_table() || job_ptr->site_factor == NICE_OFFSET)
+	if (qd_sf_have_table() || job_ptr->site_factor == NICE_OFFSET) {
 		job_ptr->site_factor =
 		    qd_sf_factor(job_ptr->assoc_id) + NICE_OFFSET;
+		qd_sf_metrics_jobs_set(1);
+	}
 	qd_sf_table_unlock();
 }
 
@@ -122,17 +125,21 @@ static int refresh_pending_job(void *x, void *arg)
 {
 	job_record_t *job_ptr = x;
 
-	(void)arg;
-	if (IS_JOB_PENDING(job_ptr))
+	if (IS_JOB_PENDING(job_ptr)) {
 		job_ptr->site_factor =
 		    qd_sf_factor(job_ptr->assoc_id) + NICE_OFFSET;
+		(*(uint64_t *)arg)++;
+	}
 	return 0;
 }
 
 extern void site_factor_p_update(void)
 {
+	uint64_t n = 0;
+
 	qd_sf_table_lock();
 	if (qd_sf_have_table())
-		list_for_each(job_list, refresh_pending_job, NULL);
+		list_for_each(job_list, refresh_pending_job, &n);
 	qd_sf_table_unlock();
+	qd_sf_metrics_jobs_set(n);
 }

@@ -3,16 +3,33 @@
 # slurmctld's metrics file (docs/metrics.md): with metrics_dir= in
 # qosdeny.conf, job_submit/qosdeny writes qosdeny_ctld.prom there, and its
 # counts are those of the jobs this test submits: accepted, denied by each
-# flag, would-be denied under Enforce=no, a reload refused; the group cap's
-# limit and use. Debian's node_exporter serves the file, Prometheus's
+# flag, would-be denied under Enforce=no, a reload refused; the group and
+# per-user caps' limits and use. With site_factor/qosdeny loaded too, its
+# refreshes, failures while Redis is stopped and the jobs whose factor it
+# set are in the same file, which it writes itself where job_submit/qosdeny
+# is not loaded. Debian's node_exporter serves the file, Prometheus's
 # promtool finds nothing to say of it, and `qosdeny metrics` prints it.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"
-QD=$QD_BUILD/qosdeny
+source "$(dirname "$0")/usage-lib.sh"
+EXTRA=$QD_CLUSTER_DIR/metrics-site-factor.conf
+plugstack_was=$(cat "$PLUGSTACK" 2>/dev/null)
 DIR=$QD_CLUSTER_DIR/metrics
 FILE=$DIR/qosdeny_ctld.prom
 ne_pid=
-trap '[ -n "$ne_pid" ] && kill "$ne_pid"; cancel_all >/dev/null' EXIT
+# Back to the suite's slurm.conf and plugstack.conf, whatever happened.
+restore() {
+	[ -n "$ne_pid" ] && kill "$ne_pid"
+	cancel_all >/dev/null
+	bash "$CLUSTER" redis-start >/dev/null
+	if [ -s "$EXTRA" ]; then
+		: >"$EXTRA"
+		bash "$CLUSTER" write-conf >/dev/null
+		bash "$CLUSTER" restart-ctld >/dev/null
+	fi
+	printf '%s' "$plugstack_was" >"$PLUGSTACK"
+}
+trap restore EXIT
 rm -rf "$DIR"
 mkdir -p "$DIR"
 chmod 755 "$DIR"
@@ -145,6 +162,43 @@ assert_contains "and prints slurmctld's families" \
 	"# TYPE qosdeny_submissions_denied_total counter" "$OUT"
 assert_contains "with their counts" "$D_GRP " "$OUT"
 
+# --- The site factor: its families in the same file ----------------------
+SF_RUNS=qosdeny_site_factor_refreshes_total
+SF_ERRS=qosdeny_site_factor_refresh_errors_total
+SF_OK=qosdeny_site_factor_last_success_timestamp_seconds
+SF_SET=qosdeny_site_factor_jobs_set_total
+cat >"$EXTRA" <<EOT
+PriorityType=priority/multifactor
+PrioritySiteFactorPlugin=site_factor/qosdeny
+PrioritySiteFactorParameters=weight=1000,interval=5
+PriorityCalcPeriod=1
+EOT
+echo "required spank_qosdeny.so redis=$QD_REDIS_ADDR timeout_ms=1000" >"$PLUGSTACK"
+check "slurmctld restarted with the site factor" bash -c \
+	"QD_SLURM_CONF_EXTRA='$EXTRA' bash '$CLUSTER' write-conf >/dev/null && bash '$CLUSTER' restart-ctld >/dev/null"
+above() { [ "$(value "$1")" -gt "$2" ]; } # SAMPLE N
+check "its refreshes are counted in $FILE" wait_for "refreshes" 20 above $SF_RUNS 1
+ok1=$(value $SF_OK)
+check "the last one succeeded ($ok1)" test "$ok1" -gt 0
+assert_eq "none failed" 0 "$(value $SF_ERRS)"
+set0=$(value $SF_SET)
+as alice sbatch --parsable --begin=now+3600 -q interactive --wrap true
+check "a pending job's factor is set at its submission" \
+	wait_for "the jobs set" 20 above $SF_SET "$set0"
+assert_eq "the ctld's own families are still there" 1 \
+	"$(grep -c '^# TYPE qosdeny_submissions_checked_total counter$' "$FILE")"
+bash "$CLUSTER" redis-stop >/dev/null
+check "with Redis stopped, its refreshes fail and are counted" \
+	wait_for "refresh errors" 20 above $SF_ERRS 0
+bash "$CLUSTER" redis-start >/dev/null
+check "with Redis back, one succeeds again" \
+	wait_for "a success" 20 above $SF_OK "$(value $SF_OK)"
+
+lint=$(promtool check metrics <"$FILE" 2>&1)
+assert_eq "promtool has nothing to say of the whole file" "" "$lint"
+check "node_exporter serves the site factor's families too" \
+	eval 'scrape && [ "$(value $SF_RUNS "$SCRAPE")" -gt 0 ]'
+
 # A directory that is not there: said once in slurmctld's log, the policy
 # still in force, written again once it exists.
 n=$(log_lines)
@@ -160,6 +214,18 @@ check "written once the directory is there" wait_for "the file" 10 \
 	test -s "$DIR/gone/qosdeny_ctld.prom"
 assert_eq "the error was logged once" 1 \
 	"$(log_since "$n" | grep -cF "cannot write $DIR/gone/")"
+
+# Without job_submit/qosdeny, the site factor writes the file itself.
+rm -f "$FILE"
+check "slurmctld restarted without JobSubmitPlugins" bash -c \
+	"QD_JOBSUBMIT='' QD_SLURM_CONF_EXTRA='$EXTRA' bash '$CLUSTER' write-conf >/dev/null && bash '$CLUSTER' restart-ctld >/dev/null"
+write_policy "$EXAMPLE_POLICY
+$METRICS"
+check "the site factor writes $FILE" wait_for "its file" 20 above $SF_RUNS 0
+assert_eq "with its families alone" 0 \
+	"$(grep -c '^# TYPE qosdeny_submissions_checked_total' "$FILE")"
+lint=$(promtool check metrics <"$FILE" 2>&1)
+assert_eq "promtool has nothing to say of it" "" "$lint"
 
 write_policy "$EXAMPLE_POLICY"
 OUT=$("$QD" metrics 2>&1)

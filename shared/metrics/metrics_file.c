@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "atomic_file.h"
+#include "metrics_file.h"
+
+int qd_metrics_write(const char *dir, const char *name,
+		     const struct qd_prom *text, char *err, size_t errlen)
+{
+	char tmp[256];
+	struct qd_atomic_file f = {
+	    .name = name,
+	    .tmp = tmp,
+	    .flags = QD_ATOMIC_WORLD_READABLE,
+	};
+	int rv;
+
+	if (text->oom) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	/* A dot first: node_exporter reads *.prom files alone. */
+	snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", name);
+	f.dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (f.dfd < 0) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -1;
+	}
+	rv = qd_atomic_write(&f, text->text ? text->text : "", text->len, err,
+			     errlen);
+	close(f.dfd);
+	return rv;
+}
+
+enum qd_metrics_say qd_metrics_say(struct qd_metrics_said *s, const char *err)
+{
+	enum qd_metrics_say say = QD_METRICS_SAY_NOTHING;
+
+	if (strcmp(err, s->last))
+		say = *err ? QD_METRICS_SAY_FAILED : QD_METRICS_SAY_WRITTEN;
+	snprintf(s->last, sizeof(s->last), "%s", err);
+	return say;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * A metrics file written whole (atomic_file.h) into metrics_dir, mode 0644
+ * for node_exporter's user, no fsync (the next interval writes it again),
+ * and what its writer has said of the last failures: each failure is
+ * logged once, and the first success after one (docs/metrics.md).
+ */
+#ifndef QD_METRICS_FILE_H
+#define QD_METRICS_FILE_H
+
+#include <stddef.h>
+
+#include "prom_text.h"
+
+/* DIR/NAME replaced by text. Returns 0, or -1 with err. */
+int qd_metrics_write(const char *dir, const char *name,
+		     const struct qd_prom *text, char *err, size_t errlen);
+
+/* The last failure said, "" after a success. Start zeroed. */
+struct qd_metrics_said {
+	char last[256];
+};
+
+enum qd_metrics_say {
+	QD_METRICS_SAY_NOTHING, /* as the last time */
+	QD_METRICS_SAY_FAILED,	/* a failure other than the last one */
+	QD_METRICS_SAY_WRITTEN, /* a success after a failure */
+};
+
+/* What to log after a write whose error was err ("" when it succeeded). */
+enum qd_metrics_say qd_metrics_say(struct qd_metrics_said *s, const char *err);
+
+#endif
