@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "node_counts.h"
 #include "spool.h"
 #include "spool_orphan.h"
 #include "site_policy.h"
@@ -80,6 +81,30 @@ static int sender_ready(struct sender *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* One record to Redis, its round trip and, when Redis counted it now, the
+ * record itself counted for the node's metrics (node_counts.h). */
+static int apply(struct sender *s, const struct qd_usage_record *r, char *err,
+		 size_t errlen)
+{
+	const char *spool = s->rp->spool;
+	struct timespec t0, t1;
+	int k;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	k = qd_redis_apply(s->redis, r, s->half_life_s, err, errlen);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (k >= 0) {
+		qd_node_counts_add(spool, QD_NC_REDIS_US,
+				   (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000 +
+				       (uint64_t)(t1.tv_nsec - t0.tv_nsec) /
+					   1000);
+		qd_node_counts_add(spool, QD_NC_REDIS_AT, (uint64_t)time(NULL));
+	}
+	if (k == 1)
+		qd_node_counts_add(spool, QD_NC_SENT, 1);
+	return k;
+}
+
 static int send_record(const struct qd_usage_record *r, void *arg, char *err,
 		       size_t errlen)
 {
@@ -90,9 +115,7 @@ static int send_record(const struct qd_usage_record *r, void *arg, char *err,
 		snprintf(err, errlen, "%s", s->why);
 		return -1;
 	}
-	k = sender_ready(s, err, errlen)
-		? -1
-		: qd_redis_apply(s->redis, r, s->half_life_s, err, errlen);
+	k = sender_ready(s, err, errlen) ? -1 : apply(s, r, err, errlen);
 	if (k == QD_REDIS_DAMAGED)
 		return k; /* this record alone: the next one is sent */
 	if (k < 0) {
@@ -300,9 +323,9 @@ static enum qd_report_result send_unspooled(const struct qd_reporter *rp,
 	return QD_REPORT_DONE;
 }
 
-enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
-				       const struct qd_usage_record *job,
-				       int64_t now)
+static enum qd_report_result epilog(const struct qd_reporter *rp,
+				    const struct qd_usage_record *job,
+				    int64_t now)
 {
 	char err[QD_REPORT_ERR_MAX], why[QD_SPOOL_ERR_MAX], text[QD_RECORD_MAX],
 	    num[32];
@@ -379,4 +402,19 @@ enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
 	    r.job_id, r.node, qd_milli_text(r.mgpu_seconds, num, sizeof(num)),
 	    rp->opts.redis, rp->spool);
 	return QD_REPORT_SPOOLED;
+}
+
+/* A job end whose record stayed in the spool, or was never written, is
+ * counted for the node's metrics; one Redis counted, as it is sent. */
+enum qd_report_result qd_report_epilog(const struct qd_reporter *rp,
+				       const struct qd_usage_record *job,
+				       int64_t now)
+{
+	enum qd_report_result rv = epilog(rp, job, now);
+
+	if (rv == QD_REPORT_SPOOLED)
+		qd_node_counts_add(rp->spool, QD_NC_SPOOLED, 1);
+	else if (rv == QD_REPORT_FAILED)
+		qd_node_counts_add(rp->spool, QD_NC_FAILED, 1);
+	return rv;
 }

@@ -14,7 +14,8 @@
  * epilog are closed at their end (spool_orphan.h): slurmd calls this
  * before it takes any job, and a job's prolog or epilog never asks
  * slurmctld about another job. A thread keeps slurmd's heartbeat in the
- * spool meanwhile (spool_alive.h), the bound for the next start.
+ * spool meanwhile (spool_alive.h), the bound for the next start, and,
+ * with metrics_dir=, writes the node's metrics file (metrics_node.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +30,9 @@
 #include "cgroup.h"
 #include "hiredis_lib.h"
 #include "job_end_ask.h"
+#include "metrics_file.h"
+#include "metrics_node.h"
+#include "now_ms.h"
 #include "site.h"
 #include "spank_priv.h"
 #include "spool_alive.h"
@@ -44,6 +48,10 @@ static struct {
 	bool running;
 	bool stop;
 	char spool[PATH_MAX];
+	/* metrics_dir= ("": none) and metrics_interval=, the node's name. */
+	char metrics_dir[PATH_MAX];
+	int64_t metrics_every_ms;
+	char node[256];
 } beat = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static void sweep_cgroups(const struct qd_spank_opts *o)
@@ -146,38 +154,89 @@ static void beat_forked(void)
 	beat.running = false;
 }
 
+/* The node's metrics file; a failure said once, and the first success
+ * after one. */
+static void write_metrics(struct qd_metrics_said *said)
+{
+	char err[PATH_MAX + 256] = "";
+
+	qd_node_metrics_write(beat.spool, beat.metrics_dir, beat.node, err,
+			      sizeof(err));
+	switch (qd_metrics_say(said, err)) {
+	case QD_METRICS_SAY_FAILED:
+		slurm_error("qosdeny: metrics: %s: %s", beat.metrics_dir, err);
+		break;
+	case QD_METRICS_SAY_WRITTEN:
+		slurm_info("qosdeny: metrics: written to %s again",
+			   beat.metrics_dir);
+		break;
+	case QD_METRICS_SAY_NOTHING:
+		break;
+	}
+}
+
+/* Waits on beat.wake (held) until CLOCK_MONOTONIC's ms reach until_ms or a
+ * stop; the condition's clock is the wall clock. */
+static void beat_wait(int64_t until_ms)
+{
+	int64_t left = until_ms - qd_now_ms();
+	struct timespec at;
+
+	if (left <= 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &at);
+	at.tv_sec += left / 1000;
+	at.tv_nsec += (left % 1000) * 1000000L;
+	at.tv_sec += at.tv_nsec / 1000000000L;
+	at.tv_nsec %= 1000000000L;
+	while (!beat.stop &&
+	       pthread_cond_timedwait(&beat.wake, &beat.lock, &at) != ETIMEDOUT)
+		;
+}
+
 static void *beat_loop(void *arg)
 {
 	char err[QD_SPOOL_ERR_MAX];
+	struct qd_metrics_said metrics_said = {0};
+	int64_t next_beat = 0, next_metrics = 0;
 	bool said = false;
 
 	(void)arg;
 	pthread_mutex_lock(&beat.lock);
 	while (!beat.stop) {
-		struct timespec at;
+		int64_t now = qd_now_ms(), until;
 		int k;
 
 		/* Not under the lock: a stop never waits on the disk. */
 		pthread_mutex_unlock(&beat.lock);
-		k = qd_spool_beat(beat.spool, err, sizeof(err));
-		/* Said once, not every beat. */
-		if (k && !said)
-			slurm_error("qosdeny: heartbeat: %s", err);
-		said |= k != 0;
+		if (now >= next_beat) {
+			k = qd_spool_beat(beat.spool, err, sizeof(err));
+			/* Said once, not every beat. */
+			if (k && !said)
+				slurm_error("qosdeny: heartbeat: %s", err);
+			said |= k != 0;
+			next_beat = now + QD_ALIVE_INTERVAL_S * 1000;
+		}
+		until = next_beat;
+		if (beat.metrics_dir[0]) {
+			if (now >= next_metrics) {
+				write_metrics(&metrics_said);
+				next_metrics = now + beat.metrics_every_ms;
+			}
+			if (next_metrics < until)
+				until = next_metrics;
+		}
 		pthread_mutex_lock(&beat.lock);
-		clock_gettime(CLOCK_REALTIME, &at);
-		at.tv_sec += QD_ALIVE_INTERVAL_S;
-		while (!beat.stop &&
-		       pthread_cond_timedwait(&beat.wake, &beat.lock, &at) !=
-			   ETIMEDOUT)
-			;
+		beat_wait(until);
 	}
 	pthread_mutex_unlock(&beat.lock);
 	return NULL;
 }
 
-/* Starts the heartbeat in spool, unless slurmd would leave it behind. */
-static void start_beat(const char *spool, const char *args, size_t n)
+/* Starts the heartbeat in spool, and the metrics with o's metrics_dir,
+ * unless slurmd would leave the thread behind. */
+static void start_beat(const char *spool, const struct qd_spank_opts *o,
+		       const char *node, const char *args, size_t n)
 {
 	if (daemonizes_after_init(args, n)) {
 		slurm_info(
@@ -185,10 +244,16 @@ static void start_beat(const char *spool, const char *args, size_t n)
 		    "background after loading plugins (Slurm before "
 		    "24.05 without -D); a job that ends with its node "
 		    "down is charged until slurmctld's or slurmdbd's end "
-		    "for it, else until the node's boot");
+		    "for it, else until the node's boot%s",
+		    o->metrics_dir[0] ? "; and no metrics file is written"
+				      : "");
 		return;
 	}
 	snprintf(beat.spool, sizeof(beat.spool), "%s", spool);
+	snprintf(beat.metrics_dir, sizeof(beat.metrics_dir), "%s",
+		 o->metrics_dir);
+	beat.metrics_every_ms = (int64_t)o->metrics_interval_s * 1000;
+	snprintf(beat.node, sizeof(beat.node), "%s", node);
 	beat.stop = false;
 	beat.running = !pthread_atfork(NULL, NULL, beat_forked) &&
 		       !pthread_create(&beat.thread, NULL, beat_loop, NULL);
@@ -216,7 +281,7 @@ static void sweep_usage(const struct qd_spank_opts *o)
 	}
 	/* The slurmd before this one beat last then; this one from now. */
 	last_alive = qd_spool_last_beat(rp->spool);
-	start_beat(rp->spool, args, n);
+	start_beat(rp->spool, o, node, args, n);
 	qd_job_end_asker(&asker, SWEEP_BUDGET_MS);
 	qd_report_sweep(rp, last_alive, qd_job_end_ask, &asker);
 	free(rp);

@@ -15,6 +15,7 @@
 #include "args.h"
 #include "commands.h"
 #include "job_end_ask.h"
+#include "node_counts.h"
 #include "redis_usage.h"
 #include "site_opts.h"
 #include "site_policy.h"
@@ -176,6 +177,8 @@ static int flush(const char *spool)
 		}
 		qd_spool_replay(dir, time(NULL), send_record, &f, report, &f,
 				&st);
+		/* For the node's metrics, as the epilogs count theirs. */
+		qd_node_counts_add(dir, QD_NC_SENT, st.sent);
 		add(&sum, &st);
 	}
 	print_summary(&sum);

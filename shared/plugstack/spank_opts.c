@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy.h"
 #include "redis_addr.h"
 #include "spank_opts.h"
 
@@ -22,6 +23,8 @@ enum opt {
 	O_TLS_CA,
 	O_TLS_CERT,
 	O_TLS_KEY,
+	O_METRICS_DIR,
+	O_METRICS_INTERVAL,
 	O_COUNT
 };
 
@@ -39,6 +42,8 @@ static const char *const opt_names[O_COUNT] = {
     [O_TLS_CA] = "redis_tls_ca",
     [O_TLS_CERT] = "redis_tls_cert",
     [O_TLS_KEY] = "redis_tls_key",
+    [O_METRICS_DIR] = "metrics_dir",
+    [O_METRICS_INTERVAL] = "metrics_interval",
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -63,6 +68,7 @@ void qd_spank_opts_init(struct qd_spank_opts *o)
 	o->redis_replicas = -1;
 	o->timeout_ms = QD_TIMEOUT_MS_DEFAULT;
 	o->cgroup = QD_CG_AUTO;
+	o->metrics_interval_s = QD_METRICS_INTERVAL_DEFAULT_S;
 	snprintf(o->adopt_dir, sizeof(o->adopt_dir), "%s",
 		 QD_ADOPT_DIR_DEFAULT);
 }
@@ -205,6 +211,16 @@ static int set(struct qd_spank_opts *o, enum opt k, const char *word,
 				  err, errlen);
 	case O_REDIS_USER:
 		return user_value(o, word, val, err, errlen);
+	case O_METRICS_DIR:
+		return path_value(o->metrics_dir, sizeof(o->metrics_dir), word,
+				  val, err, errlen);
+	case O_METRICS_INTERVAL:
+		if (!in_range(val, 1, QD_METRICS_INTERVAL_MAX_S,
+			      &o->metrics_interval_s))
+			return fail(err, errlen,
+				    "%s: expected seconds, 1 to %d", word,
+				    QD_METRICS_INTERVAL_MAX_S);
+		return 0;
 	case O_REDIS_REPLICAS:
 		if (!in_range(val, 0, QD_REDIS_REPLICAS_MAX, &replicas))
 			return fail(err, errlen, "%s: expected 0 to %d", word,

@@ -38,6 +38,10 @@ struct qd_spank_opts {
 	/* Where jobs' GPUs and extern-step confinements are recorded for
 	 * pam_qosdeny (adopt.h). */
 	char adopt_dir[PATH_MAX];
+	/* Where slurmd's thread writes qosdeny_node_NODE.prom, every
+	 * metrics_interval seconds ("": no metrics; docs/metrics.md). */
+	char metrics_dir[PATH_MAX];
+	unsigned metrics_interval_s;
 };
 
 /* The defaults. */

@@ -7,7 +7,9 @@
 #   cluster.sh stop            stop every daemon started here (by pid)
 #   cluster.sh status          exit 0 when every daemon runs
 #   cluster.sh restart-ctld    restart slurmctld only (state kept)
-#   cluster.sh restart-slurmd [n1|n2]...  restart slurmd (default both)
+#   cluster.sh restart-slurmd [n1|n2]...  restart slurmd (default both);
+#                              QD_SLURMD_FOREGROUND=yes: with -D, as
+#                              Debian's systemd unit runs it (start too)
 #   cluster.sh reconfigure     scontrol reconfigure, wait until it answers
 #   cluster.sh write-conf      rewrite slurm.conf from QD_JOBSUBMIT,
 #                              QD_SLURM_CONF_EXTRA and QD_ACCOUNTING, same ports;
@@ -638,7 +640,17 @@ start_ctld() {
 	}
 }
 
+# With QD_SLURMD_FOREGROUND=yes slurmd runs with -D, in the background of
+# this script, as Debian's systemd unit runs it (slurmd -D -s): Slurm
+# 22.05's slurmd otherwise forks into the background after loading its
+# plugins, leaving their threads behind (qosdeny's heartbeat and metrics).
+# Its pidfile is written all the same, which is how it is found and
+# stopped.
 start_slurmd() { # NODE
+	if [ "${QD_SLURMD_FOREGROUND:-}" = yes ]; then
+		(dstart slurmd -D -N "$1" >>"$LOG/slurmd-$1.out" 2>&1 &)
+		return 0
+	fi
 	dstart slurmd -N "$1" >>"$LOG/slurmd-$1.out" 2>&1 || {
 		msg "slurmd -N $1 failed"
 		show_log "$LOG/slurmd-$1.out" "$LOG/slurmd-$1.log"

@@ -30,7 +30,7 @@ static const char *const names[] = {
     "spool",	      "timeout_ms",	     "cgroup",
     "gpu_devices",    "adopt_dir",	     "redis_user",
     "redis_replicas", "redis_tls_ca",	     "redis_tls_cert",
-    "redis_tls_key",
+    "redis_tls_key",  "metrics_dir",	     "metrics_interval",
 };
 
 #define NNAMES (sizeof(names) / sizeof(names[0]))
@@ -203,9 +203,13 @@ static bool model_value(struct qd_spank_opts *m, size_t k, const char *val)
 	case 11:
 		return model_tls(m->redis_tls_cert, sizeof(m->redis_tls_cert),
 				 val);
-	default:
+	case 12:
 		return model_tls(m->redis_tls_key, sizeof(m->redis_tls_key),
 				 val);
+	case 13:
+		return model_path(m->metrics_dir, sizeof(m->metrics_dir), val);
+	default:
+		return model_number(val, 1, 86400, &m->metrics_interval_s);
 	}
 }
 
@@ -223,6 +227,7 @@ static int model_parse(struct qd_spank_opts *m, int argc, char *const argv[],
 	m->redis_replicas = -1;
 	m->timeout_ms = 500;
 	m->cgroup = QD_CG_AUTO;
+	m->metrics_interval_s = 30;
 	strcpy(m->adopt_dir, "/run/qosdeny");
 	for (int i = 0; i < argc; i++) {
 		const char *eq = strchr(argv[i], '=');
@@ -274,6 +279,12 @@ static void check_domain(const struct qd_spank_opts *o)
 			o->redis_password_file[0] == '/',
 		    "password file '%s'", o->redis_password_file);
 	FUZZ_ASSERT(!o->spool[0] || o->spool[0] == '/', "spool '%s'", o->spool);
+	FUZZ_ASSERT(terminated(o->metrics_dir, sizeof(o->metrics_dir)) &&
+			(!o->metrics_dir[0] || o->metrics_dir[0] == '/'),
+		    "metrics_dir '%.64s'", o->metrics_dir);
+	FUZZ_ASSERT(o->metrics_interval_s >= 1 &&
+			o->metrics_interval_s <= 86400,
+		    "metrics_interval %u", o->metrics_interval_s);
 	FUZZ_ASSERT(terminated(o->adopt_dir, sizeof(o->adopt_dir)) &&
 			o->adopt_dir[0] == '/',
 		    "adopt_dir '%.64s'", o->adopt_dir);
@@ -298,6 +309,10 @@ static void check_same(const struct qd_spank_opts *o,
 		    "password file '%s'", o->redis_password_file);
 	FUZZ_ASSERT(!strcmp(o->cluster, m->cluster), "cluster '%s'",
 		    o->cluster);
+	FUZZ_ASSERT(!strcmp(o->metrics_dir, m->metrics_dir) &&
+			o->metrics_interval_s == m->metrics_interval_s,
+		    "metrics_dir '%.64s' interval %u", o->metrics_dir,
+		    o->metrics_interval_s);
 	FUZZ_ASSERT(!strcmp(o->spool, m->spool), "spool '%s'", o->spool);
 	FUZZ_ASSERT(o->timeout_ms == m->timeout_ms, "timeout %u",
 		    o->timeout_ms);

@@ -28,7 +28,10 @@ restore() {
 		bash "$CLUSTER" restart-ctld >/dev/null
 	fi
 	printf '%s' "$plugstack_was" >"$PLUGSTACK"
+	[ -n "$node_part" ] && bash "$CLUSTER" restart-slurmd >/dev/null
+	return 0
 }
+node_part=
 trap restore EXIT
 rm -rf "$DIR"
 mkdir -p "$DIR"
@@ -215,6 +218,61 @@ check "written once the directory is there" wait_for "the file" 10 \
 assert_eq "the error was logged once" 1 \
 	"$(log_since "$n" | grep -cF "cannot write $DIR/gone/")"
 
+# --- Each slurmd's file: usage records sent, spooled, the spool --------
+NODE1=$DIR/qosdeny_node_n1.prom
+N_SENT='qosdeny_node_usage_records_sent_total{node="n1"}'
+N_SPOOLED='qosdeny_node_usage_records_spooled_total{node="n1"}'
+N_CLOSED='qosdeny_node_spool_records{node="n1",state="closed"}'
+N_AGE='qosdeny_node_spool_oldest_age_seconds{node="n1"}'
+N_AT='qosdeny_node_redis_exchange_timestamp_seconds{node="n1"}'
+nvalue() { value "$1" "$(cat "$NODE1" 2>/dev/null)"; }
+nreaches() { [ "$(nvalue "$1")" = "$2" ]; }
+nabove() { [ "$(nvalue "$1")" -gt "$2" ]; }
+cancel_all >/dev/null
+node_part=yes
+echo "required spank_qosdeny.so redis=$QD_REDIS_ADDR metrics_dir=$DIR metrics_interval=1" >"$PLUGSTACK"
+# With -D, as Debian's systemd unit runs it: 22.05's slurmd otherwise
+# forks after loading its plugins and leaves the thread behind (it says
+# so: "no heartbeat ... and no metrics file is written").
+check "slurmd restarted with metrics_dir=" \
+	env QD_SLURMD_FOREGROUND=yes bash "$CLUSTER" restart-slurmd
+check "slurmd writes $NODE1" wait_for "n1's file" 20 test -s "$NODE1"
+check "and n2's, each slurmd its own" wait_for "n2's file" 20 \
+	test -s "$DIR/qosdeny_node_n2.prom"
+assert_eq "its series are labelled with the node" 0 \
+	"$(grep '^qosdeny_node_' "$NODE1" | grep -vc '{node="n1"')"
+sent=$(nvalue "$N_SENT") spooled=$(nvalue "$N_SPOOLED")
+as bob sbatch --parsable -w n1 --gres=gpu:1 --wrap true
+check "bob's job on n1 ended" wait_for "the job" 60 queue_empty
+check "its record, sent by the epilog, is counted" \
+	wait_for "the sent count" 10 nreaches "$N_SENT" $((sent + 1))
+check "with the exchange's time" test "$(nvalue "$N_AT")" -ge "$since"
+assert_eq "nothing waits in the spool" 0 "$(nvalue "$N_CLOSED")"
+
+bash "$CLUSTER" redis-stop >/dev/null
+as bob sbatch --parsable -w n1 --gres=gpu:1 --wrap true
+check "bob's second job ended, Redis stopped" wait_for "the job" 60 queue_empty
+check "its record stayed in the spool: counted as spooled" \
+	wait_for "the spooled count" 10 nreaches "$N_SPOOLED" $((spooled + 1))
+check "and waits there" wait_for "the closed record" 10 nreaches "$N_CLOSED" 1
+check "for longer and longer" wait_for "its age" 10 nabove "$N_AGE" 0
+bash "$CLUSTER" redis-start >/dev/null
+OUT=$("$QD" flush 2>&1)
+assert_contains "qosdeny flush sends it" "1 sent" "$OUT"
+check "counted as sent, by the tool" \
+	wait_for "the sent count" 10 nreaches "$N_SENT" $((sent + 2))
+check "and the spool holds no closed record" \
+	wait_for "the spool" 10 nreaches "$N_CLOSED" 0
+OUT=$("$QD" metrics 2>&1)
+assert_eq "qosdeny metrics: each family's TYPE once, the nodes' merged" 1 \
+	"$(grep -c '^# TYPE qosdeny_node_usage_records_sent_total counter$' <<<"$OUT")"
+assert_contains "with n1's series" "$N_SENT " "$OUT"
+assert_contains "and n2's" 'qosdeny_node_usage_records_sent_total{node="n2"} ' "$OUT"
+lint=$(promtool check metrics <"$NODE1" 2>&1)
+assert_eq "promtool has nothing to say of n1's file" "" "$lint"
+check "node_exporter serves n1's file" \
+	eval 'scrape && [ "$(value "$N_SENT" "$SCRAPE")" = "$(nvalue "$N_SENT")" ]'
+
 # Without job_submit/qosdeny, the site factor writes the file itself.
 rm -f "$FILE"
 check "slurmctld restarted without JobSubmitPlugins" bash -c \
@@ -228,8 +286,9 @@ lint=$(promtool check metrics <"$FILE" 2>&1)
 assert_eq "promtool has nothing to say of it" "" "$lint"
 
 write_policy "$EXAMPLE_POLICY"
+printf '%s' "$plugstack_was" >"$PLUGSTACK"
 OUT=$("$QD" metrics 2>&1)
 RC=$?
 assert_eq "without metrics_dir, qosdeny metrics exits 1" 1 "$RC"
-assert_contains "and says why" "no metrics_dir is set in" "$OUT"
+assert_contains "and says why" "no metrics_dir is set" "$OUT"
 finish

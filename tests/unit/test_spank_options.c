@@ -204,3 +204,18 @@ Test(spank_options, malformed_values_are_named)
 	bad("cgroup=v3", "cgroup=v3: expected auto, v1, v2 or off");
 	bad("cgroup=V1", "cgroup=V1: expected");
 }
+
+Test(spank_options, metrics)
+{
+	parse_ok(0, NULL);
+	cr_assert_str_eq(o.metrics_dir, "");
+	cr_assert_eq(o.metrics_interval_s, 30);
+	OK("metrics_dir=/var/lib/prometheus/node-exporter",
+	   "metrics_interval=15");
+	cr_assert_str_eq(o.metrics_dir, "/var/lib/prometheus/node-exporter");
+	cr_assert_eq(o.metrics_interval_s, 15);
+	bad("metrics_dir=relative", "metrics_dir=relative: expected an "
+				    "absolute path");
+	bad("metrics_interval=0", "expected seconds, 1 to 86400");
+	bad("metrics_interval=86401", "expected seconds, 1 to 86400");
+}

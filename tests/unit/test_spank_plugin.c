@@ -352,7 +352,8 @@ Test(spank_plugin, init_fails_on_an_unknown_option)
 			 "(known: redis, redis_password_file, cluster, spool, "
 			 "timeout_ms, cgroup, gpu_devices, adopt_dir, "
 			 "redis_user, redis_replicas, redis_tls_ca, "
-			 "redis_tls_cert, redis_tls_key)");
+			 "redis_tls_cert, redis_tls_key, metrics_dir, "
+			 "metrics_interval)");
 }
 
 Test(spank_plugin, init_fails_on_a_malformed_option)

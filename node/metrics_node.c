@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "metrics_file.h"
+#include "metrics_node.h"
+#include "node_text.h"
+#include "spool.h"
+
+/* The spool's records: open, closed and when the oldest closed one
+ * ended, unreadable. */
+static int spool_state(const char *spool, struct qd_node_metrics *m, char *err,
+		       size_t errlen)
+{
+	struct qd_spool_list l = {0};
+	char why[QD_SPOOL_ERR_MAX];
+
+	if (qd_spool_list(spool, &l, err, errlen))
+		return -1;
+	for (size_t i = 0; i < l.n; i++) {
+		struct qd_usage_record r;
+
+		if (qd_spool_read(spool, l.names[i], &r, why, sizeof(why))) {
+			m->spool_unread++;
+		} else if (!r.end) {
+			m->spool_open++;
+		} else {
+			m->spool_closed++;
+			if (!m->oldest_closed_end ||
+			    r.end < m->oldest_closed_end)
+				m->oldest_closed_end = r.end;
+		}
+	}
+	qd_spool_list_free(&l);
+	return 0;
+}
+
+int qd_node_metrics_write(const char *spool, const char *dir, const char *node,
+			  char *err, size_t errlen)
+{
+	struct qd_node_metrics m = {.now = time(NULL)};
+	struct qd_prom text = {0};
+	char name[PATH_MAX];
+	int rv = -1;
+
+	/* The node's name as slurm.conf gives it, in a file name. */
+	if (!*node || *node == '.' || strchr(node, '/')) {
+		snprintf(err, errlen, "node name '%s' cannot name a file",
+			 node);
+		return -1;
+	}
+	snprintf(name, sizeof(name), "qosdeny_node_%s.prom", node);
+	if (qd_node_counts_create(spool, err, errlen) ||
+	    qd_node_counts_read(spool, &m.c, err, errlen) ||
+	    spool_state(spool, &m, err, errlen))
+		return -1;
+	qd_node_metrics_text(node, &m, &text);
+	rv = qd_metrics_write(dir, name, &text, err, errlen);
+	qd_prom_free(&text);
+	return rv;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "atomic_file.h"
+#include "node_counts.h"
+
+/* The file: this tag, then the counters. A file of another layout (an
+ * older qosdeny's) is made again rather than misread. */
+#define TAG	"qosdeny-node-counts/1\n"
+#define TAG_LEN 24 /* the tag, padded with NULs to 8 bytes */
+
+struct layout {
+	char tag[TAG_LEN];
+	uint64_t v[QD_NC_COUNT];
+};
+
+static void path_of(const char *spool, char *path, size_t len)
+{
+	snprintf(path, len, "%s/%s", spool, QD_NODE_COUNTS_FILE);
+}
+
+/* The file mapped, when it is ours: a regular file of the layout's size
+ * and tag, owned by this process's user. */
+static struct layout *map(const char *spool, int flags, char *err,
+			  size_t errlen)
+{
+	char path[PATH_MAX];
+	struct layout *m;
+	struct stat st;
+	int fd;
+
+	path_of(spool, path, sizeof(path));
+	fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    st.st_size != sizeof(struct layout)) {
+		snprintf(err, errlen, "%s: not a counts file of this qosdeny",
+			 path);
+		close(fd);
+		return NULL;
+	}
+	m = mmap(NULL, sizeof(*m),
+		 PROT_READ | (flags == O_RDWR ? PROT_WRITE : 0), MAP_SHARED, fd,
+		 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (memcmp(m->tag, TAG, sizeof(TAG) - 1)) {
+		snprintf(err, errlen, "%s: not a counts file of this qosdeny",
+			 path);
+		munmap(m, sizeof(*m));
+		return NULL;
+	}
+	return m;
+}
+
+int qd_node_counts_create(const char *spool, char *err, size_t errlen)
+{
+	char name[PATH_MAX], tmp[PATH_MAX];
+	struct layout fresh = {0}, *m = map(spool, O_RDONLY, err, errlen);
+	struct qd_atomic_file f = {.dfd = AT_FDCWD, .name = name, .tmp = tmp};
+
+	if (m) {
+		munmap(m, sizeof(*m));
+		return 0;
+	}
+	memcpy(fresh.tag, TAG, sizeof(TAG) - 1);
+	path_of(spool, name, sizeof(name));
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", spool, QD_NODE_COUNTS_FILE);
+	return qd_atomic_write(&f, (const char *)&fresh, sizeof(fresh), err,
+			       errlen);
+}
+
+void qd_node_counts_add(const char *spool, enum qd_node_count c, uint64_t n)
+{
+	char err[64];
+	struct layout *m;
+
+	if (c >= QD_NC_COUNT || !spool || !*spool)
+		return;
+	m = map(spool, O_RDWR, err, sizeof(err));
+	if (!m)
+		return;
+	if (c == QD_NC_REDIS_US || c == QD_NC_REDIS_AT)
+		__atomic_store_n(&m->v[c], n, __ATOMIC_RELAXED);
+	else
+		__atomic_add_fetch(&m->v[c], n, __ATOMIC_RELAXED);
+	munmap(m, sizeof(*m));
+}
+
+int qd_node_counts_read(const char *spool, struct qd_node_counts *out,
+			char *err, size_t errlen)
+{
+	struct layout *m = map(spool, O_RDONLY, err, errlen);
+
+	if (!m)
+		return -1;
+	for (int i = 0; i < QD_NC_COUNT; i++)
+		out->v[i] = __atomic_load_n(&m->v[i], __ATOMIC_RELAXED);
+	munmap(m, sizeof(*m));
+	return 0;
+}
