@@ -154,14 +154,3 @@ size_t qd_qos_user_usages(const slurmdb_qos_rec_t *qos, uint32_t *uid,
 		list_for_each_ro(qos->usage->user_limit_list, add_user, &w);
 	return w.n;
 }
-
-void qd_user_name(uint32_t uid, char name[QD_NAME_MAX])
-{
-	slurmdb_user_rec_t user = {.uid = uid};
-
-	snprintf(name, QD_NAME_MAX, "%u", uid);
-	if (assoc_mgr_fill_in_user(acct_db_conn, &user, 0, NULL, true) ==
-		SLURM_SUCCESS &&
-	    user.name)
-		copy_name(name, user.name);
-}

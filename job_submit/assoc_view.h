@@ -47,11 +47,9 @@ void qd_qos_usage(const slurmdb_qos_rec_t *qos, uint32_t uid, bitstr_t *nodes,
 
 /* Each user the QoS's running-usage counters hold (slurmctld keeps one
  * entry per user who ran a job in it): uid[i] and use[i], at most max of
- * them; returns how many there are. */
+ * them (max 0: none, uid and use may be NULL); returns how many there
+ * are. */
 size_t qd_qos_user_usages(const slurmdb_qos_rec_t *qos, uint32_t *uid,
 			  struct qd_tres *use, size_t max);
-
-/* The user's name in the accounting cache, else the uid in digits. */
-void qd_user_name(uint32_t uid, char name[QD_NAME_MAX]);
 
 #endif

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -51,11 +52,11 @@ static struct qd_cap_use *row(struct rows *r)
 	return memset(&r->u[r->n++], 0, sizeof(*r->u));
 }
 
-/* The rule's caps of flag for use; user NULL: the limit and the group's
- * use, else that user's use of each per-user cap. */
+/* The rule's caps for use; uid NULL: the limits and the group's use,
+ * else that user's use of each per-user cap (named after the locks). */
 static void add_caps(struct rows *r, const struct qd_qos_rule *rule,
 		     const struct qd_limits *lim, const struct qd_usage *use,
-		     const char *user)
+		     const uint32_t *uid)
 {
 	struct qd_cap caps[CAPS_MAX];
 	size_t k = qd_caps(rule, lim, use, caps, CAPS_MAX);
@@ -65,47 +66,74 @@ static void add_caps(struct rows *r, const struct qd_qos_rule *rule,
 		struct qd_cap_use *u;
 
 		if (c->flag == QD_DENY_ON_MAX_PER_JOB ||
-		    (user && c->flag != QD_DENY_ON_MAX_PER_USER))
+		    (uid && c->flag != QD_DENY_ON_MAX_PER_USER))
 			continue;
 		if (!(u = row(r)))
 			return;
 		snprintf(u->qos, sizeof(u->qos), "%s", rule->name);
 		qd_cap_tres(c, u->tres, sizeof(u->tres));
 		u->flag = c->flag;
-		snprintf(u->user, sizeof(u->user), "%s", user ? user : "");
+		u->has_uid = uid != NULL;
+		u->uid = uid ? *uid : 0;
 		u->is_mem = c->id == QD_TRES_MEM && !c->type[0];
 		u->limit = c->limit;
 		u->in_use = c->in_use;
 	}
 }
 
-/* Each user's use of the rule's per-user caps. */
+/* Each user's use of the rule's per-user caps; said once when there are
+ * more users than are written. */
 static void add_users(struct rows *r, const struct qd_qos_rule *rule,
 		      const struct qd_limits *lim, const slurmdb_qos_rec_t *qos)
 {
-	uint32_t *uid = malloc(USERS_MAX * sizeof(*uid));
-	struct qd_tres *use = malloc(USERS_MAX * sizeof(*use));
-	size_t n =
-	    uid && use ? qd_qos_user_usages(qos, uid, use, USERS_MAX) : 0;
-	char name[QD_NAME_MAX];
+	static bool said;
+	size_t n = qd_qos_user_usages(qos, NULL, NULL, 0), k;
+	uint32_t *uid;
+	struct qd_tres *use;
 
-	if (n > USERS_MAX) {
+	k = n < USERS_MAX ? n : USERS_MAX;
+	if (n > USERS_MAX && !said) {
 		error("qosdeny: metrics: QOS %s: %zu users, the first %d "
 		      "written",
 		      rule->name, n, USERS_MAX);
-		n = USERS_MAX;
+		said = true;
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct qd_usage u = {.user = use[i]};
+	uid = malloc((k ? k : 1) * sizeof(*uid));
+	use = malloc((k ? k : 1) * sizeof(*use));
+	if (uid && use) {
+		k = qd_qos_user_usages(qos, uid, use, k) < k ? 0 : k;
+		for (size_t i = 0; i < k; i++) {
+			struct qd_usage u = {.user = use[i]};
 
-		qd_user_name(uid[i], name);
-		add_caps(r, rule, lim, &u, name);
+			add_caps(r, rule, lim, &u, &uid[i]);
+		}
 	}
 	free(uid);
 	free(use);
 }
 
-/* Under the policy lock: the group and per-user caps of every record. */
+/* The users' names, after the locks: a name lookup may wait on the
+ * network (NSS). */
+static void name_users(struct rows *r)
+{
+	char buf[4096];
+
+	for (size_t i = 0; i < r->n; i++) {
+		struct passwd pw, *found = NULL;
+		struct qd_cap_use *u = &r->u[i];
+
+		if (!u->has_uid)
+			continue;
+		if (!getpwuid_r(u->uid, &pw, buf, sizeof(buf), &found) && found)
+			snprintf(u->user, sizeof(u->user), "%s",
+				 found->pw_name);
+		else
+			snprintf(u->user, sizeof(u->user), "%u", u->uid);
+	}
+}
+
+/* The group and per-user caps of every record of p, under assoc_mgr's
+ * read locks. */
 static void cap_rows(const struct qd_policy *p, struct rows *r)
 {
 	assoc_mgr_lock_t locks = QD_ASSOC_READ_LOCKS;
@@ -161,37 +189,39 @@ static void site_factor_text(struct qd_prom *text)
 	free(sf);
 }
 
+/*
+ * The watcher thread alone puts a new policy in force (policy_watch.c), and
+ * this runs on it: f->current is read without the policy lock, which is
+ * taken only to copy the counts, so that no submission waits on the caps'
+ * walk or the names.
+ */
 void qd_ctld_metrics_tick(const struct qd_policy_file *f,
 			  pthread_mutex_t *policy_lock)
 {
-	char dir[sizeof(f->current->metrics_dir)];
+	const struct qd_policy *p = f->current;
 	struct qd_ctld_counts copy = {0};
 	struct rows caps = {0};
 	struct qd_prom text = {0};
 	int64_t now = monotonic_ms();
 	bool copied;
 
-	slurm_mutex_lock(policy_lock);
-	if (!f->current || !f->current->metrics_dir[0] ||
+	if (!p || !p->metrics_dir[0] ||
 	    (last_write_ms >= 0 &&
-	     now - last_write_ms <
-		 (int64_t)f->current->metrics_interval_s * 1000)) {
-		slurm_mutex_unlock(policy_lock);
+	     now - last_write_ms < (int64_t)p->metrics_interval_s * 1000))
 		return;
-	}
-	memcpy(dir, f->current->metrics_dir, sizeof(dir));
-	copied = qd_ctld_counts_copy(&copy, &qd_ctld_counts);
-	cap_rows(f->current, &caps);
-	slurm_mutex_unlock(policy_lock);
-
 	last_write_ms = now;
+	slurm_mutex_lock(policy_lock);
+	copied = qd_ctld_counts_copy(&copy, &qd_ctld_counts);
+	slurm_mutex_unlock(policy_lock);
+	cap_rows(p, &caps);
+	name_users(&caps);
 	if (copied) {
 		qd_ctld_metrics_text(&copy, caps.u, caps.n, &text);
 		site_factor_text(&text);
 	} else {
 		text.oom = true;
 	}
-	write_file(dir, &text);
+	write_file(p->metrics_dir, &text);
 	qd_prom_free(&text);
 	qd_ctld_counts_free(&copy);
 	free(caps.u);

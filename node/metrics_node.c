@@ -1,13 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "metrics_file.h"
 #include "metrics_node.h"
 #include "node_text.h"
 #include "spool.h"
+
+static bool still_there(const char *spool, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", spool, name);
+	return lstat(path, &st) == 0 || errno != ENOENT;
+}
 
 /* The spool's records: open, closed and when the oldest closed one
  * ended, unreadable. */
@@ -23,7 +35,10 @@ static int spool_state(const char *spool, struct qd_node_metrics *m, char *err,
 		struct qd_usage_record r;
 
 		if (qd_spool_read(spool, l.names[i], &r, why, sizeof(why))) {
-			m->spool_unread++;
+			/* Sent and removed since the listing: gone, not
+			 * unreadable. */
+			if (still_there(spool, l.names[i]))
+				m->spool_unread++;
 		} else if (!r.end) {
 			m->spool_open++;
 		} else {

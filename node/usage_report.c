@@ -94,10 +94,11 @@ static int apply(struct sender *s, const struct qd_usage_record *r, char *err,
 	k = qd_redis_apply(s->redis, r, s->half_life_s, err, errlen);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (k >= 0) {
+		int64_t ns = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 +
+			     (t1.tv_nsec - t0.tv_nsec);
+
 		qd_node_counts_add(spool, QD_NC_REDIS_US,
-				   (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000 +
-				       (uint64_t)(t1.tv_nsec - t0.tv_nsec) /
-					   1000);
+				   (uint64_t)(ns > 0 ? ns / 1000 : 0));
 		qd_node_counts_add(spool, QD_NC_REDIS_AT, (uint64_t)time(NULL));
 	}
 	if (k == 1)

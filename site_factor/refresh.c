@@ -305,21 +305,13 @@ static void report(int rv, const char *err)
 }
 
 /* Waits on ctl_cond (held) until CLOCK_MONOTONIC's ms reaches until_ms,
- * a wake-up or a stop: the condition's clock is the wall clock, so the
- * wait is put there from now. */
+ * a wake-up or a stop. */
 static void wait_until(int64_t until_ms)
 {
-	int64_t left = until_ms - qd_now_ms();
-	struct timespec until;
+	struct timespec until = qd_wall_at(until_ms);
 
-	if (left <= 0)
-		return;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += left / 1000;
-	until.tv_nsec += (left % 1000) * 1000000L;
-	until.tv_sec += until.tv_nsec / 1000000000L;
-	until.tv_nsec %= 1000000000L;
-	pthread_cond_timedwait(&ctl_cond, &ctl_lock, &until);
+	if (until_ms > qd_now_ms())
+		pthread_cond_timedwait(&ctl_cond, &ctl_lock, &until);
 }
 
 /* A refresh every interval; between them, the metrics file where this

@@ -41,18 +41,31 @@
  * ends of orphaned records; what is not asked in time stays open. */
 #define SWEEP_BUDGET_MS 5000
 
-static struct {
+/*
+ * A thread of slurmd's that runs its tick every every_ms until stopped:
+ * the heartbeat, and the metrics file in one of its own, so that a slow
+ * metrics directory (NFS) or a large spool never delays the heartbeat,
+ * the bound of what a job on a crashed node is charged.
+ */
+struct ticker {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	pthread_t thread;
 	bool running;
 	bool stop;
-	char spool[PATH_MAX];
-	/* metrics_dir= ("": none) and metrics_interval=, the node's name. */
-	char metrics_dir[PATH_MAX];
-	int64_t metrics_every_ms;
-	char node[256];
-} beat = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+	int64_t every_ms;
+	void (*tick)(void);
+};
+
+static struct ticker beat = {.lock = PTHREAD_MUTEX_INITIALIZER,
+			     .wake = PTHREAD_COND_INITIALIZER},
+		     metrics = {.lock = PTHREAD_MUTEX_INITIALIZER,
+				.wake = PTHREAD_COND_INITIALIZER};
+
+/* What the threads work on, set before they start. */
+static char spool_dir[PATH_MAX];
+static char metrics_dir[PATH_MAX]; /* metrics_dir=, "": none */
+static char node_name[256];
 
 static void sweep_cgroups(const struct qd_spank_opts *o)
 {
@@ -148,93 +161,94 @@ static bool daemonizes_after_init(const char *args, size_t n)
 #endif
 }
 
-/* A fork's child has no heartbeat thread, whatever the copied state says. */
-static void beat_forked(void)
+/* A fork's child has none of these threads, whatever the copied state
+ * says. */
+static void tickers_forked(void)
 {
-	beat.running = false;
+	beat.running = metrics.running = false;
+}
+
+static void heartbeat(void)
+{
+	static bool said;
+	char err[QD_SPOOL_ERR_MAX];
+	int k = qd_spool_beat(spool_dir, err, sizeof(err));
+
+	/* Said once, not every beat. */
+	if (k && !said)
+		slurm_error("qosdeny: heartbeat: %s", err);
+	said |= k != 0;
 }
 
 /* The node's metrics file; a failure said once, and the first success
  * after one. */
-static void write_metrics(struct qd_metrics_said *said)
+static void write_metrics(void)
 {
+	static struct qd_metrics_said said;
 	char err[PATH_MAX + 256] = "";
 
-	qd_node_metrics_write(beat.spool, beat.metrics_dir, beat.node, err,
+	qd_node_metrics_write(spool_dir, metrics_dir, node_name, err,
 			      sizeof(err));
-	switch (qd_metrics_say(said, err)) {
+	switch (qd_metrics_say(&said, err)) {
 	case QD_METRICS_SAY_FAILED:
-		slurm_error("qosdeny: metrics: %s: %s", beat.metrics_dir, err);
+		slurm_error("qosdeny: metrics: %s: %s", metrics_dir, err);
 		break;
 	case QD_METRICS_SAY_WRITTEN:
 		slurm_info("qosdeny: metrics: written to %s again",
-			   beat.metrics_dir);
+			   metrics_dir);
 		break;
 	case QD_METRICS_SAY_NOTHING:
 		break;
 	}
 }
 
-/* Waits on beat.wake (held) until CLOCK_MONOTONIC's ms reach until_ms or a
- * stop; the condition's clock is the wall clock. */
-static void beat_wait(int64_t until_ms)
+static void *tick_loop(void *arg)
 {
-	int64_t left = until_ms - qd_now_ms();
-	struct timespec at;
+	struct ticker *t = arg;
 
-	if (left <= 0)
-		return;
-	clock_gettime(CLOCK_REALTIME, &at);
-	at.tv_sec += left / 1000;
-	at.tv_nsec += (left % 1000) * 1000000L;
-	at.tv_sec += at.tv_nsec / 1000000000L;
-	at.tv_nsec %= 1000000000L;
-	while (!beat.stop &&
-	       pthread_cond_timedwait(&beat.wake, &beat.lock, &at) != ETIMEDOUT)
-		;
-}
-
-static void *beat_loop(void *arg)
-{
-	char err[QD_SPOOL_ERR_MAX];
-	struct qd_metrics_said metrics_said = {0};
-	int64_t next_beat = 0, next_metrics = 0;
-	bool said = false;
-
-	(void)arg;
-	pthread_mutex_lock(&beat.lock);
-	while (!beat.stop) {
-		int64_t now = qd_now_ms(), until;
-		int k;
+	pthread_mutex_lock(&t->lock);
+	while (!t->stop) {
+		int64_t until;
+		struct timespec at;
 
 		/* Not under the lock: a stop never waits on the disk. */
-		pthread_mutex_unlock(&beat.lock);
-		if (now >= next_beat) {
-			k = qd_spool_beat(beat.spool, err, sizeof(err));
-			/* Said once, not every beat. */
-			if (k && !said)
-				slurm_error("qosdeny: heartbeat: %s", err);
-			said |= k != 0;
-			next_beat = now + QD_ALIVE_INTERVAL_S * 1000;
-		}
-		until = next_beat;
-		if (beat.metrics_dir[0]) {
-			if (now >= next_metrics) {
-				write_metrics(&metrics_said);
-				next_metrics = now + beat.metrics_every_ms;
-			}
-			if (next_metrics < until)
-				until = next_metrics;
-		}
-		pthread_mutex_lock(&beat.lock);
-		beat_wait(until);
+		pthread_mutex_unlock(&t->lock);
+		t->tick();
+		until = qd_now_ms() + t->every_ms;
+		at = qd_wall_at(until);
+		pthread_mutex_lock(&t->lock);
+		while (!t->stop && until > qd_now_ms() &&
+		       pthread_cond_timedwait(&t->wake, &t->lock, &at) !=
+			   ETIMEDOUT)
+			;
 	}
-	pthread_mutex_unlock(&beat.lock);
+	pthread_mutex_unlock(&t->lock);
 	return NULL;
 }
 
+static bool start_ticker(struct ticker *t, void (*tick)(void), int64_t every_ms)
+{
+	t->tick = tick;
+	t->every_ms = every_ms;
+	t->stop = false;
+	t->running = !pthread_create(&t->thread, NULL, tick_loop, t);
+	return t->running;
+}
+
+static void stop_ticker(struct ticker *t)
+{
+	if (!t->running)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->stop = true;
+	pthread_cond_signal(&t->wake);
+	pthread_mutex_unlock(&t->lock);
+	pthread_join(t->thread, NULL);
+	t->running = false;
+}
+
 /* Starts the heartbeat in spool, and the metrics with o's metrics_dir,
- * unless slurmd would leave the thread behind. */
+ * unless slurmd would leave the threads behind. */
 static void start_beat(const char *spool, const struct qd_spank_opts *o,
 		       const char *node, const char *args, size_t n)
 {
@@ -249,16 +263,21 @@ static void start_beat(const char *spool, const struct qd_spank_opts *o,
 				      : "");
 		return;
 	}
-	snprintf(beat.spool, sizeof(beat.spool), "%s", spool);
-	snprintf(beat.metrics_dir, sizeof(beat.metrics_dir), "%s",
-		 o->metrics_dir);
-	beat.metrics_every_ms = (int64_t)o->metrics_interval_s * 1000;
-	snprintf(beat.node, sizeof(beat.node), "%s", node);
-	beat.stop = false;
-	beat.running = !pthread_atfork(NULL, NULL, beat_forked) &&
-		       !pthread_create(&beat.thread, NULL, beat_loop, NULL);
-	if (!beat.running)
+	snprintf(spool_dir, sizeof(spool_dir), "%s", spool);
+	snprintf(metrics_dir, sizeof(metrics_dir), "%s", o->metrics_dir);
+	snprintf(node_name, sizeof(node_name), "%s", node);
+	if (pthread_atfork(NULL, NULL, tickers_forked)) {
+		slurm_error("qosdeny: heartbeat: no thread%s",
+			    metrics_dir[0] ? ", and no metrics file" : "");
+		return;
+	}
+	if (!start_ticker(&beat, heartbeat, QD_ALIVE_INTERVAL_S * 1000))
 		slurm_error("qosdeny: heartbeat: no thread");
+	if (metrics_dir[0] &&
+	    !start_ticker(&metrics, write_metrics,
+			  (int64_t)o->metrics_interval_s * 1000))
+		slurm_error("qosdeny: metrics: no thread: no metrics file is "
+			    "written");
 }
 
 static void sweep_usage(const struct qd_spank_opts *o)
@@ -340,12 +359,6 @@ int qd_slurmd_init(const struct qd_spank_opts *o)
 
 void qd_slurmd_exit(void)
 {
-	if (!beat.running)
-		return;
-	pthread_mutex_lock(&beat.lock);
-	beat.stop = true;
-	pthread_cond_signal(&beat.wake);
-	pthread_mutex_unlock(&beat.lock);
-	pthread_join(beat.thread, NULL);
-	beat.running = false;
+	stop_ticker(&metrics);
+	stop_ticker(&beat);
 }

@@ -72,6 +72,8 @@ struct qd_cap_use {
 	char qos[QD_NAME_MAX];
 	char tres[48];
 	enum qd_flag flag; /* QD_DENY_ON_GRP or QD_DENY_ON_MAX_PER_USER */
+	bool has_uid;	   /* one user's use: uid, named in user */
+	uint32_t uid;
 	char user[QD_NAME_MAX];
 	bool is_mem;
 	uint64_t limit, in_use;

@@ -98,9 +98,9 @@ static bool picks(enum pick k, const struct qd_cap_use *u)
 	case GRP_USE:
 		return u->flag == QD_DENY_ON_GRP;
 	case USER_LIMIT:
-		return u->flag == QD_DENY_ON_MAX_PER_USER && !u->user[0];
+		return u->flag == QD_DENY_ON_MAX_PER_USER && !u->has_uid;
 	case USER_USE:
-		return u->flag == QD_DENY_ON_MAX_PER_USER && u->user[0];
+		return u->flag == QD_DENY_ON_MAX_PER_USER && u->has_uid;
 	}
 	return false;
 }

@@ -8,10 +8,33 @@
 #include "atomic_file.h"
 #include "metrics_file.h"
 
+/* The step that failed, as the error says it: the temporary file's name
+ * left out, as it differs at every write and a failure is said once
+ * (qd_metrics_say). */
+static const char *step_name(enum qd_atomic_step step)
+{
+	switch (step) {
+	case QD_ATOMIC_CREATE:
+		return "create";
+	case QD_ATOMIC_WRITE:
+		return "write";
+	case QD_ATOMIC_SYNC:
+		return "fsync";
+	case QD_ATOMIC_CLOSE:
+		return "close";
+	case QD_ATOMIC_RENAME:
+		return "rename";
+	case QD_ATOMIC_SYNC_DIR:
+	case QD_ATOMIC_DONE:
+		break;
+	}
+	return "write";
+}
+
 int qd_metrics_write(const char *dir, const char *name,
 		     const struct qd_prom *text, char *err, size_t errlen)
 {
-	char tmp[256];
+	char tmp[256], why[512];
 	struct qd_atomic_file f = {
 	    .name = name,
 	    .tmp = tmp,
@@ -24,14 +47,21 @@ int qd_metrics_write(const char *dir, const char *name,
 		return -1;
 	}
 	/* A dot first: node_exporter reads *.prom files alone. */
-	snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", name);
+	if ((size_t)snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", name) >=
+	    sizeof(tmp)) {
+		snprintf(err, errlen, "file name too long: %s", name);
+		return -1;
+	}
 	f.dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (f.dfd < 0) {
 		snprintf(err, errlen, "%s", strerror(errno));
 		return -1;
 	}
-	rv = qd_atomic_write(&f, text->text ? text->text : "", text->len, err,
-			     errlen);
+	rv = qd_atomic_write(&f, text->text ? text->text : "", text->len, why,
+			     sizeof(why));
+	if (rv)
+		snprintf(err, errlen, "%s %s: %s", step_name(f.failed), name,
+			 strerror(errno));
 	close(f.dfd);
 	return rv;
 }

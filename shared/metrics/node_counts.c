@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,9 +28,10 @@ static void path_of(const char *spool, char *path, size_t len)
 }
 
 /* The file mapped, when it is ours: a regular file of the layout's size
- * and tag, owned by this process's user. */
-static struct layout *map(const char *spool, int flags, char *err,
-			  size_t errlen)
+ * and tag, owned by this process's user. NULL with err otherwise, and
+ * *foreign set when the file is there but not such a file. */
+static struct layout *map(const char *spool, int flags, bool *foreign,
+			  char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	struct layout *m;
@@ -39,13 +41,23 @@ static struct layout *map(const char *spool, int flags, char *err,
 	path_of(spool, path, sizeof(path));
 	fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		int e = errno;
+
+		*foreign = e == ELOOP;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		errno = e;
 		return NULL;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	if (fstat(fd, &st)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	    st.st_size != sizeof(struct layout)) {
 		snprintf(err, errlen, "%s: not a counts file of this qosdeny",
 			 path);
+		*foreign = true;
 		close(fd);
 		return NULL;
 	}
@@ -60,22 +72,30 @@ static struct layout *map(const char *spool, int flags, char *err,
 	if (memcmp(m->tag, TAG, sizeof(TAG) - 1)) {
 		snprintf(err, errlen, "%s: not a counts file of this qosdeny",
 			 path);
+		*foreign = true;
 		munmap(m, sizeof(*m));
 		return NULL;
 	}
 	return m;
 }
 
+/* Made where missing or not such a file; any other failure (no memory,
+ * no file descriptors) keeps what was counted. */
 int qd_node_counts_create(const char *spool, char *err, size_t errlen)
 {
 	char name[PATH_MAX], tmp[PATH_MAX];
-	struct layout fresh = {0}, *m = map(spool, O_RDONLY, err, errlen);
+	bool foreign = false;
+	struct layout fresh = {0},
+		      *m = map(spool, O_RDONLY, &foreign, err, errlen);
 	struct qd_atomic_file f = {.dfd = AT_FDCWD, .name = name, .tmp = tmp};
+	int missing = errno == ENOENT;
 
 	if (m) {
 		munmap(m, sizeof(*m));
 		return 0;
 	}
+	if (!foreign && !missing)
+		return -1;
 	memcpy(fresh.tag, TAG, sizeof(TAG) - 1);
 	path_of(spool, name, sizeof(name));
 	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", spool, QD_NODE_COUNTS_FILE);
@@ -86,11 +106,12 @@ int qd_node_counts_create(const char *spool, char *err, size_t errlen)
 void qd_node_counts_add(const char *spool, enum qd_node_count c, uint64_t n)
 {
 	char err[64];
+	bool foreign = false;
 	struct layout *m;
 
 	if (c >= QD_NC_COUNT || !spool || !*spool)
 		return;
-	m = map(spool, O_RDWR, err, sizeof(err));
+	m = map(spool, O_RDWR, &foreign, err, sizeof(err));
 	if (!m)
 		return;
 	if (c == QD_NC_REDIS_US || c == QD_NC_REDIS_AT)
@@ -103,7 +124,8 @@ void qd_node_counts_add(const char *spool, enum qd_node_count c, uint64_t n)
 int qd_node_counts_read(const char *spool, struct qd_node_counts *out,
 			char *err, size_t errlen)
 {
-	struct layout *m = map(spool, O_RDONLY, err, errlen);
+	bool foreign = false;
+	struct layout *m = map(spool, O_RDONLY, &foreign, err, errlen);
 
 	if (!m)
 		return -1;

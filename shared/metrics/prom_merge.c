@@ -61,11 +61,16 @@ oom:
 	return NULL;
 }
 
+/* Printable ASCII, or valid UTF-8 past it: no control character. */
 static bool printable(const char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++)
-		if (s[i] < 0x20 || s[i] > 0x7e)
+	for (size_t i = 0; i < len;) {
+		size_t k = qd_prom_utf8_len(s + i, len - i);
+
+		if (!k || (unsigned char)s[i] < 0x20 || s[i] == 0x7f)
 			return false;
+		i += k;
+	}
 	return true;
 }
 

@@ -3,7 +3,8 @@
  * family once, its HELP and TYPE lines first, then every file's samples of
  * it, in the order the files are given. Nothing else is passed on: a line
  * that is not a HELP, TYPE or sample line of a qosdeny_ metric, or holds a
- * byte outside printable ASCII, is left out and counted.
+ * control character or a byte that is no part of valid UTF-8, is left out
+ * and counted.
  */
 #ifndef QD_PROM_MERGE_H
 #define QD_PROM_MERGE_H

@@ -43,11 +43,46 @@ static void put_str(struct qd_prom *p, const char *s)
 	put(p, s, strlen(s));
 }
 
+size_t qd_prom_utf8_len(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len;
+	unsigned min;
+	unsigned long cp;
+
+	if (!n)
+		return 0;
+	if (u[0] < 0x80)
+		return 1;
+	if ((u[0] & 0xe0) == 0xc0)
+		len = 2, min = 0x80, cp = u[0] & 0x1f;
+	else if ((u[0] & 0xf0) == 0xe0)
+		len = 3, min = 0x800, cp = u[0] & 0x0f;
+	else if ((u[0] & 0xf8) == 0xf0)
+		len = 4, min = 0x10000, cp = u[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((u[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (u[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and past U+10FFFF are not UTF-8. */
+	if (cp < min || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
 /* s escaped: a label value (quote also escaped) or a HELP text. */
 static void put_escaped(struct qd_prom *p, const char *s, bool quote)
 {
-	for (; *s; s++) {
+	size_t left = strlen(s);
+
+	while (left) {
 		unsigned char c = (unsigned char)*s;
+		size_t k = qd_prom_utf8_len(s, left);
 
 		if (c == '\\')
 			put_str(p, "\\\\");
@@ -55,10 +90,13 @@ static void put_escaped(struct qd_prom *p, const char *s, bool quote)
 			put_str(p, "\\n");
 		else if (c == '"' && quote)
 			put_str(p, "\\\"");
-		else if (c < 0x20 || c > 0x7e)
+		else if (!k || c < 0x20 || c == 0x7f)
 			put_str(p, "?");
 		else
-			put(p, (const char *)&c, 1);
+			put(p, s, k);
+		k = k ? k : 1;
+		s += k;
+		left -= k;
 	}
 }
 

@@ -26,14 +26,18 @@ void qd_prom_family(struct qd_prom *p, const char *name, const char *type,
 /*
  * One sample: name{k1="v1",...} value. labels holds key, value pairs and
  * ends with a NULL key; a pair whose value is NULL is left out. Values are
- * escaped as the format asks (backslash, double quote, newline); any other
- * byte outside printable ASCII becomes '?', so that a name Slurm accepted
- * can never make the text unreadable.
+ * escaped as the format asks (backslash, double quote, newline) and kept
+ * as UTF-8; a control character or a byte that is no part of valid UTF-8
+ * becomes '?', so that no name can make the text unreadable.
  */
 void qd_prom_u64(struct qd_prom *p, const char *name, const char *const *labels,
 		 uint64_t value);
 void qd_prom_double(struct qd_prom *p, const char *name,
 		    const char *const *labels, double value);
+
+/* The length of the valid UTF-8 character at s (n bytes there), 1 to 4,
+ * else 0. */
+size_t qd_prom_utf8_len(const char *s, size_t n);
 
 /* A line as it is, len bytes, and a newline. */
 void qd_prom_line(struct qd_prom *p, const char *line, size_t len);

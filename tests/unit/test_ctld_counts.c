@@ -127,6 +127,7 @@ Test(ctld_counts, text)
 	    {.qos = "gpu",
 	     .tres = "gres/gpu",
 	     .flag = QD_DENY_ON_MAX_PER_USER,
+	     .has_uid = true,
 	     .user = "alice",
 	     .limit = 2,
 	     .in_use = 1},

@@ -64,3 +64,37 @@ Test(metrics_file, peer_found_by_file_name)
 	cr_expect_null(
 	    qd_peer_text(QD_PEER_SITE_FACTOR, QD_PEER_SITE_FACTOR_TEXT));
 }
+
+/* A write that fails the same way says the same: the temporary file's
+ * name, which differs at every write, is not in it. */
+Test(metrics_file, the_same_failure_the_same_words)
+{
+	char dir[] = "/tmp/qd-metrics-fail.XXXXXX", path[96], first[256] = "",
+	     second[256] = "";
+	struct qd_prom p = {0};
+	struct qd_metrics_said said = {0};
+
+	cr_assert_not_null(mkdtemp(dir));
+	/* A directory in the file's place: every rename fails. */
+	snprintf(path, sizeof(path), "%s/qosdeny_ctld.prom", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/qosdeny_ctld.prom/x", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	qd_prom_u64(&p, "qosdeny_x_total", NULL, 1);
+	cr_assert_eq(qd_metrics_write(dir, "qosdeny_ctld.prom", &p, first,
+				      sizeof(first)),
+		     -1);
+	cr_assert_eq(qd_metrics_write(dir, "qosdeny_ctld.prom", &p, second,
+				      sizeof(second)),
+		     -1);
+	cr_expect_str_eq(first, second);
+	cr_expect_not_null(strstr(first, "rename qosdeny_ctld.prom: "), "%s",
+			   first);
+	cr_expect_eq(qd_metrics_say(&said, first), QD_METRICS_SAY_FAILED);
+	cr_expect_eq(qd_metrics_say(&said, second), QD_METRICS_SAY_NOTHING);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/qosdeny_ctld.prom", dir);
+	rmdir(path);
+	cr_expect_eq(rmdir(dir), 0, "no temporary file left in %s", dir);
+	qd_prom_free(&p);
+}

@@ -32,14 +32,29 @@ Test(prom_text, family_and_samples)
 Test(prom_text, label_values_and_help_are_escaped)
 {
 	struct qd_prom p = {0};
-	const char *labels[] = {"qos", "a\"b\\c\nd\te\x80", NULL};
+	const char *labels[] = {"qos", "a\"b\\c\nd\te\x80\xc3\xa9", NULL};
 
 	qd_prom_family(&p, "qosdeny_z", "gauge", "one\\two\nthree \"q\"");
 	qd_prom_u64(&p, "qosdeny_z", labels, 1);
-	cr_assert_str_eq(p.text, "# HELP qosdeny_z one\\\\two\\nthree \"q\"\n"
-				 "# TYPE qosdeny_z gauge\n"
-				 "qosdeny_z{qos=\"a\\\"b\\\\c\\nd?e?\"} 1\n");
+	cr_assert_str_eq(p.text,
+			 "# HELP qosdeny_z one\\\\two\\nthree \"q\"\n"
+			 "# TYPE qosdeny_z gauge\n"
+			 "qosdeny_z{qos=\"a\\\"b\\\\c\\nd?e?\xc3\xa9\"} 1\n");
 	qd_prom_free(&p);
+}
+
+/* UTF-8 is kept; overlong forms, surrogates and cut sequences are not. */
+Test(prom_text, utf8)
+{
+	cr_assert_eq(qd_prom_utf8_len("a", 1), 1);
+	cr_assert_eq(qd_prom_utf8_len("\xc3\xa9", 2), 2);
+	cr_assert_eq(qd_prom_utf8_len("\xe2\x82\xac", 3), 3);
+	cr_assert_eq(qd_prom_utf8_len("\xf0\x9f\x98\x80", 4), 4);
+	cr_assert_eq(qd_prom_utf8_len("\xc3\xa9", 1), 0);
+	cr_assert_eq(qd_prom_utf8_len("\xc0\xaf", 2), 0);
+	cr_assert_eq(qd_prom_utf8_len("\xed\xa0\x80", 3), 0);
+	cr_assert_eq(qd_prom_utf8_len("\xf4\x90\x80\x80", 4), 0);
+	cr_assert_eq(qd_prom_utf8_len("\x80", 1), 0);
 }
 
 Test(prom_text, grows_past_its_first_block)
