@@ -591,8 +591,13 @@ EOF
 		fail_start "$LOG/mariadb.out" "$LOG/mariadb.log"
 }
 
+# A Redis that answers already is left alone: a second redis-server on its
+# port fails to listen, and Redis 8 (Debian 13) writes the pidfile before
+# that, naming a dead process in place of the running one.
 start_redis() {
 	[ "${QD_REDIS:-1}" = 0 ] && return 0
+	redis-cli -h 127.0.0.1 -p "$QD_REDIS_PORT" ping >/dev/null 2>&1 &&
+		return 0
 	dstart redis-server --port "$QD_REDIS_PORT" --bind 127.0.0.1 \
 		--daemonize yes --pidfile "$RUN/redis.pid" --dir "$D/redis" \
 		--logfile "$LOG/redis.log" --save '' --appendonly yes \
