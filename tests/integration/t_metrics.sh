@@ -19,7 +19,6 @@ FILE=$DIR/qosdeny_ctld.prom
 ne_pid=
 # Back to the suite's slurm.conf and plugstack.conf, whatever happened.
 restore() {
-	chattr -i "$DIR/ro" 2>/dev/null
 	[ -n "$ne_pid" ] && kill "$ne_pid"
 	cancel_all >/dev/null
 	bash "$CLUSTER" redis-start >/dev/null
@@ -221,21 +220,24 @@ check "written once the directory is there" wait_for "the file" 10 \
 assert_eq "the error was logged once" 1 \
 	"$(log_since "$n" | grep -cF "cannot write $DIR/gone/")"
 
-# A directory nothing can be written in (immutable, even to root): said
-# with the step and the cause, not the temporary file's name, which differs
-# at every write (the unit tests hold a failure to one line), then written
-# again once it can be.
-mkdir -p "$DIR/ro"
-chattr +i "$DIR/ro"
+# A file that cannot be put in place (a directory holds its name, so each
+# rename fails, for root too): said with the step and the cause, not the
+# temporary file's name, which differs at every write (the unit tests hold
+# a failure to one line), then written again once it can be.
+mkdir -p "$DIR/ro/qosdeny_ctld.prom/x"
 n=$(log_lines)
 write_policy "$EXAMPLE_POLICY
 metrics_dir=$DIR/ro
 metrics_interval=1"
-ro_said() { log_since "$n" | grep -qF "qosdeny: metrics: cannot write $DIR/ro/qosdeny_ctld.prom: create qosdeny_ctld.prom: Operation not permitted"; }
+ro_said() { log_since "$n" | grep -qF "qosdeny: metrics: cannot write $DIR/ro/qosdeny_ctld.prom: rename qosdeny_ctld.prom: Is a directory"; }
 check "slurmctld says it cannot write there, and why" wait_for "the error" 10 ro_said
-chattr -i "$DIR/ro"
+rm -r "$DIR/ro/qosdeny_ctld.prom"
 again() { log_since "$n" | grep -qF "qosdeny: metrics: $DIR/ro/qosdeny_ctld.prom written again"; }
 check "and that it writes there again" wait_for "the recovery" 10 again
+assert_eq "the failure said once" 1 \
+	"$(log_since "$n" | grep -cF "cannot write $DIR/ro/")"
+assert_eq "no temporary file left behind" "qosdeny_ctld.prom" \
+	"$(ls -A "$DIR/ro")"
 
 # --- Each slurmd's file: usage records sent, spooled, the spool --------
 NODE1=$DIR/qosdeny_node_n1.prom
