@@ -147,6 +147,11 @@ assert_contains "by pam_slurm_adopt" "you have no active jobs on this node" "$OU
 hold gpu:2
 session "v1, task/none" 0,1 "$J"
 J1=$J
+# pam_slurm_adopt takes the job whose cgroup was made last, to the second
+# (its st_mtime; a tie goes to whichever step it lists last): the second
+# job starts in a later second than the first's cgroup was made.
+t1=$(date +%s)
+wait_for "a second after job $J1's cgroup" 3 eval '[ "$(date +%s)" -gt "$t1" ]'
 hold gpu:1
 session "v1, two jobs: pam_slurm_adopt picks the newest" 2 "$J"
 J2=$J
