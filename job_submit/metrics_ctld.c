@@ -2,7 +2,6 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "slurm_compat.h" /* first: Slurm's calls by their exported names */
 
@@ -10,6 +9,7 @@
 #include "headroom.h"
 #include "metrics_ctld.h"
 #include "metrics_file.h"
+#include "now_ms.h"
 #include "peer_plugin.h"
 
 struct qd_ctld_counts qd_ctld_counts;
@@ -23,14 +23,6 @@ struct qd_ctld_counts qd_ctld_counts;
  * (metrics_file.h). The watcher thread's alone. */
 static int64_t last_write_ms = -1;
 static struct qd_metrics_said said;
-
-static int64_t monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The rows being collected. */
 struct rows {
@@ -164,15 +156,15 @@ static void write_file(const char *dir, const struct qd_prom *text)
 {
 	char err[256] = "";
 
-	qd_metrics_write(dir, QD_CTLD_METRICS_FILE, text, err, sizeof(err));
+	qd_metrics_write(dir, QD_METRICS_CTLD_FILE, text, err, sizeof(err));
 	switch (qd_metrics_say(&said, err)) {
 	case QD_METRICS_SAY_FAILED:
 		error("qosdeny: metrics: cannot write %s/%s: %s", dir,
-		      QD_CTLD_METRICS_FILE, err);
+		      QD_METRICS_CTLD_FILE, err);
 		break;
 	case QD_METRICS_SAY_WRITTEN:
 		info("qosdeny: metrics: %s/%s written again", dir,
-		     QD_CTLD_METRICS_FILE);
+		     QD_METRICS_CTLD_FILE);
 		break;
 	case QD_METRICS_SAY_NOTHING:
 		break;
@@ -184,8 +176,9 @@ static void site_factor_text(struct qd_prom *text)
 {
 	char *sf = qd_peer_text(QD_PEER_SITE_FACTOR, QD_PEER_SITE_FACTOR_TEXT);
 
-	if (sf)
-		qd_prom_line(text, sf, strlen(sf) - (*sf ? 1 : 0));
+	/* Its text ends in a newline, which qd_prom_line puts back. */
+	if (sf && *sf)
+		qd_prom_line(text, sf, strlen(sf) - 1);
 	free(sf);
 }
 
@@ -202,14 +195,11 @@ void qd_ctld_metrics_tick(const struct qd_policy_file *f,
 	struct qd_ctld_counts copy = {0};
 	struct rows caps = {0};
 	struct qd_prom text = {0};
-	int64_t now = monotonic_ms();
 	bool copied;
 
 	if (!p || !p->metrics_dir[0] ||
-	    (last_write_ms >= 0 &&
-	     now - last_write_ms < (int64_t)p->metrics_interval_s * 1000))
+	    qd_metrics_due(&last_write_ms, qd_now_ms(), p->metrics_interval_s))
 		return;
-	last_write_ms = now;
 	slurm_mutex_lock(policy_lock);
 	copied = qd_ctld_counts_copy(&copy, &qd_ctld_counts);
 	slurm_mutex_unlock(policy_lock);

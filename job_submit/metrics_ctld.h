@@ -17,9 +17,6 @@
 /* The counts; read and written under the plugin's policy lock. */
 extern struct qd_ctld_counts qd_ctld_counts;
 
-/* The file's name in metrics_dir. */
-#define QD_CTLD_METRICS_FILE "qosdeny_ctld.prom"
-
 /* Writes the file when the policy in force sets metrics_dir and
  * metrics_interval has passed since the last write (or none was made). */
 void qd_ctld_metrics_tick(const struct qd_policy_file *f,

@@ -66,7 +66,8 @@ int qd_node_metrics_write(const char *spool, const char *dir, const char *node,
 			 node);
 		return -1;
 	}
-	snprintf(name, sizeof(name), "qosdeny_node_%s.prom", node);
+	snprintf(name, sizeof(name),
+		 QD_METRICS_NODE_PREFIX "%s" QD_METRICS_SUFFIX, node);
 	if (qd_node_counts_create(spool, err, errlen) ||
 	    qd_node_counts_read(spool, &m.c, err, errlen) ||
 	    spool_state(spool, &m, err, errlen))

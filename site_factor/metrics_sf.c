@@ -11,8 +11,6 @@
 #include "peer_plugin.h"
 #include "sf_counts.h"
 
-#define CTLD_FILE "qosdeny_ctld.prom"
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct qd_sf_counts counts; /* jobs_set atomic, the rest locked */
 /* The refresh thread's own. */
@@ -61,31 +59,30 @@ char *qosdeny_site_factor_metrics(void)
 
 int64_t qd_sf_metrics_tick(const struct qd_policy *p)
 {
-	int64_t now = qd_now_ms(), every, due;
 	struct qd_prom out = {0};
 	char err[256] = "";
+	int64_t in;
 
 	if (!p || !p->metrics_dir[0] || qd_peer_loaded(QD_PEER_JOB_SUBMIT))
 		return -1;
-	every = (int64_t)p->metrics_interval_s * 1000;
-	due = last_write_ms < 0 ? now : last_write_ms + every;
-	if (now < due)
-		return due - now;
-	last_write_ms = now;
+	in = qd_metrics_due(&last_write_ms, qd_now_ms(), p->metrics_interval_s);
+	if (in)
+		return in;
 	text(&out);
-	qd_metrics_write(p->metrics_dir, CTLD_FILE, &out, err, sizeof(err));
+	qd_metrics_write(p->metrics_dir, QD_METRICS_CTLD_FILE, &out, err,
+			 sizeof(err));
 	qd_prom_free(&out);
 	switch (qd_metrics_say(&said, err)) {
 	case QD_METRICS_SAY_FAILED:
 		error("qosdeny: site factor: metrics: cannot write %s/%s: %s",
-		      p->metrics_dir, CTLD_FILE, err);
+		      p->metrics_dir, QD_METRICS_CTLD_FILE, err);
 		break;
 	case QD_METRICS_SAY_WRITTEN:
 		info("qosdeny: site factor: metrics: %s/%s written again",
-		     p->metrics_dir, CTLD_FILE);
+		     p->metrics_dir, QD_METRICS_CTLD_FILE);
 		break;
 	case QD_METRICS_SAY_NOTHING:
 		break;
 	}
-	return every;
+	return (int64_t)p->metrics_interval_s * 1000;
 }

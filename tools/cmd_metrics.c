@@ -12,14 +12,12 @@
 
 #include "args.h"
 #include "commands.h"
+#include "metrics_file.h"
 #include "prom_merge.h"
 #include "site_opts.h"
 #include "site_policy.h"
 #include "textfile.h"
 
-#define CTLD_FILE   "qosdeny_ctld.prom"
-#define NODE_PREFIX "qosdeny_node_"
-#define SUFFIX	    ".prom"
 /* More files than any host has slurmd: the rest are left out, and said. */
 #define FILES_MAX 256
 
@@ -27,9 +25,12 @@ static bool is_node_file(const char *name)
 {
 	size_t len = strlen(name);
 
-	return !strncmp(name, NODE_PREFIX, strlen(NODE_PREFIX)) &&
-	       len > strlen(NODE_PREFIX) + strlen(SUFFIX) &&
-	       !strcmp(name + len - strlen(SUFFIX), SUFFIX);
+	return !strncmp(name, QD_METRICS_NODE_PREFIX,
+			strlen(QD_METRICS_NODE_PREFIX)) &&
+	       len >
+		   strlen(QD_METRICS_NODE_PREFIX) + strlen(QD_METRICS_SUFFIX) &&
+	       !strcmp(name + len - strlen(QD_METRICS_SUFFIX),
+		       QD_METRICS_SUFFIX);
 }
 
 static int by_name(const void *a, const void *b)
@@ -49,7 +50,7 @@ static int list(const char *dir, char **names, size_t max, size_t *left_out)
 	if (!d)
 		return -1;
 	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, CTLD_FILE)) {
+		if (!strcmp(e->d_name, QD_METRICS_CTLD_FILE)) {
 			ctld = true;
 			continue;
 		}
@@ -65,7 +66,7 @@ static int list(const char *dir, char **names, size_t max, size_t *left_out)
 	qsort(names, n, sizeof(*names), by_name);
 	if (ctld) {
 		memmove(names + 1, names, n * sizeof(*names));
-		names[0] = strdup(CTLD_FILE);
+		names[0] = strdup(QD_METRICS_CTLD_FILE);
 		n++;
 	}
 	return (int)n;

@@ -66,6 +66,17 @@ int qd_metrics_write(const char *dir, const char *name,
 	return rv;
 }
 
+int64_t qd_metrics_due(int64_t *last_ms, int64_t now_ms, unsigned interval_s)
+{
+	int64_t due =
+	    *last_ms < 0 ? now_ms : *last_ms + (int64_t)interval_s * 1000;
+
+	if (now_ms < due)
+		return due - now_ms;
+	*last_ms = now_ms;
+	return 0;
+}
+
 enum qd_metrics_say qd_metrics_say(struct qd_metrics_said *s, const char *err)
 {
 	enum qd_metrics_say say = QD_METRICS_SAY_NOTHING;

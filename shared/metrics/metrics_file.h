@@ -8,8 +8,20 @@
 #define QD_METRICS_FILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "prom_text.h"
+
+/* The files' names in metrics_dir: slurmctld's, and each slurmd's
+ * (QD_METRICS_NODE_PREFIX NODE QD_METRICS_SUFFIX). */
+#define QD_METRICS_CTLD_FILE   "qosdeny_ctld.prom"
+#define QD_METRICS_NODE_PREFIX "qosdeny_node_"
+#define QD_METRICS_SUFFIX      ".prom"
+
+/* For a writer that last wrote at *last_ms (CLOCK_MONOTONIC; -1: never)
+ * and writes every interval_s: 0 when a write is due at now_ms, which is
+ * then taken as the last write, else the ms until it is. */
+int64_t qd_metrics_due(int64_t *last_ms, int64_t now_ms, unsigned interval_s);
 
 /* DIR/NAME replaced by text. Returns 0, or -1 with err. */
 int qd_metrics_write(const char *dir, const char *name,

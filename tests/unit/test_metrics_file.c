@@ -98,3 +98,16 @@ Test(metrics_file, the_same_failure_the_same_words)
 	cr_expect_eq(rmdir(dir), 0, "no temporary file left in %s", dir);
 	qd_prom_free(&p);
 }
+
+/* The first write at once, then one every interval. */
+Test(metrics_file, due_every_interval)
+{
+	int64_t last = -1;
+
+	cr_assert_eq(qd_metrics_due(&last, 5000, 30), 0);
+	cr_assert_eq(last, 5000);
+	cr_assert_eq(qd_metrics_due(&last, 5001, 30), 29999);
+	cr_assert_eq(last, 5000);
+	cr_assert_eq(qd_metrics_due(&last, 35000, 30), 0);
+	cr_assert_eq(last, 35000);
+}
