@@ -383,6 +383,8 @@ install: $(JS_SO) $(SF_SO) $(SPANK_SO) $(TOOL) pam-install
 		$(DESTDIR)$(PREFIX)/share/man/man1/qosdeny.1
 	install -D -m 0644 docs/man/qosdeny.conf.5 \
 		$(DESTDIR)$(PREFIX)/share/man/man5/qosdeny.conf.5
+	install -D -m 0644 conf.example/grafana-qosdeny.json \
+		$(DESTDIR)$(PREFIX)/share/qosdeny/grafana-qosdeny.json
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/qosdeny.conf ]; then \
 		echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/qosdeny.conf"; \
 	else \
@@ -445,7 +447,9 @@ uninstall: pam-uninstall
 		$(DESTDIR)$(PLUGINDIR)/spank_qosdeny.so \
 		$(DESTDIR)$(PREFIX)/bin/qosdeny \
 		$(DESTDIR)$(PREFIX)/share/man/man1/qosdeny.1 \
-		$(DESTDIR)$(PREFIX)/share/man/man5/qosdeny.conf.5
+		$(DESTDIR)$(PREFIX)/share/man/man5/qosdeny.conf.5 \
+		$(DESTDIR)$(PREFIX)/share/qosdeny/grafana-qosdeny.json
+	-rmdir $(DESTDIR)$(PREFIX)/share/qosdeny 2>/dev/null
 
 # make check, unit, bench, deb, demo and the others that run tests.
 include tests/tests.mk

@@ -286,3 +286,47 @@ int qd_adopt_find_node(const char *dir, uint32_t job, char *node, size_t len,
 		       "'s extern step: give nodename=",
 		       found, dir, job);
 }
+
+int qd_adopt_counts_dir(const char *dir, const char *node, char *buf,
+			size_t len, char *err, size_t errlen)
+{
+	if (!valid_node(node))
+		return qd_errf(err, errlen, "node name '%s' unusable in %s",
+			       node, dir);
+	if (snprintf(buf, len, "%s/%s", dir, node) >= (int)len)
+		return qd_errf(err, errlen, "%s/%s: path too long", dir, node);
+	return make_dir(dir, err, errlen) || make_dir(buf, err, errlen) ? -1
+									: 0;
+}
+
+void qd_adopt_count(const char *dir, const char *node, enum qd_node_count c)
+{
+	char sub[PATH_MAX];
+
+	if (valid_node(node) &&
+	    snprintf(sub, sizeof(sub), "%s/%s", dir, node) < (int)sizeof(sub))
+		qd_node_counts_add(sub, c, 1);
+}
+
+int qd_adopt_sole_node(const char *dir, char *node, size_t len)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	struct stat st;
+	int found = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (!valid_node(e->d_name) ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >=
+			(int)sizeof(path) ||
+		    lstat(path, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		if (found++ == 0)
+			snprintf(node, len, "%s", e->d_name);
+	}
+	closedir(d);
+	return found == 1 ? 0 : -1;
+}

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "cgroup.h"
+#include "node_counts.h"
 
 struct qd_adopt_rec {
 	/*
@@ -84,5 +85,20 @@ int qd_adopt_parse(const char *text, struct qd_adopt_rec *r, char *err,
  */
 int qd_adopt_find_node(const char *dir, uint32_t job, char *node, size_t len,
 		       char *err, size_t errlen);
+
+/*
+ * The confinement's counts for the node's metrics (node_counts.h), in
+ * DIR/NODE/metrics.counts: qd_adopt_counts_dir() makes DIR and DIR/NODE
+ * as qd_adopt_write() does and names the directory (slurmd's metrics
+ * thread creates the file there); qd_adopt_count() adds one to counter c
+ * where the file exists, and is silent otherwise.
+ */
+int qd_adopt_counts_dir(const char *dir, const char *node, char *buf,
+			size_t len, char *err, size_t errlen);
+void qd_adopt_count(const char *dir, const char *node, enum qd_node_count c);
+
+/* The node under DIR when it holds exactly one node's directory (one slurmd
+ * on this host); -1 otherwise. */
+int qd_adopt_sole_node(const char *dir, char *node, size_t len);
 
 #endif

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "adopt.h"
 #include "metrics_file.h"
 #include "metrics_node.h"
 #include "node_text.h"
@@ -52,8 +53,29 @@ static int spool_state(const char *spool, struct qd_node_metrics *m, char *err,
 	return 0;
 }
 
-int qd_node_metrics_write(const char *spool, const char *dir, const char *node,
-			  char *err, size_t errlen)
+/* The confinement's counts, from the node's adoption directory. */
+static int confinement(const char *adopt_dir, const char *node,
+		       struct qd_node_metrics *m, char *err, size_t errlen)
+{
+	static const enum qd_node_count kept[] = {
+	    QD_NC_BIND_TASK, QD_NC_BIND_EXTERN, QD_NC_SSH_CONFINED,
+	    QD_NC_SSH_UNCONFINED, QD_NC_SSH_REFUSED};
+	struct qd_node_counts c;
+	char sub[PATH_MAX];
+
+	if (qd_adopt_counts_dir(adopt_dir, node, sub, sizeof(sub), err,
+				errlen) ||
+	    qd_node_counts_create(sub, err, errlen) ||
+	    qd_node_counts_read(sub, &c, err, errlen))
+		return -1;
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		m->c.v[kept[i]] = c.v[kept[i]];
+	return 0;
+}
+
+int qd_node_metrics_write(const char *spool, const char *adopt_dir,
+			  const char *dir, const char *node, char *err,
+			  size_t errlen)
 {
 	struct qd_node_metrics m = {.now = time(NULL)};
 	struct qd_prom text = {0};
@@ -70,6 +92,7 @@ int qd_node_metrics_write(const char *spool, const char *dir, const char *node,
 		 QD_METRICS_NODE_PREFIX "%s" QD_METRICS_SUFFIX, node);
 	if (qd_node_counts_create(spool, err, errlen) ||
 	    qd_node_counts_read(spool, &m.c, err, errlen) ||
+	    confinement(adopt_dir, node, &m, err, errlen) ||
 	    spool_state(spool, &m, err, errlen))
 		return -1;
 	qd_node_metrics_text(node, &m, &text);

@@ -5,13 +5,16 @@
 # libqosdeny_node.a (node/node.mk), which need nothing of Slurm's, and
 # what they share with the rest from the core: the error formatter and the
 # whole-file writer the records are written with (shared/common/errmsg.c,
-# atomic_file.c, write_all.c), and the names of the cgroup= modes the
-# records hold (shared/plugstack/cgroup_mode.c).
+# atomic_file.c, write_all.c), the names of the cgroup= modes the
+# records hold (shared/plugstack/cgroup_mode.c), and the counts file the
+# sessions are counted in for the node's metrics (shared/metrics/
+# node_counts.c).
 
 PAM_SO    := $(B)/pam_qosdeny.so
 PAM_MAP   := pam/pam_qosdeny.map
 PAM_CORE  := $(addprefix $(B)/shared/common/,errmsg.o atomic_file.o \
-               write_all.o) $(B)/shared/plugstack/cgroup_mode.o
+               write_all.o) $(B)/shared/plugstack/cgroup_mode.o \
+             $(B)/shared/metrics/node_counts.o
 # Where this release's own PAM modules are (dpkg knows the path it
 # installed them under: /lib on Debian 12, /usr/lib from 13, whose merged
 # /usr makes /lib an alias that packages may not use); /lib elsewhere.

@@ -175,21 +175,23 @@ static void not_adopted(pam_handle_t *pamh, const char *user, unsigned long job)
 	     user, job);
 }
 
-static int confine(pam_handle_t *pamh, int argc, const char **argv,
-		   const char *stage)
+/*
+ * Joins the session to its job's confinement: PAM_SUCCESS with *confined
+ * set when it joined one (0: nothing to confine), PAM_PERM_DENIED when it
+ * is refused; node (nodelen bytes) names the job's node once known.
+ */
+static int join(pam_handle_t *pamh, const struct opts *o, const char *stage,
+		char *node, size_t nodelen, int *confined)
 {
-	int rv = PAM_PERM_DENIED, moved = 0, by_name;
+	int moved = 0, by_name;
 	const char *user = NULL, *id;
-	char node[256], text[2 * PATH_MAX + 1024], err[PATH_MAX + 512];
+	char text[2 * PATH_MAX + 1024], err[PATH_MAX + 512];
 	char from_cg[256] = "", step[PATH_MAX];
 	struct qd_adopt_rec rec;
 	struct passwd *pw;
-	struct opts o;
 	unsigned long job;
 	char *end;
 
-	if (parse_opts(pamh, argc, argv, &o))
-		return PAM_SERVICE_ERR;
 	if (pam_get_item(pamh, PAM_USER, (const void **)&user) != PAM_SUCCESS ||
 	    !user)
 		return PAM_USER_UNKNOWN;
@@ -214,7 +216,7 @@ static int confine(pam_handle_t *pamh, int argc, const char **argv,
 		     "qosdeny: %s: access denied: bad job id '%s'", user, id);
 		return PAM_PERM_DENIED;
 	}
-	snprintf(node, sizeof(node), "%s", o.node);
+	snprintf(node, nodelen, "%s", o->node);
 	by_name = adopted_by_name((uint32_t)job, from_cg, sizeof(from_cg));
 	if (!own_step(step, sizeof(step)))
 		step[0] = '\0';
@@ -226,17 +228,18 @@ static int confine(pam_handle_t *pamh, int argc, const char **argv,
 	if (!node[0] && from_cg[0]) {
 		/* The slurmd whose cgroup tree holds us, if it left a record.
 		 */
-		if (!qd_adopt_read(o.dir, from_cg, (uint32_t)job, "adopt", text,
-				   sizeof(text), err, sizeof(err)))
-			snprintf(node, sizeof(node), "%s", from_cg);
+		if (!qd_adopt_read(o->dir, from_cg, (uint32_t)job, "adopt",
+				   text, sizeof(text), err, sizeof(err)))
+			snprintf(node, nodelen, "%s", from_cg);
 	}
-	if (!node[0] && qd_adopt_find_node(o.dir, (uint32_t)job, node,
-					   sizeof(node), err, sizeof(err))) {
+	if (!node[0] && qd_adopt_find_node(o->dir, (uint32_t)job, node, nodelen,
+					   err, sizeof(err))) {
+		node[0] = '\0'; /* several, or none */
 		tell(pamh, LOG_ERR, "qosdeny: %s: access denied to job %lu: %s",
 		     user, job, err);
 		return PAM_PERM_DENIED;
 	}
-	if (qd_adopt_read(o.dir, node, (uint32_t)job, "adopt", text,
+	if (qd_adopt_read(o->dir, node, (uint32_t)job, "adopt", text,
 			  sizeof(text), err, sizeof(err)) ||
 	    qd_adopt_parse(text, &rec, err, sizeof(err))) {
 		tell(pamh, LOG_ERR,
@@ -267,15 +270,52 @@ static int confine(pam_handle_t *pamh, int argc, const char **argv,
 		tell(pamh, LOG_ERR,
 		     "qosdeny: %s: access denied to job %lu on %s: %s", user,
 		     job, node, err);
-		goto out;
+		return PAM_PERM_DENIED;
 	}
 	pam_syslog(pamh, LOG_INFO,
 		   "qosdeny: %s (%s): pid %d %s job %lu's GPU confinement on "
 		   "%s (%s)",
 		   user, stage, (int)getpid(),
 		   moved ? "moved into" : "already in", job, node, rec.dir);
-	rv = PAM_SUCCESS;
-out:
+	*confined = 1;
+	return PAM_SUCCESS;
+}
+
+/*
+ * Counted for the node's metrics (adopt.h, node_counts.h): each session
+ * once, at the account stage, and a refusal at the session stage too.
+ * A session refused before its node is known counts on the nodename=
+ * option's node, else on the only node this host's directory has.
+ */
+static void count(const struct opts *o, const char *node, enum qd_node_count c)
+{
+	char sole[256];
+
+	if (!node[0])
+		node = o->node;
+	if (!node[0]) {
+		if (qd_adopt_sole_node(o->dir, sole, sizeof(sole)))
+			return;
+		node = sole;
+	}
+	qd_adopt_count(o->dir, node, c);
+}
+
+static int confine(pam_handle_t *pamh, int argc, const char **argv,
+		   const char *stage)
+{
+	char node[256] = "";
+	int rv, confined = 0;
+	struct opts o;
+
+	if (parse_opts(pamh, argc, argv, &o))
+		return PAM_SERVICE_ERR;
+	rv = join(pamh, &o, stage, node, sizeof(node), &confined);
+	if (rv == PAM_PERM_DENIED)
+		count(&o, node, QD_NC_SSH_REFUSED);
+	else if (rv == PAM_SUCCESS && !strcmp(stage, "account"))
+		count(&o, node,
+		      confined ? QD_NC_SSH_CONFINED : QD_NC_SSH_UNCONFINED);
 	return rv;
 }
 

@@ -411,23 +411,27 @@ record:
 		    "pam_qosdeny, whose ssh sessions into the job on %s "
 		    "are refused: %s",
 		    job, node, why);
+		if (!rv) /* confined, but pam_qosdeny cannot know it */
+			qd_adopt_count(o->adopt_dir, node, QD_NC_BIND_EXTERN);
 	} else {
 		extern_rec = true;
 		extern_job = job;
 		snprintf(extern_node, sizeof(extern_node), "%s", node);
 		snprintf(extern_dir, sizeof(extern_dir), "%s", o->adopt_dir);
 	}
-	if (rv)
+	if (rv) {
+		qd_adopt_count(o->adopt_dir, node, QD_NC_BIND_EXTERN);
 		slurm_error("qosdeny: job %u extern step: ssh sessions into "
 			    "the job on %s cannot be confined and are refused: "
 			    "%s",
 			    job, node, err);
-	else
+	} else {
 		slurm_verbose("qosdeny: job %u extern step: sessions adopted "
 			      "on %s go to %s (GPUs %s)",
 			      job, node,
 			      rec.mode == QD_CG_OFF ? "no cgroup" : rec.dir,
 			      o->cgroup == QD_CG_OFF ? "all" : gpus);
+	}
 	qd_paths_free(&allowed);
 	return ESPANK_SUCCESS;
 }
@@ -438,7 +442,7 @@ int qd_remote_task_post_fork(spank_t sp, const struct qd_spank_opts *o)
 	uint32_t job = 0, step = 0;
 	pid_t pid = 0;
 	char stepbuf[16] = "?", val[4096], name[96], err[2048], why[1024];
-	char msg[2400];
+	char msg[2400], node[256];
 	struct qd_paths allowed = {0};
 	struct qd_cg_binding *b = NULL;
 	const char *var;
@@ -518,6 +522,8 @@ int qd_remote_task_post_fork(spank_t sp, const struct qd_spank_opts *o)
 fail:
 	if (rv != ESPANK_SUCCESS) {
 		/* Fail closed: slurmstepd kills the tasks before they exec. */
+		node_name(sp, node, sizeof(node));
+		qd_adopt_count(o->adopt_dir, node, QD_NC_BIND_TASK);
 		snprintf(msg, sizeof(msg),
 			 "qosdeny: job %u step %s task %d: GPU binding "
 			 "failed, task not started: %s",

@@ -65,6 +65,7 @@ static struct ticker beat = {.lock = PTHREAD_MUTEX_INITIALIZER,
 /* What the threads work on, set before they start. */
 static char spool_dir[PATH_MAX];
 static char metrics_dir[PATH_MAX]; /* metrics_dir=, "": none */
+static char adopt_dir[PATH_MAX];   /* adopt_dir=: the confinement's counts */
 static char node_name[256];
 
 static void sweep_cgroups(const struct qd_spank_opts *o)
@@ -187,7 +188,7 @@ static void write_metrics(void)
 	static struct qd_metrics_said said;
 	char err[PATH_MAX + 256] = "";
 
-	qd_node_metrics_write(spool_dir, metrics_dir, node_name, err,
+	qd_node_metrics_write(spool_dir, adopt_dir, metrics_dir, node_name, err,
 			      sizeof(err));
 	switch (qd_metrics_say(&said, err)) {
 	case QD_METRICS_SAY_FAILED:
@@ -265,6 +266,7 @@ static void start_beat(const char *spool, const struct qd_spank_opts *o,
 	}
 	snprintf(spool_dir, sizeof(spool_dir), "%s", spool);
 	snprintf(metrics_dir, sizeof(metrics_dir), "%s", o->metrics_dir);
+	snprintf(adopt_dir, sizeof(adopt_dir), "%s", o->adopt_dir);
 	snprintf(node_name, sizeof(node_name), "%s", node);
 	if (pthread_atfork(NULL, NULL, tickers_forked)) {
 		slurm_error("qosdeny: heartbeat: no thread%s",

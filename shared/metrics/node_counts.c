@@ -14,7 +14,7 @@
 
 /* The file: this tag, then the counters. A file of another layout (an
  * older qosdeny's) is made again rather than misread. */
-#define TAG	"qosdeny-node-counts/1\n"
+#define TAG	"qosdeny-node-counts/2\n"
 #define TAG_LEN 24 /* the tag, padded with NULs to 8 bytes */
 
 struct layout {
@@ -22,23 +22,23 @@ struct layout {
 	uint64_t v[QD_NC_COUNT];
 };
 
-static void path_of(const char *spool, char *path, size_t len)
+static void path_of(const char *dir, char *path, size_t len)
 {
-	snprintf(path, len, "%s/%s", spool, QD_NODE_COUNTS_FILE);
+	snprintf(path, len, "%s/%s", dir, QD_NODE_COUNTS_FILE);
 }
 
 /* The file mapped, when it is ours: a regular file of the layout's size
  * and tag, owned by this process's user. NULL with err otherwise, and
  * *foreign set when the file is there but not such a file. */
-static struct layout *map(const char *spool, int flags, bool *foreign,
-			  char *err, size_t errlen)
+static struct layout *map(const char *dir, int flags, bool *foreign, char *err,
+			  size_t errlen)
 {
 	char path[PATH_MAX];
 	struct layout *m;
 	struct stat st;
 	int fd;
 
-	path_of(spool, path, sizeof(path));
+	path_of(dir, path, sizeof(path));
 	fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
@@ -81,12 +81,12 @@ static struct layout *map(const char *spool, int flags, bool *foreign,
 
 /* Made where missing or not such a file; any other failure (no memory,
  * no file descriptors) keeps what was counted. */
-int qd_node_counts_create(const char *spool, char *err, size_t errlen)
+int qd_node_counts_create(const char *dir, char *err, size_t errlen)
 {
 	char name[PATH_MAX], tmp[PATH_MAX];
 	bool foreign = false;
 	struct layout fresh = {0},
-		      *m = map(spool, O_RDONLY, &foreign, err, errlen);
+		      *m = map(dir, O_RDONLY, &foreign, err, errlen);
 	struct qd_atomic_file f = {.dfd = AT_FDCWD, .name = name, .tmp = tmp};
 	int missing = errno == ENOENT;
 
@@ -97,21 +97,21 @@ int qd_node_counts_create(const char *spool, char *err, size_t errlen)
 	if (!foreign && !missing)
 		return -1;
 	memcpy(fresh.tag, TAG, sizeof(TAG) - 1);
-	path_of(spool, name, sizeof(name));
-	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", spool, QD_NODE_COUNTS_FILE);
+	path_of(dir, name, sizeof(name));
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, QD_NODE_COUNTS_FILE);
 	return qd_atomic_write(&f, (const char *)&fresh, sizeof(fresh), err,
 			       errlen);
 }
 
-void qd_node_counts_add(const char *spool, enum qd_node_count c, uint64_t n)
+void qd_node_counts_add(const char *dir, enum qd_node_count c, uint64_t n)
 {
 	char err[64];
 	bool foreign = false;
 	struct layout *m;
 
-	if (c >= QD_NC_COUNT || !spool || !*spool)
+	if (c >= QD_NC_COUNT || !dir || !*dir)
 		return;
-	m = map(spool, O_RDWR, &foreign, err, sizeof(err));
+	m = map(dir, O_RDWR, &foreign, err, sizeof(err));
 	if (!m)
 		return;
 	if (c == QD_NC_REDIS_US || c == QD_NC_REDIS_AT)
@@ -121,11 +121,11 @@ void qd_node_counts_add(const char *spool, enum qd_node_count c, uint64_t n)
 	munmap(m, sizeof(*m));
 }
 
-int qd_node_counts_read(const char *spool, struct qd_node_counts *out,
-			char *err, size_t errlen)
+int qd_node_counts_read(const char *dir, struct qd_node_counts *out, char *err,
+			size_t errlen)
 {
 	bool foreign = false;
-	struct layout *m = map(spool, O_RDONLY, &foreign, err, errlen);
+	struct layout *m = map(dir, O_RDONLY, &foreign, err, errlen);
 
 	if (!m)
 		return -1;

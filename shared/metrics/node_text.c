@@ -69,10 +69,43 @@ static void redis(const char *node, const struct qd_node_metrics *m,
 	qd_prom_u64(out, at, labels, m->c.v[QD_NC_REDIS_AT]);
 }
 
+static void labelled(struct qd_prom *out, const char *name, const char *node,
+		     const char *key, const char *val, uint64_t v)
+{
+	const char *labels[] = {"node", node, key, val, NULL};
+
+	qd_prom_u64(out, name, labels, v);
+}
+
+/* The GPU confinement: bindings that failed, ssh sessions let in or not. */
+static void confinement(const char *node, const struct qd_node_metrics *m,
+			struct qd_prom *out)
+{
+	static const char bind[] = "qosdeny_node_binding_failures_total",
+			  ssh[] = "qosdeny_node_ssh_sessions_total";
+	const uint64_t *v = m->c.v;
+
+	qd_prom_family(out, bind, "counter",
+		       "GPU bindings that failed: tasks not started "
+		       "(step=task), extern steps whose ssh sessions are "
+		       "refused (step=extern)");
+	labelled(out, bind, node, "step", "task", v[QD_NC_BIND_TASK]);
+	labelled(out, bind, node, "step", "extern", v[QD_NC_BIND_EXTERN]);
+	qd_prom_family(out, ssh, "counter",
+		       "ssh sessions pam_qosdeny.so saw: confined to their "
+		       "job's GPUs, admitted with nothing to confine, or "
+		       "refused");
+	labelled(out, ssh, node, "result", "confined", v[QD_NC_SSH_CONFINED]);
+	labelled(out, ssh, node, "result", "unconfined",
+		 v[QD_NC_SSH_UNCONFINED]);
+	labelled(out, ssh, node, "result", "refused", v[QD_NC_SSH_REFUSED]);
+}
+
 void qd_node_metrics_text(const char *node, const struct qd_node_metrics *m,
 			  struct qd_prom *out)
 {
 	usage(node, m, out);
 	spool(node, m, out);
 	redis(node, m, out);
+	confinement(node, m, out);
 }

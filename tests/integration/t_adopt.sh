@@ -4,7 +4,8 @@
 # session is adopted into the job's extern step, and pam_qosdeny.so, stacked
 # after pam_slurm_adopt, confines it to the job's GPUs on the node, or
 # refuses it. Also the extern step itself, which spank_qosdeny.so used to
-# fail (and with it every job from 24.11).
+# fail (and with it every job from 24.11), and the node's metrics counts of
+# the sessions.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/gpu-lib.sh"
 source "$(dirname "$0")/sshd-lib.sh"
@@ -40,9 +41,26 @@ cgroups() {
 		bash "$CLUSTER" restart-slurmd >/dev/null
 }
 
+# The node's metrics count the sessions (docs/metrics.md): slurmd runs
+# with -D, which 22.05's needs for its metrics thread.
+METRICS_DIR=$QD_CLUSTER_DIR/adopt-metrics
+NODE1=$METRICS_DIR/qosdeny_node_n1.prom
+export QD_SLURMD_FOREGROUND=yes
+rm -rf "$METRICS_DIR"
+mkdir -p "$METRICS_DIR"
 plugstack() { # OPTIONS...
-	echo "required spank_qosdeny.so redis=127.0.0.1:$QD_REDIS_PORT adopt_dir=$ADOPT_DIR $*" >"$PLUGSTACK"
+	echo "required spank_qosdeny.so redis=127.0.0.1:$QD_REDIS_PORT adopt_dir=$ADOPT_DIR metrics_dir=$METRICS_DIR metrics_interval=1 $*" >"$PLUGSTACK"
 }
+# count STEP|RESULT: n1's binding failures (extern) or sessions (confined,
+# unconfined, refused), as its metrics file says; "" before it is written.
+count() {
+	local fam=ssh_sessions_total key=result
+	[ "$1" = extern ] && fam=binding_failures_total key=step
+	awk -v k="qosdeny_node_$fam{node=\"n1\",$key=\"$1\"}" \
+		'$1 == k { print $2 }' "$NODE1" 2>/dev/null
+}
+# counted WHAT N: n1's file shows N of WHAT more than at the start.
+counted() { [ "$(count "$1")" = $((${BASE[$1]} + $2)) ]; }
 
 # With several slurmd on this host pam_slurm_adopt looks at n1's steps
 # alone (nodename=n1); so does pam_qosdeny.
@@ -92,10 +110,13 @@ DEATHS=$(stepd_deaths)
 stepd_can_die() { slurm_at_least 24.11 && ! slurm_at_least 24.11.6; }
 if stepd_can_die; then CAN_DIE=1; else CAN_DIE=0; fi
 
+# The records under the adoption directory (not its metrics counts).
+records() { find "$ADOPT_DIR" -type f ! -name metrics.counts 2>/dev/null; }
+
 # gone_or_died: no extern cgroup or record is left, or (where the bug is)
 # the kernel logged a slurmstepd death since the last look.
 gone_or_died() {
-	[ -z "$(extern_cgroups)$(find "$ADOPT_DIR" -type f 2>/dev/null)" ] ||
+	[ -z "$(extern_cgroups)$(records)" ] ||
 		{ [ "$CAN_DIE" = 1 ] && [ "$(stepd_deaths)" -gt "$DEATHS" ]; }
 }
 
@@ -121,7 +142,7 @@ no_leftovers() { # WHAT
 		dmesg 2>/dev/null | grep 'slurmstepd.*segfault' | tail -n 3 | sed 's/^/# /'
 	fi
 	assert_eq "$1: no extern cgroup left" "" "$left"
-	assert_eq "$1: no record left" "" "$(find "$ADOPT_DIR" -type f 2>/dev/null)"
+	assert_eq "$1: no record left" "" "$(records)"
 }
 
 sshd_start
@@ -133,6 +154,9 @@ pam_lines
 # Before slurmd starts: it runs the plugin's job prolog only if it saw it.
 plugstack
 check "proctrack/cgroup, task/none, PrologFlags=Contain" cgroups no task/none
+check "slurmd writes n1's metrics file" wait_for "n1's file" 20 eval '[ -n "$(count refused)" ]'
+declare -A BASE
+for w in extern confined unconfined refused; do BASE[$w]=$(count "$w"); done
 OUT=$(batch -N1 -w n1 --gres=gpu:2)
 check_lines "the batch step still bound beside the extern step" 1 "$OUT"
 assert_not_contains "the extern step no longer fails" "extern task post-fork failed" \
@@ -178,6 +202,40 @@ scancel "$J"
 no_leftovers "v2, task/none"
 plugstack
 
+# --- nothing to confine (cgroup=off): admitted as it is
+plugstack cgroup=off
+hold gpu:1
+ssh_alice "echo job=\$SLURM_JOB_ID"
+assert_eq "cgroup=off: the session is admitted into job $J" "job=$J" "$(grep '^job=' <<<"$OUT")"
+scancel "$J"
+no_leftovers "cgroup=off"
+
+# --- an extern step that cannot confine: its sessions are refused
+# An allocation with no step of its own (a batch step's task would fail
+# its binding too and end the job): the extern step alone.
+plugstack "gpu_devices=$QD_DEV_DIR/none[0-3]"
+as alice salloc --no-shell -w n1 --gres=gpu:1
+J=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' <<<"$OUT")
+check "an allocation with no step" test -n "$J"
+wait_for "job $J's extern step" 30 test -e "$ADOPT_DIR/n1/job_$J.adopt"
+ssh_alice "true"
+check "an extern step that could not confine: its session is refused" test "$RC" -ne 0
+assert_contains "saying why" "qosdeny: alice: access denied to job $J on n1: its GPUs cannot be confined" "$OUT"
+scancel "$J"
+no_leftovers "no confinement"
+plugstack
+
+# What n1's metrics counted of all that: every session confined or
+# refused above, the extern step that could not confine.
+check "counted: 1 extern step that could not confine" \
+	wait_for "the count" 10 counted extern 1
+check "counted: 3 sessions confined" wait_for "the count" 10 counted confined 3
+check "counted: 1 admitted with nothing to confine" wait_for "the count" 10 counted unconfined 1
+check "counted: 3 sessions refused" wait_for "the count" 10 counted refused 3
+lint=$(promtool check metrics <"$NODE1" 2>&1)
+assert_eq "promtool has nothing to say of n1's file" "" "$lint"
+CONFINED=3
+
 # --- beside task/cgroup without ConstrainDevices
 check "task/cgroup, ConstrainDevices=no" cgroups no task/cgroup
 hold gpu:3
@@ -194,6 +252,8 @@ assert_contains "the record names Slurm's extern cgroup" "slurm=1" \
 	"$(cat "$ADOPT_DIR/n1/job_$J.adopt")"
 scancel "$J"
 no_leftovers "ConstrainDevices=yes"
+check "counted: the 2 sessions beside task/cgroup confined" \
+	wait_for "the count" 10 counted confined $((CONFINED + 2))
 
 : >"$PLUGSTACK"
 rm -f "$QD_SLURM_ETC/cgroup.conf" "$EXTRA"

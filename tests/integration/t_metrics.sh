@@ -7,7 +7,8 @@
 # per-user caps' limits and use. With site_factor/qosdeny loaded too, its
 # refreshes, failures while Redis is stopped and the jobs whose factor it
 # set are in the same file, which it writes itself where job_submit/qosdeny
-# is not loaded. Debian's node_exporter serves the file, Prometheus's
+# is not loaded. Each slurmd writes its own: usage records sent and
+# spooled, the spool, a failed binding. Debian's node_exporter serves the file, Prometheus's
 # promtool finds nothing to say of it, and `qosdeny metrics` prints it.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/example-policy.sh"
@@ -251,7 +252,9 @@ nreaches() { [ "$(nvalue "$1")" = "$2" ]; }
 nabove() { [ "$(nvalue "$1")" -gt "$2" ]; }
 cancel_all >/dev/null
 node_part=yes
-echo "required spank_qosdeny.so redis=$QD_REDIS_ADDR metrics_dir=$DIR metrics_interval=1" >"$PLUGSTACK"
+# adopt_dir= of this cluster's own: the binding's counts are there.
+NODE_LINE="required spank_qosdeny.so redis=$QD_REDIS_ADDR metrics_dir=$DIR metrics_interval=1 adopt_dir=$QD_CLUSTER_DIR/adopt"
+echo "$NODE_LINE" >"$PLUGSTACK"
 # With -D, as Debian's systemd unit runs it: 22.05's slurmd otherwise
 # forks after loading its plugins and leaves the thread behind (it says
 # so: "no heartbeat ... and no metrics file is written").
@@ -297,6 +300,18 @@ lint=$(promtool check metrics <"$NODE1" 2>&1)
 assert_eq "promtool has nothing to say of n1's file" "" "$lint"
 check "node_exporter serves n1's file" \
 	eval 'scrape && [ "$(value "$N_SENT" "$SCRAPE")" = "$(nvalue "$N_SENT")" ]'
+
+# A task whose GPU binding fails is not started (t_gpu_binding.sh): counted.
+N_BIND='qosdeny_node_binding_failures_total{node="n1",step="task"}'
+check "n1's file has the binding's failures" has "$N_BIND" "$(cat "$NODE1")"
+bind=$(nvalue "$N_BIND")
+echo "$NODE_LINE gpu_devices=$QD_DEV_DIR/none[0-3]" >"$PLUGSTACK"
+as alice srun -N1 -w n1 --gres=gpu:1 true
+assert_contains "a task whose binding fails is not started" \
+	"GPU binding failed, task not started" "$OUT"
+check "and is counted as a binding failure" \
+	wait_for "the binding failure" 10 nreaches "$N_BIND" $((bind + 1))
+echo "$NODE_LINE" >"$PLUGSTACK"
 
 # Without job_submit/qosdeny, the site factor writes the file itself.
 rm -f "$FILE"

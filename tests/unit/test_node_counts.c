@@ -97,6 +97,8 @@ Test(node_counts, text)
 	m.c.v[QD_NC_SENT] = 7;
 	m.c.v[QD_NC_REDIS_US] = 1500;
 	m.c.v[QD_NC_REDIS_AT] = 1080;
+	m.c.v[QD_NC_BIND_TASK] = 3;
+	m.c.v[QD_NC_SSH_REFUSED] = 2;
 	qd_node_metrics_text("n1", &m, &p);
 	cr_assert_not_null(
 	    strstr(p.text,
@@ -109,5 +111,11 @@ Test(node_counts, text)
 	cr_assert_not_null(strstr(
 	    p.text,
 	    "\nqosdeny_node_redis_round_trip_seconds{node=\"n1\"} 0.0015\n"));
+	cr_assert_not_null(strstr(p.text, "\nqosdeny_node_binding_failures_"
+					  "total{node=\"n1\",step=\"task\"} "
+					  "3\n"));
+	cr_assert_not_null(strstr(p.text, "\nqosdeny_node_ssh_sessions_total{"
+					  "node=\"n1\",result=\"refused\"} "
+					  "2\n"));
 	qd_prom_free(&p);
 }

@@ -221,3 +221,47 @@ Test(adopt, directory_must_be_roots)
 		      0);
 	cr_expect_eq(errno, ENOENT);
 }
+
+/* The confinement's counts (node_counts.h) live in DIR/NODE: counted only
+ * once slurmd's metrics thread made the file, on that node alone. */
+Test(adopt, confinement_counted_per_node)
+{
+	struct qd_node_counts c;
+	char sub[128];
+
+	qd_adopt_count(dir, "n1", QD_NC_SSH_REFUSED);
+	cr_assert_eq(
+	    qd_adopt_counts_dir(dir, "n1", sub, sizeof(sub), err, sizeof(err)),
+	    0, "%s", err);
+	cr_assert_eq(qd_node_counts_create(sub, err, sizeof(err)), 0, "%s",
+		     err);
+	qd_adopt_count(dir, "n1", QD_NC_SSH_REFUSED);
+	qd_adopt_count(dir, "n1", QD_NC_BIND_TASK);
+	qd_adopt_count(dir, "n2", QD_NC_BIND_TASK);
+	qd_adopt_count(dir, "..", QD_NC_BIND_TASK);
+	cr_assert_eq(qd_node_counts_read(sub, &c, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_expect_eq(c.v[QD_NC_SSH_REFUSED], 1, "none before the file");
+	cr_expect_eq(c.v[QD_NC_BIND_TASK], 1, "n1's alone");
+	cr_expect_neq(
+	    qd_adopt_counts_dir(dir, "a/b", sub, sizeof(sub), err, sizeof(err)),
+	    0);
+}
+
+/* A session refused before its node is known counts on the host's only
+ * node; with two, on none. */
+Test(adopt, sole_node)
+{
+	char node[64], sub[128];
+
+	cr_expect_neq(qd_adopt_sole_node(dir, node, sizeof(node)), 0);
+	cr_assert_eq(
+	    qd_adopt_counts_dir(dir, "n1", sub, sizeof(sub), err, sizeof(err)),
+	    0, "%s", err);
+	cr_assert_eq(qd_adopt_sole_node(dir, node, sizeof(node)), 0);
+	cr_expect_str_eq(node, "n1");
+	cr_assert_eq(
+	    qd_adopt_counts_dir(dir, "n2", sub, sizeof(sub), err, sizeof(err)),
+	    0, "%s", err);
+	cr_expect_neq(qd_adopt_sole_node(dir, node, sizeof(node)), 0);
+}
