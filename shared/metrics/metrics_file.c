@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "atomic_file.h"
@@ -31,6 +34,41 @@ static const char *step_name(enum qd_atomic_step step)
 	return "write";
 }
 
+/* A temporary file of name's older than this was left by a writer that
+ * died before its rename (a write takes milliseconds). */
+#define ABANDONED_S 60
+
+/*
+ * Removes the temporary files of name's (".NAME.XXXXXX") that writers
+ * killed mid-write left in the directory, which would otherwise pile up
+ * there with every crash. Recent ones may be another writer's, at work:
+ * left alone.
+ */
+static void sweep_abandoned(int dfd, const char *name)
+{
+	size_t n = strlen(name);
+	time_t now = time(NULL);
+	struct dirent *e;
+	struct stat st;
+	int fd = dup(dfd);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] != '.' || strncmp(e->d_name + 1, name, n) ||
+		    e->d_name[n + 1] != '.' || strlen(e->d_name) != n + 8)
+			continue;
+		if (!fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(st.st_mode) && st.st_mtime + ABANDONED_S < now)
+			unlinkat(dfd, e->d_name, 0);
+	}
+	closedir(d);
+}
+
 int qd_metrics_write(const char *dir, const char *name,
 		     const struct qd_prom *text, char *err, size_t errlen)
 {
@@ -57,6 +95,7 @@ int qd_metrics_write(const char *dir, const char *name,
 		snprintf(err, errlen, "%s", strerror(errno));
 		return -1;
 	}
+	sweep_abandoned(f.dfd, name);
 	rv = qd_atomic_write(&f, text->text ? text->text : "", text->len, why,
 			     sizeof(why));
 	if (rv)

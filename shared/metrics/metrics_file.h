@@ -23,7 +23,9 @@
  * then taken as the last write, else the ms until it is. */
 int64_t qd_metrics_due(int64_t *last_ms, int64_t now_ms, unsigned interval_s);
 
-/* DIR/NAME replaced by text. Returns 0, or -1 with err. */
+/* DIR/NAME replaced by text (a temporary file, then rename); temporary
+ * files of NAME's a killed writer left, a minute old or more, removed.
+ * Returns 0, or -1 with err. */
 int qd_metrics_write(const char *dir, const char *name,
 		     const struct qd_prom *text, char *err, size_t errlen);
 

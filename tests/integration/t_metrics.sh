@@ -135,6 +135,27 @@ $METRICS"
 if command -v promtool >/dev/null; then
 	lint=$(promtool check metrics <"$FILE" 2>&1)
 	assert_eq "promtool check metrics: nothing to say" "" "$lint"
+	# The queries docs/metrics.md and the example dashboard give are
+	# PromQL that Prometheus takes: as recording rules, promtool parses
+	# each.
+	rules=$QD_CLUSTER_DIR/metrics-queries.yml
+	{
+		echo "groups:"
+		echo "- name: qosdeny"
+		echo "  rules:"
+		i=0
+		while IFS= read -r q; do
+			i=$((i + 1))
+			printf '  - record: q%d\n    expr: |\n      %s\n' "$i" "$q"
+		done < <(
+			sed -n '/^```promql$/,/^```$/{/^```/d;p}' "$QD_ROOT/docs/metrics.md"
+			sed -n 's/^ *"expr": "\(.*\)",\{0,1\}$/\1/p' \
+				"$QD_ROOT/conf.example/grafana-qosdeny.json" |
+				sed 's/\\"/"/g; s/\$__rate_interval/5m/g'
+		)
+	} >"$rules"
+	check "promtool takes every query of docs/metrics.md and the dashboard ($i)" \
+		promtool check rules "$rules"
 else
 	fail "promtool is not installed (Debian's prometheus)"
 fi

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#include <utime.h>
 
 #include <criterion/criterion.h>
 
@@ -54,6 +56,59 @@ Test(metrics_file, written_whole_and_readable)
 	    -1);
 	cr_expect_str_eq(err, "No such file or directory");
 	qd_prom_free(&p);
+}
+
+/* touch DIR/NAME, AGE seconds old. */
+static void left(const char *dir, const char *name, time_t age)
+{
+	char path[128];
+	struct utimbuf t = {.actime = time(NULL) - age,
+			    .modtime = time(NULL) - age};
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	cr_assert_eq(utime(path, &t), 0);
+}
+
+static int there(const char *dir, const char *name)
+{
+	char path[128];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return stat(path, &st) == 0;
+}
+
+/* The temporary files a writer killed before its rename left: its own,
+ * old, removed at the next write; a recent one (another writer's at work)
+ * and other files kept. */
+Test(metrics_file, abandoned_temporary_files_removed)
+{
+	char dir[] = "/tmp/qd-metrics-test.XXXXXX", cmd[64], err[256] = "";
+	struct qd_prom p = {0};
+
+	cr_assert_not_null(mkdtemp(dir));
+	left(dir, ".qosdeny_ctld.prom.a1b2c3", 3600);
+	left(dir, ".qosdeny_ctld.prom.d4e5f6", 0);
+	left(dir, ".qosdeny_node_n1.prom.a1b2c3", 3600);
+	left(dir, ".qosdeny_ctld.prom.a1b2c3x", 3600);
+	left(dir, "other.prom", 3600);
+	qd_prom_u64(&p, "qosdeny_x_total", NULL, 7);
+	cr_assert_eq(
+	    qd_metrics_write(dir, "qosdeny_ctld.prom", &p, err, sizeof(err)), 0,
+	    "%s", err);
+	cr_expect(!there(dir, ".qosdeny_ctld.prom.a1b2c3"), "old: removed");
+	cr_expect(there(dir, ".qosdeny_ctld.prom.d4e5f6"), "recent: kept");
+	cr_expect(there(dir, ".qosdeny_node_n1.prom.a1b2c3"),
+		  "another file's: kept");
+	cr_expect(there(dir, ".qosdeny_ctld.prom.a1b2c3x"), "not a temporary");
+	cr_expect(there(dir, "other.prom"));
+	qd_prom_free(&p);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
 }
 
 /* The other plugin is found by its file name among the loaded objects. */
