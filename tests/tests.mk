@@ -53,11 +53,14 @@ integration-asan: all $(HELPER_BIN) $(ASAN_CTLD_DIR)/job_submit_qosdeny.so \
 # this host's Debian release ships it, else in a Debian chroot of the release
 # that does (tests/chroot/suite.sh), side by side (tests/check/parallel.sh:
 # each version's clusters in ports and cgroups of their own, the VMs and
-# the version-independent parts in lanes of their own). 26.05 runs only
-# when SLURM_SRC names a 26.05 tree (Debian ships no source for it; it is
-# built and installed inside the chroot), else the summary says it was
-# skipped. `make check SLURM=24.11` runs one.
-SLURM ?= 22.05 24.11 26.05
+# the version-independent parts in lanes of their own). 23.11, 25.11 and
+# 26.05, whose source no Debian release ships, are built from SLURM_SRC
+# where it names a tree of theirs, else from SchedMD's release tarball in
+# QD_SLURM_TARBALLS (tests/chroot/slurm-tree.sh), and installed inside
+# their chroot; without either, 23.11 and 25.11 are skipped and 26.05 runs
+# on Debian's binary packages what they allow, as the summary says.
+# `make check SLURM=24.11` runs one.
+SLURM ?= 22.05 23.11 24.11 25.11 26.05
 
 CHECK_RESULTS := $(QD_BUILD)/check-results
 check:
@@ -117,10 +120,12 @@ $(GPU_NODE_RUNTIME): $(wildcard shared/*/*.[ch] job_submit/* site_factor/* \
 		tests/bench/spank_hooks_only.c Makefile
 	bash tests/gpu-node/runtime.sh $(GPU_NODE_SLURM)
 
-# Slurm built and installed from SLURM_SRC (26.05: Debian ships no source
-# for it), in the chroot make-in.sh runs this in.
+# Slurm built and installed from SLURM_SRC (23.11, 25.11, 26.05: no
+# Debian release ships their source), in the chroot make-in.sh runs this
+# in; SLURM_SHA256, the tarball's the tree came from, keys what is
+# installed there (tests/chroot/build-slurm.sh).
 slurm-from-source:
-	bash tests/chroot/build-slurm.sh $(SLURM_SRC) $(B)/slurm-build
+	bash tests/chroot/build-slurm.sh $(SLURM_SRC) $(B)/slurm-build $(SLURM_SHA256)
 
 # One part of check-here: its failures are counted by its own suite, and
 # its time is printed, so that make check's cost reads part by part

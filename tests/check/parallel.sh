@@ -10,7 +10,8 @@
 #
 # Lanes, each a sequence of tests/chroot/suite.sh parts:
 #   VERSION  one per version with a whole suite (22.05 here, 24.11 in its
-#            chroot; 26.05 with TREE): build, integration (all but
+#            chroot; 23.11, 25.11 and 26.05 with their source, TREE or
+#            SchedMD's tarball: slurm-tree.sh): build, integration (all but
 #            t_memory.sh), and deb-test at the end (it installs the
 #            package into the root the clusters run from, so it waits for
 #            the V-side lane). Its clusters have ports (QD_PORT_MIN/MAX)
@@ -27,8 +28,8 @@
 #            on the path every lane waits for.
 #   core     the first such version's check-core (build-test, unit-asan,
 #            fuzz-smoke, docs-check), once its build is there.
-#   26.05    without TREE: Debian's packages, its root, node side and
-#            unit tests.
+#   26.05    without its source: Debian's packages, its root, node side
+#            and unit tests.
 #   V-vm     24.11's VM and 26.05's, at once, once every version's lane
 #            has ended: qemu's TCG keeps one core busy, and beside the
 #            clusters it was starved and slowed them.
@@ -89,9 +90,14 @@ has() {
 	for v in "${versions[@]}"; do [ "$v" = "$1" ] && return 0; done
 	return 1
 }
-# A version with a whole suite: all but 26.05 without a tree, which has
-# its node side built and tested in a lane of its own.
-whole() { [ "$1" != 26.05 ] || [ -n "$tree" ]; }
+# A version with a whole suite: Debian's (22.05, 24.11), and those built
+# from their source where it is there (slurm-tree.sh). 26.05 without it has
+# its node side built and tested in a lane of its own; 23.11 and 25.11 are
+# skipped.
+whole() {
+	case $1 in 22.05 | 24.11) return 0 ;; esac
+	[ -n "$(bash "$REPO/tests/chroot/slurm-tree.sh" "$1" "$tree")" ]
+}
 
 # This host's packages, before any lane: apt-get run here from two lanes
 # at once would fail on its lock, and install-deps.sh stops what an
@@ -271,6 +277,12 @@ if [ "$n" -gt 0 ] && [ "${full[0]}" = "$host_ver" ]; then
 	core_lane &
 	lanes+=(core)
 fi
+# A version skipped says so (its build part: the summary's notes).
+for v in 23.11 25.11; do
+	if has "$v" && ! whole "$v"; then
+		bash "$SUITE" "$v" build "$tree" >>"$logs/host.log" 2>&1
+	fi
+done
 if has 26.05 && ! whole 26.05; then
 	{
 		(deb_2605_lane)

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Builds and installs Slurm from a source tree, as a site on SchedMD's own
 # releases does, for the suite against a Slurm that Debian ships no source
-# for (26.05). Run inside its chroot (make-in.sh ... slurm-from-source), as
-# root. Usage: build-slurm.sh TREE BUILD_DIR
+# for (23.11, 25.11, 26.05). Run inside its chroot (make-in.sh ...
+# slurm-from-source), as root. Usage: build-slurm.sh TREE BUILD_DIR [SHA256]
 #
 # Configured as Debian configures its own (--enable-multiple-slurmd: the
 # test cluster runs two slurmd on one host), installed into /usr
@@ -11,20 +11,27 @@
 # slurm/), /usr/include/slurm, /etc/slurm: where the test cluster and
 # qosdeny's build look for them. Nothing of Debian's Slurm is
 # installed beside it. Kept: an installed Slurm of the tree's version is
-# not rebuilt.
+# not rebuilt (the root lives outside the checkout, in make check's cache);
+# with SHA256, the sha256 of the release tarball the tree was unpacked
+# from, only when that is what it was built from (STAMP, written after the
+# install).
 set -euo pipefail
 tree=$(cd "$1" && pwd)
 bdir=$2
+sha=${3:-}
+STAMP=/var/lib/qosdeny-slurm-build.sha256
 ver=$(awk '$1 == "Version:" { print $2; exit }' "$tree/META")
 [ -n "$ver" ] || {
 	echo "build-slurm: no version in $tree/META" >&2
 	exit 1
 }
 if command -v slurmctld >/dev/null &&
-	[ "$(slurmctld -V | awk '{ print $2 }')" = "$ver" ]; then
-	echo "build-slurm: Slurm $ver is installed"
+	[ "$(slurmctld -V | awk '{ print $2 }')" = "$ver" ] &&
+	{ [ -z "$sha" ] || [ "$(cat "$STAMP" 2>/dev/null)" = "$sha" ]; }; then
+	echo "build-slurm: Slurm $ver is installed${sha:+ (built from the tarball of sha256 $sha)}"
 	exit 0
 fi
+rm -f "$STAMP"
 if dpkg-query -W -f '${db:Status-Status}' slurmctld 2>/dev/null | grep -q installed; then
 	echo "build-slurm: Debian's slurmctld is installed here: not mixing it with Slurm $ver from $tree" >&2
 	exit 1
@@ -67,4 +74,5 @@ make install >install.log 2>&1 || {
 	exit 1
 }
 ldconfig
+[ -z "$sha" ] || echo "$sha" >"$STAMP"
 echo "build-slurm: Slurm $(slurmctld -V | awk '{ print $2 }') installed"

@@ -12,7 +12,11 @@
 #   make-in.sh --here                   prints the version this host's
 #                                       Debian release ships
 #
-#   VERSION  22.05 | 24.11 | 26.05: the Slurm of Debian 12, 13 and testing.
+#   VERSION  22.05 | 24.11: the Slurm of Debian 12 and 13, Debian's
+#            packages; 23.11 | 25.11 | 26.05: SchedMD's release built from
+#            its source (build-slurm.sh), in a root of the Debian release
+#            whose toolchain builds it that has no Debian Slurm: 12
+#            (bookworm-src), 13 (trixie-src) and testing (forky).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -33,13 +37,16 @@ fi
 ver=$1
 shift
 
-# The Debian release that ships each Slurm version.
+# The Debian release that ships each Slurm version, or whose toolchain
+# builds it (a root of its own, RELEASE-src: chroot.sh).
 case $ver in
 22.05) rel=bookworm ;;
+23.11) rel=bookworm-src ;;
 24.11) rel=trixie ;;
+25.11) rel=trixie-src ;;
 26.05) rel=forky ;;
 *)
-	echo "make-in: unknown Slurm version '$ver' (22.05, 24.11 or 26.05)" >&2
+	echo "make-in: unknown Slurm version '$ver' (22.05, 23.11, 24.11, 25.11 or 26.05)" >&2
 	exit 2
 	;;
 esac

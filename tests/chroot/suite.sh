@@ -4,11 +4,13 @@
 # (tests/check/parallel.sh runs the parts of all versions side by side).
 # Usage: suite.sh VERSION PART [TREE]
 #
-#   VERSION  22.05 | 24.11 | 26.05 (make-in.sh: here, or in a chroot).
+#   VERSION  22.05 | 23.11 | 24.11 | 25.11 | 26.05 (make-in.sh: here, or
+#            in a chroot).
 #   PART     build   the version's root and packages (make deps), 24.11's
 #                    VM image of that root (built now, before the suite
-#                    changes the root's packages), Slurm from TREE where it
-#                    is no package (26.05), the build (make all tests); its
+#                    changes the root's packages), Slurm from its source
+#                    where it is no Debian package (23.11, 25.11, 26.05:
+#                    slurm-tree.sh), the build (make all tests); its
 #                    results directory emptied first
 #            unit, integration, integration-asan, deb-build, deb-test
 #                    that make goal (deb-build and deb-test where Slurm is
@@ -25,11 +27,12 @@
 #            vm      the pure cgroup v2 VM (24.11, 26.05)
 #            counts  the version's counts added to $QD_RESULTS/counts
 #   TREE     a Slurm source tree (make check SLURM_SRC=DIR): used for the
-#            version it holds, ignored by the others. The whole suite runs
-#            on 26.05 only with one, since Debian serves no source for it:
-#            without one, 26.05 gets what Debian testing's binary packages
-#            allow, the node side (spank_qosdeny.so, pam_qosdeny.so), the
-#            unit tests (its build part) and the pure cgroup v2 VM.
+#            version it holds, ignored by the others. 23.11, 25.11 and
+#            26.05 are built from it, else from SchedMD's release tarball
+#            (slurm-tree.sh); without either, 23.11 and 25.11 are skipped
+#            and 26.05 gets what Debian testing's binary packages allow,
+#            the node side (spank_qosdeny.so, pam_qosdeny.so), the unit
+#            tests (its build part) and the pure cgroup v2 VM.
 #
 # QD_CORE_EXTRAS=no (make check, for every version after the first): the
 # integration suites leave out their drills of the core's Redis client.
@@ -54,10 +57,10 @@ mkdir -p "$results"
 # version; it is copied to where that version's build looks, below).
 unset QD_RESULTS MAKEFLAGS MFLAGS MAKELEVEL
 
-if [ -n "$tree" ]; then
-	tree_ver=$(awk '$1 == "Version:" { print $2; exit }' "$tree/META" 2>/dev/null)
-	case $tree_ver in "$ver".*) ;; *) tree="" ;; esac
-fi
+# The version's source, a tree or a release tarball; "" for the versions
+# built against Debian's packages, and where there is none.
+src=$(bash "$HERE/slurm-tree.sh" "$ver" "$tree")
+from_source() { case $ver in 23.11 | 25.11 | 26.05) return 0 ;; esac; return 1; }
 
 # Debian's Slurm 26.05 has a root of its own, build/chroot/forky-deb:
 # build/chroot/forky is where Slurm 26.05 is built from a source tree,
@@ -115,38 +118,65 @@ vm() {
 	echo "# Slurm $1: the pure cgroup v2 VM took $(($(date +%s) - vm_start)) s"
 }
 
-no_tree_2605() { [ "$ver" = 26.05 ] && [ -z "$tree" ]; }
-if no_tree_2605; then
+no_source_2605() { [ "$ver" = 26.05 ] && [ -z "$src" ]; }
+if no_source_2605; then
 	b=$DEB_B
 else
 	b=$(bash "$HERE/make-in.sh" --build "$ver") || exit 1
 fi
+# 23.11 and 25.11 without a source: nothing to test them with, said once
+# (the build part) in the summary's notes.
+if from_source && [ -z "$src" ] && [ "$ver" != 26.05 ]; then
+	if [ "$part" = build ]; then
+		echo "# Slurm $ver: SKIPPED: no source (make check SLURM_SRC=DIR, or SchedMD's slurm-$ver.N.tar.xz in ${QD_SLURM_TARBALLS:-../shared/slurm-src})"
+		echo "Slurm $ver: skipped, no source (SLURM_SRC= or its release tarball, docs/development.md)" >>"$results/notes"
+	fi
+	exit 0
+fi
+
+# place_source: the version's source where its build looks for Slurm's
+# internal headers (SLURM_SRC's default, inside the checkout, so that a
+# chroot sees it too) and builds Slurm from: TREE copied, or the tarball
+# unpacked, its sha256 kept beside it (slurm-src.sha256) and in sha, the
+# key of the Slurm installed in the root (build-slurm.sh).
+place_source() {
+	local dst=$REPO/$b/slurm-src
+	mkdir -p "$REPO/$b"
+	sha=""
+	if [ -d "$src" ]; then
+		rm -f "$dst.sha256"
+		[ "$src" = "$dst" ] && return 0
+		rm -rf "${dst:?}"
+		cp -a "$src" "$dst"
+		return
+	fi
+	sha=$(sha256sum "$src" | cut -d' ' -f1)
+	[ -d "$dst" ] && [ "$(cat "$dst.sha256" 2>/dev/null)" = "$sha" ] && return 0
+	rm -rf "${dst:?}" "$dst.sha256"
+	mkdir -p "$dst"
+	tar -xJf "$src" -C "$dst" --strip-components=1 && echo "$sha" >"$dst.sha256"
+}
 
 case $part in
 build)
 	rm -rf "${REPO:?}/$b/results"
-	if no_tree_2605; then
-		echo "# Slurm 26.05: no source tree given (make check SLURM_SRC=DIR), and Debian serves no source for it: Debian testing's packages, the node side, the unit tests and the pure cgroup v2 VM"
-		echo "Slurm 26.05: no SLURM_SRC=, so Debian's packages: node side, unit tests, cgroup v2 VM; the controller plugins (job_submit, site_factor) are tested only with SLURM_SRC=" \
+	if no_source_2605; then
+		echo "# Slurm 26.05: no source (make check SLURM_SRC=DIR, or SchedMD's slurm-26.05.N.tar.xz in ${QD_SLURM_TARBALLS:-../shared/slurm-src}), and Debian serves none: Debian testing's packages, the node side, the unit tests and the pure cgroup v2 VM"
+		echo "Slurm 26.05: no source, so Debian's packages: node side, unit tests, cgroup v2 VM; the controller plugins (job_submit, site_factor) are tested only with its source" \
 			>>"$results/notes"
 		deb_node_side "$REPO/$b/results" unit
 		exit
 	fi
-	if [ -n "$tree" ]; then
-		# Where the build looks for the tree by default, inside the checkout
-		# (so a chroot sees it too); Slurm itself is built from it where no
-		# Debian package of this version is installed (26.05).
-		if [ "$(cd "$tree" && pwd)" != "$REPO/$b/slurm-src" ]; then
-			rm -rf "${REPO:?}/$b/slurm-src"
-			mkdir -p "$REPO/$b"
-			cp -a "$tree" "$REPO/$b/slurm-src"
-		fi
-		if [ "$ver" = 26.05 ] &&
-			! bash "$HERE/make-in.sh" "$ver" slurm-from-source; then
+	if [ -n "$src" ]; then
+		t0=$(date +%s)
+		if ! place_source ||
+			! bash "$HERE/make-in.sh" "$ver" slurm-from-source \
+				${sha:+SLURM_SHA256=$sha}; then
 			mkdir -p "$REPO/$b/results"
 			echo "suite slurm-build 0 1" >>"$REPO/$b/results/counts"
 			exit 1
 		fi
+		echo "# Slurm $ver: from $(basename "$src"), its root and Slurm ready in $(($(date +%s) - t0)) s"
 	fi
 	# The packages, deb-test's for building the package too: installed by
 	# its make deb later, they would change the root's package list, and
@@ -165,7 +195,7 @@ build)
 	bash "$HERE/make-in.sh" "$ver" deps all tests "${make_args[@]}"
 	;;
 unit | integration-asan | deb-build | deb-test)
-	no_tree_2605 && exit 0
+	no_source_2605 && exit 0
 	goal=$part more=()
 	case $part in deb-*) goal=$part-if-debian ;; esac
 	# The package of the lane's deb-build part (QD_DEB_BUILT=yes).
@@ -175,7 +205,7 @@ unit | integration-asan | deb-build | deb-test)
 	;;
 integration)
 	# All but t_memory.sh, which is the integration-memory part's.
-	no_tree_2605 && exit 0
+	no_source_2605 && exit 0
 	bash "$HERE/make-in.sh" "$ver" integration QD_SKIP=t_memory.sh \
 		CORE_EXTRAS="${QD_CORE_EXTRAS:-yes}" "${make_args[@]}"
 	;;
@@ -184,13 +214,13 @@ integration-memory)
 	# it beside the version's other suites (slurmctld is restarted twice),
 	# with ports and job ids of its own in QD_MAKE_ARGS. Its counts are the
 	# integration suite's.
-	no_tree_2605 && exit 0
+	no_source_2605 && exit 0
 	bash "$HERE/make-in.sh" "$ver" integration \
 		QUICK_ARGS=tests/integration/t_memory.sh QD_CLUSTER_SUFFIX=-memory \
 		"${make_args[@]}"
 	;;
 core)
-	no_tree_2605 && exit 0
+	no_source_2605 && exit 0
 	bash "$HERE/make-in.sh" "$ver" check-core "${make_args[@]}"
 	;;
 vm)
@@ -200,7 +230,7 @@ vm)
 	case $ver in
 	24.11) vm 24.11 "$b" "$(cat "$REPO/$b/vm-image" 2>/dev/null)" ;;
 	26.05)
-		no_tree_2605 || deb_node_side "$REPO/$b/results" || exit 1
+		no_source_2605 || deb_node_side "$REPO/$b/results" || exit 1
 		vm 26.05 "$DEB_B"
 		;;
 	esac
