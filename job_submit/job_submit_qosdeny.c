@@ -83,7 +83,7 @@ static void check_slurm_settings(const struct qd_policy *pol)
 }
 
 /*
- * A start (from 24.05 also every scontrol reconfigure, which starts a new
+ * A start (from 23.11 also every scontrol reconfigure, which starts a new
  * slurmctld) that finds qosdeny.conf broken or unreadable runs on the
  * policy kept in StateSaveLocation (docs/how-it-decides.md, "Reload"):
  * only one with nothing ever accepted refuses, as a broken slurm.conf does.

@@ -43,8 +43,8 @@ typedef job_details_t qd_job_details_t;
 typedef struct job_details qd_job_details_t;
 #endif
 
-/* 24.05 dropped site_factor_p_reconfig: a reconfigure starts a new
- * slurmctld, so the plugin's init runs again. */
+/* 24.05 dropped site_factor_p_reconfig: from 23.11 a reconfigure starts a
+ * new slurmctld (controller.c, _try_to_reconfig), whose init runs again. */
 #define QD_SITE_FACTOR_RECONFIG                                                \
 	(SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 5, 0))
 

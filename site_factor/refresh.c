@@ -41,7 +41,7 @@ static pthread_t thread;
 /* When qd_sf_stop began (CLOCK_MONOTONIC ms), 0 until then: the thread's
  * stop flag, and for its Redis handle the time after which no call starts
  * (qd_redis_config's stop_ms), so a stop waits for the call in progress
- * alone, within timeout_ms, and every 24.05+ scontrol reconfigure with it. */
+ * alone, within timeout_ms, and every 23.11+ scontrol reconfigure with it. */
 static int64_t stop_ms;
 
 static bool stopping(void)
@@ -446,7 +446,7 @@ void qd_sf_reconfigure(const struct qd_factor_params *p)
 }
 
 /* Said with the time it took: a slow Redis's share of a shutdown or a
- * 24.05+ reconfigure, within timeout_ms. */
+ * 23.11+ reconfigure, within timeout_ms. */
 void qd_sf_stop(void)
 {
 	int64_t t0;

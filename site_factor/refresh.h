@@ -19,7 +19,7 @@
  * runs on the copy kept in state_dir (StateSaveLocation, policy_keep.h);
  * with none kept, or plugstack.conf unreadable, it is an error here, fatal
  * at slurmctld start. again: this slurmctld ran the site factor before (a
- * failed 24.05+ reconfigure resumes it and starts its plugins anew); then
+ * failed 23.11+ reconfigure resumes it and starts its plugins anew); then
  * such an error is logged and the thread starts all the same, refreshing
  * once the files are mended. Returns 0, or -1 with err.
  */

@@ -33,7 +33,7 @@ static int params_from_conf(struct qd_factor_params *p, char *err,
 }
 
 /*
- * Whether this process started the site factor before. From 24.05 a failed
+ * Whether this process started the site factor before. From 23.11 a failed
  * `scontrol reconfigure` (the new slurmctld died, e.g. on a broken
  * qosdeny.conf) resumes the running slurmctld, which calls fini and then
  * init again (src/slurmctld/controller.c, "Resuming operation, reconfigure
@@ -84,7 +84,7 @@ extern int fini(void)
 
 #if QD_SITE_FACTOR_RECONFIG
 /* 22.05's scontrol reconfigure: new parameters (a bad one is logged and the
- * old ones kept, as slurmctld keeps running) and a refresh now. From 24.05
+ * old ones kept, as slurmctld keeps running) and a refresh now. From 23.11
  * a reconfigure starts a new slurmctld, which calls init. */
 extern void site_factor_p_reconfig(void)
 {
@@ -104,7 +104,7 @@ extern void site_factor_p_reconfig(void)
 #endif
 
 /*
- * Until the first table of a slurmctld just started (from 24.05 also at
+ * Until the first table of a slurmctld just started (from 23.11 also at
  * every reconfigure), or while Redis stays unreachable, the factors its
  * jobs had, kept in its state files, stand ("the factors keep their last
  * values", docs/fair-share.md, "GPU fair share in job priority"); only a job

@@ -45,7 +45,7 @@ enum qd_start {
 };
 
 /*
- * The first refresh of f at slurmctld's start (or a 24.05+ reconfigure,
+ * The first refresh of f at slurmctld's start (or a 23.11+ reconfigure,
  * which starts a new slurmctld), falling back to the policy kept in dir when
  * the file cannot be read or parsed. The file's signature is recorded either
  * way, so its error is reported once, until it changes.

@@ -271,14 +271,14 @@ assert_contains "the fix" \
 	"fix $CONF (qosdeny check $CONF); slurmctld reads it again within a second" "$l"
 write_policy "$EXAMPLE_POLICY"
 check "scontrol reconfigure with the file fixed" bash "$CLUSTER" reconfigure
-# From 24.05 a reconfigure starts a new slurmctld, which loads the file;
+# From 23.11 a reconfigure starts a new slurmctld, which loads the file;
 # before, the running one has reloaded it (write_policy waited for that).
-if ! slurm_at_least 24.05; then
+if ! slurm_at_least 23.11; then
 	as alice sbatch --parsable --hold -q research --gres=gpu:1 --wrap true
 	assert_eq "a submission with the file fixed" 0 "$RC"
 	cancel_all
 fi
-if slurm_at_least 24.05; then
+if slurm_at_least 23.11; then
 	expect "the fixed file loaded by the new slurmctld" --controller \
 		policy-load ok 0 "qosdeny: policy loaded from $CONF"
 else

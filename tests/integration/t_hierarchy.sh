@@ -106,6 +106,20 @@ slurm_says() {
 	else echo runs; fi
 }
 
+# leaked: alice's jobs but the scenario's first, which Slurm left queued
+# after rejecting a het job at submission (26.05.3 runs the component that
+# failed its check: docs/versions.md), said and cancelled.
+leaked() {
+	local j left=""
+	for j in $(squeue -h -u alice -o %A); do
+		[ "$j" = "$first" ] || left+=" $j"
+	done
+	[ -n "$left" ] || return 0
+	echo "# $i: $what: Slurm left job$left of the rejected submission queued: cancelled"
+	# shellcheck disable=SC2086
+	scancel $left
+}
+
 # scenario N DESCRIPTION SBATCH_ARGS...: Slurm's answer against qosdeny's;
 # FIRST (sbatch's words) a job of the scenario's QoS running before it.
 scenario() {
@@ -122,19 +136,31 @@ scenario() {
 		--wrap 'sleep 300'
 	job=${OUT%%;*}
 	if [ "$RC" -ne 0 ]; then
-		fail "$i: $what: sbatch failed: $OUT"
-		return
+		# Slurm's own refusal at submission for a QoS limit (a het job
+		# over a group limit, from 26.05.0) is an answer too.
+		if [[ $OUT == *"Job violates accounting/QOS policy"* ]]; then
+			says=rejected job=""
+			leaked
+		else
+			fail "$i: $what: sbatch failed: $OUT"
+			return
+		fi
+	else
+		says=$(slurm_says "$job")
 	fi
-	says=$(slurm_says "$job")
 	would=accepts
 	log_since "$n" | grep -q "Enforce=no, accepted" && would=denies
 	case $says in
 	runs) assert_eq "$i: $what: Slurm runs job $job; qosdeny" accepts "$would" ;;
 	held*) assert_eq "$i: $what: Slurm holds job $job (${says#held }); qosdeny" denies "$would" ;;
-	*) fail "$i: $what: job $job neither ran nor was held for a QoS limit: $says" ;;
+	rejected) assert_eq "$i: $what: Slurm rejects it at submission; qosdeny" denies "$would" ;;
+	*)
+		fail "$i: $what: job $job neither ran nor was held for a QoS limit: $says"
+		scontrol show job "$job" | sed 's/^/# /'
+		;;
 	esac
 	SAID[$i]=$says
-	scancel "$job" $first
+	[ -z "$job$first" ] || scancel $job $first
 	wait_for "the scenario's jobs to end" 30 queue_empty
 }
 declare -A SAID
@@ -155,7 +181,12 @@ scenario 10 "a het job of 2 + 3 GPUs, GrpTRES gpu=4" --gres=gpu:2 : \
 	-p hq -q hj10 --gres=gpu:3
 scenario 11 "a het job of 2 + 2 GPUs, GrpTRES gpu=4" --gres=gpu:2 : \
 	-p hq -q hj11 --gres=gpu:2
-want="runs runs held held held runs runs held runs held runs"
+# Slurm rejects scenario 10's het job at submission from 26.05.0 (each
+# component's usage added to the group's for the next one's check:
+# _het_job_val_add in proc_req.c), and holds it before.
+het=held
+slurm_at_least 26.05 && het=rejected
+want="runs runs held held held runs runs held runs $het runs"
 if slurm_at_least 24.11; then
 	JQOS=hj12,hk12 scenario 12 "two QoS, each GrpTRES gpu=2" --gres=gpu:4
 	JQOS=hj13,hk13 scenario 13 "two QoS, the second without a limit" \
@@ -185,9 +216,13 @@ scontrol update partitionname=hq qos=hp1
 as alice sbatch --parsable --hold -p hq -q hj1 --gres=gpu:4 --wrap true
 assert_eq "the partition QoS's 8 over the job QoS's 2: accepted" 0 "$RC"
 scontrol update partitionname=hq qos=hp10
+cancel_all
 as alice sbatch -p hq -q hj10 --gres=gpu:2 : -p hq -q hj10 --gres=gpu:3 --wrap true
 assert_eq "a het job over the group limit: denied at submission" 1 "$RC"
 assert_contains "naming the QoS" "QOS hj10: gres/gpu requested" "$OUT"
+# Slurm 26.05.3's own rejection of it leaves a component queued (above);
+# qosdeny's leaves nothing.
+assert_eq "and nothing of it is left in the queue" "" "$(squeue -h -u alice -o %A)"
 
 cancel_all
 scontrol delete partitionname=hq

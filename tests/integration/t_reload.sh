@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # qosdeny.conf changes take effect without a restart, and each one accepted
 # is kept in StateSaveLocation; a broken edit keeps the last good policy, at
-# a re-read and at scontrol reconfigure (from 24.05 a new slurmctld, which
+# a re-read and at scontrol reconfigure (from 23.11 a new slurmctld, which
 # runs on the kept copy), and so does a FIFO or no file in its place;
 # Enforce=no accepts and logs.
 source "$(dirname "$0")/lib.sh"
@@ -57,7 +57,7 @@ check "the broken file is not kept" kept_has "MaxTRESPerJob=gres/gpu=1"
 # The same broken file at scontrol reconfigure.
 n=$(log_lines)
 check "scontrol reconfigure with the broken file" bash "$CLUSTER" reconfigure
-if slurm_at_least 24.05; then
+if slurm_at_least 23.11; then
 	assert_contains "the new slurmctld runs on the kept policy" \
 		"qosdeny: $CONF:7: unknown flag 'DenyOnNothing'; running on the policy slurmctld accepted at " \
 		"$(log_since "$n")"

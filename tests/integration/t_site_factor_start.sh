@@ -54,7 +54,7 @@ assert_contains "the fatal line names file, line, text and qosdeny check" \
 	"$(log_since "$n")"
 
 # --- No qosdeny.conf and nothing kept: the defaults, said once per start
-# (from 24.05 a reconfigure is a start too). The thread refreshes every
+# (from 23.11 a reconfigure is a start too). The thread refreshes every
 # INTERVAL seconds; three of them pass without another line.
 rm -f "$CONF" "$KEPT"
 n=$(log_lines)
@@ -74,11 +74,11 @@ else
 	pass "the missing file is logged once, not at every refresh"
 fi
 
-# --- From 24.05 a reconfigure starts a new slurmctld; one that dies of a
+# --- From 23.11 a reconfigure starts a new slurmctld; one that dies of a
 # broken qosdeny.conf (nothing kept yet) leaves the running one to go on,
 # which starts its plugins again (fini, then init): the site factor logs
 # the file there instead of stopping it too, and refreshes once mended.
-if slurm_at_least 24.05; then
+if slurm_at_least 23.11; then
 	pid=$(slurm_pid "$QD_CLUSTER_DIR/run/slurmctld.pid")
 	write_policy "QOS=interactive Flags=DenyOnGrp,NoSuchFlag"
 	n=$(log_lines)

@@ -3,7 +3,7 @@
 # site_factor/qosdeny's stop (docs/fair-share.md, "GPU fair share in job priority"):
 # with a Redis that answers every command late, but each within timeout_ms,
 # a refresh over eight clusters takes about eight seconds. Stopping
-# slurmctld (and from 24.05 a reconfigure, which stops the plugin too)
+# slurmctld (and from 23.11 a reconfigure, which stops the plugin too)
 # waits only for the Redis call in progress: the plugin's stop, which it
 # logs with its time ("site factor: stopped in N ms"), stays within
 # 2 x timeout_ms + 100 ms, and the refresh reads no cluster after it. Then
@@ -89,7 +89,7 @@ check "the refresh stopped where it was: $read of 8 clusters read" test "$read" 
 use "$QD_REDIS_ADDR"
 start
 
-if slurm_at_least 24.05; then
+if slurm_at_least 23.11; then
 	use "$SLOW"
 	check "a refresh through the slow Redis begins again" refreshing
 	n=$(lines)
