@@ -814,6 +814,13 @@ do_restart_ctld() {
 	# Every slurmctld of this cluster, should a reconfigure have left one
 	# the pidfile does not name yet.
 	kill_pids 15 $(daemon_pid slurmctld) $(ours_running slurmctld)
+	# Without accounting (QD_ACCOUNTING=none) the cluster is a site that
+	# never had slurmdbd: no association cache in StateSaveLocation, which
+	# slurmctld would read with no database to ask (23.11 gives jobs their
+	# cached default account from it; 22.05, 24.11 and 26.05 do not).
+	if grep -qx 'AccountingStorageType=accounting_storage/none' "$CONF"; then
+		rm -f "$D/state/assoc_mgr_state" "$D/state/assoc_mgr_state.old"
+	fi
 	start_ctld || exit 1
 	# Nodes re-register by themselves only at slurmctld's first ping
 	# (about 5 s); a reconfigure makes them re-read slurm.conf and
