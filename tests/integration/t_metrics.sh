@@ -90,13 +90,15 @@ assert_contains "charlie's GPU past the group's 4: DenyOnGrp" "DenyOnGrp" "$OUT"
 sbatch_test alice -q research --gres=gpu:9
 assert_contains "9 research GPUs: DenyOnMaxPerJob" "DenyOnMaxPerJob" "$OUT"
 
-check "5 interactive submissions checked" \
-	wait_for "the counts" 10 reaches "$C_I" $((c_i + 5))
+# The file is written every second: one that shows the last submission
+# shows every one before it.
+check "1 research submission checked" \
+	wait_for "the counts" 10 reaches "$C_R" $((c_r + 1))
+assert_eq "and denied by DenyOnMaxPerJob" $((d_job + 1)) "$(value "$D_JOB")"
+assert_eq "5 interactive submissions checked" $((c_i + 5)) "$(value "$C_I")"
 assert_eq "2 accepted" $((a_i + 2)) "$(value "$A_I")"
 assert_eq "2 denied by DenyOnMaxPerUser on gres/gpu" $((d_user + 2)) "$(value "$D_USER")"
 assert_eq "1 by DenyOnGrp" $((d_grp + 1)) "$(value "$D_GRP")"
-assert_eq "1 research submission checked" $((c_r + 1)) "$(value "$C_R")"
-assert_eq "and denied by DenyOnMaxPerJob" $((d_job + 1)) "$(value "$D_JOB")"
 assert_eq "interactive's group limit: 4 GPUs" 4 "$(value "$G_LIM")"
 assert_eq "in use: alice's 2 and bob's 2" 4 "$(value "$G_USE")"
 assert_eq "interactive's per-user limit: 2 GPUs" 2 "$(value "$U_LIM")"

@@ -34,8 +34,11 @@ check "reporting on (plugstack.conf, slurmd restarted)" reporting_on
 
 # 1. Renamed to look ended at its start, then slurmd restarted: its
 # start-up sweep asks slurmctld about the open record.
+# It runs until the test lets it end (stop-JOB): a slurmd restart on a
+# busy host can take longer than a fixed run (run 32: the job had ended
+# before the look at its open record).
 as alice sbatch --parsable -N1 -w n1 --gres=gpu:1 \
-	--wrap 'touch "started-$SLURM_JOB_ID"; exec sleep 8'
+	--wrap 'touch "started-$SLURM_JOB_ID"; until [ -e "stop-$SLURM_JOB_ID" ]; do sleep 0.2; done'
 j=${OUT%%;*}
 check "job $j runs on n1" wait_for "job $j to start" 20 \
 	test -e "$QD_CLUSTER_DIR/users/alice/started-$j"
@@ -48,6 +51,8 @@ check "slurmd n1 restarted under it" \
 	bash "$CLUSTER" restart-slurmd n1 >/dev/null
 assert_contains "its prolog's record stays open" " job=$j node=n1 " \
 	"$(spool_records | grep " end=0 ")"
+wait_for "job $j to run 6 s" 20 ran_at_least "$j" 6
+touch "$QD_CLUSTER_DIR/users/alice/stop-$j"
 check "the job ended" wait_for "job $j to end" 60 ended "$j"
 check "its epilog sent the record" wait_for "job $j's record" 30 \
 	has_record "$j" n1
