@@ -252,28 +252,46 @@ int qd_adopt_parse(const char *text, struct qd_adopt_rec *r, char *err,
 	return 0;
 }
 
-int qd_adopt_find_node(const char *dir, uint32_t job, char *node, size_t len,
-		       char *err, size_t errlen)
+/*
+ * The nodes under dir with job's record (.adopt), or, for job 0, with a
+ * directory of their own: how many, the first one's name in node; -1
+ * (errno set) when dir cannot be read.
+ */
+static int nodes_with(const char *dir, uint32_t job, char *node, size_t len)
 {
 	char path[PATH_MAX];
 	struct dirent *e;
 	struct stat st;
-	int found = 0;
+	int found = 0, n;
 	DIR *d = opendir(dir);
 
 	if (!d)
-		return qd_errf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -1;
 	while ((e = readdir(d))) {
 		if (!valid_node(e->d_name))
 			continue;
-		if (snprintf(path, sizeof(path), "%s/%s/job_%" PRIu32 ".adopt",
-			     dir, e->d_name, job) >= (int)sizeof(path) ||
-		    stat(path, &st))
+		n = job ? snprintf(path, sizeof(path),
+				   "%s/%s/job_%" PRIu32 ".adopt", dir,
+				   e->d_name, job)
+			: snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (n >= (int)sizeof(path) ||
+		    (job ? stat(path, &st)
+			 : lstat(path, &st) || !S_ISDIR(st.st_mode)))
 			continue;
 		if (found++ == 0)
 			snprintf(node, len, "%s", e->d_name);
 	}
 	closedir(d);
+	return found;
+}
+
+int qd_adopt_find_node(const char *dir, uint32_t job, char *node, size_t len,
+		       char *err, size_t errlen)
+{
+	int found = nodes_with(dir, job, node, len);
+
+	if (found < 0)
+		return qd_errf(err, errlen, "%s: %s", dir, strerror(errno));
 	if (found == 1)
 		return 0;
 	if (!found)
@@ -310,23 +328,5 @@ void qd_adopt_count(const char *dir, const char *node, enum qd_node_count c)
 
 int qd_adopt_sole_node(const char *dir, char *node, size_t len)
 {
-	char path[PATH_MAX];
-	struct dirent *e;
-	struct stat st;
-	int found = 0;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d))) {
-		if (!valid_node(e->d_name) ||
-		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >=
-			(int)sizeof(path) ||
-		    lstat(path, &st) || !S_ISDIR(st.st_mode))
-			continue;
-		if (found++ == 0)
-			snprintf(node, len, "%s", e->d_name);
-	}
-	closedir(d);
-	return found == 1 ? 0 : -1;
+	return nodes_with(dir, 0, node, len) == 1 ? 0 : -1;
 }
