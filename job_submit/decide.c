@@ -245,6 +245,24 @@ static size_t add_qos(slurmdb_qos_rec_t **qos, size_t n, size_t max,
 	return n;
 }
 
+/*
+ * Several QoS in Slurm's order: by Priority, highest first (job_mgr.c's
+ * _get_qos_ptr_list sorts them so, 24.11 to 26.05, and the job runs under
+ * the first that lets it); equal ones in the order listed. Insertion sort:
+ * a job lists a few.
+ */
+static void by_priority(slurmdb_qos_rec_t **qos, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		slurmdb_qos_rec_t *q = qos[i];
+		size_t j = i;
+
+		for (; j > 0 && qos[j - 1]->priority < q->priority; j--)
+			qos[j] = qos[j - 1];
+		qos[j] = q;
+	}
+}
+
 size_t qd_job_qos(const struct qd_job_view *job, struct qd_who *who,
 		  slurmdb_assoc_rec_t **assoc, slurmdb_qos_rec_t **qos,
 		  size_t max)
@@ -270,6 +288,7 @@ size_t qd_job_qos(const struct qd_job_view *job, struct qd_who *who,
 	     q = strtok_r(NULL, ",", &save))
 		n = add_qos(qos, n, max, qd_find_job_qos(q, *assoc));
 	xfree(names);
+	by_priority(qos, n);
 	return n;
 }
 

@@ -29,11 +29,12 @@ struct qd_job_view {
 
 /*
  * The QoS the job may run under, at most max of them into qos[]: those it
- * names ("": the association's default, as an update means it), in the
- * order it lists them (24.11 takes several: Slurm runs the job under any
- * one), each once, unknown names left out; else cur_qos; else its
- * association's default. Returns how many. Fills who, for the log, and
- * *assoc (NULL when the job has none).
+ * names ("": the association's default, as an update means it), in
+ * Slurm's order (24.11 takes several and runs the job under the first
+ * that lets it: highest Priority first, equal ones as listed), each once,
+ * unknown names left out; else cur_qos (in the order Slurm keeps them);
+ * else its association's default. Returns how many. Fills who, for the
+ * log, and *assoc (NULL when the job has none).
  */
 size_t qd_job_qos(const struct qd_job_view *job, struct qd_who *who,
 		  slurmdb_assoc_rec_t **assoc, slurmdb_qos_rec_t **qos,

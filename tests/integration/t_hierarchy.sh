@@ -62,9 +62,10 @@ sacctmgr -i modify qos hp9 set GrpTRES=gres/gpu=2 >/dev/null
 # 10: a het job of 2 + 3 GPUs under GrpTRES gpu=4; 11: 2 + 2 (it fits).
 sacctmgr -i modify qos hj10 set GrpTRES=gres/gpu=4 >/dev/null
 sacctmgr -i modify qos hj11 set GrpTRES=gres/gpu=4 >/dev/null
-# 12: two QoS that each hold 4 GPUs; 13: the first holds, the second not.
+# 12: two QoS that each hold 4 GPUs, the second of higher Priority (Slurm
+# tries it first); 13: the first holds, the second not.
 sacctmgr -i modify qos hj12 set GrpTRES=gres/gpu=2 >/dev/null
-sacctmgr -i modify qos hk12 set GrpTRES=gres/gpu=2 >/dev/null
+sacctmgr -i modify qos hk12 set GrpTRES=gres/gpu=2 Priority=50 >/dev/null
 sacctmgr -i modify qos hj13 set GrpTRES=gres/gpu=2 Priority=100 >/dev/null
 # slurmdbd sends slurmctld the changes in order: the last one there (its
 # output shows no flags and no per-user limits) means all are.
@@ -223,6 +224,23 @@ assert_contains "naming the QoS" "QOS hj10: gres/gpu requested" "$OUT"
 # Slurm 26.05.3's own rejection of it leaves a component queued (above);
 # qosdeny's leaves nothing.
 assert_eq "and nothing of it is left in the queue" "" "$(squeue -h -u alice -o %A)"
+
+# Several QoS: Slurm tries the higher Priority first, and runs a job that
+# each lets run under it (squeue shows a started job's QoS); denied under
+# both, the line is that QoS's.
+if slurm_at_least 24.11; then
+	scontrol update partitionname=hq qos=hp12
+	j=$(submit_running alice -p hq -q hj12,hk12 --gres=gpu:1)
+	ran=$(squeue -h -j "$j" -o %q)
+	assert_eq "Slurm runs a job each of its QoS lets run under the higher Priority's" \
+		hk12 "$ran"
+	scancel "$j"
+	wait_for "the job to end" 30 queue_empty
+	as alice sbatch -p hq -q hj12,hk12 --gres=gpu:4 --wrap true
+	assert_eq "two QoS over their limits: denied at submission" 1 "$RC"
+	assert_contains "naming the QoS Slurm tries first" \
+		"QOS ${ran:-hk12}: gres/gpu requested 4" "$OUT"
+fi
 
 cancel_all
 scontrol delete partitionname=hq

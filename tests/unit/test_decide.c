@@ -489,7 +489,7 @@ Test(decide, partition_qos_record_limit_in_force_over_the_jobs)
 }
 
 /* --qos=a,b (24.11): denied only when every listed QoS denies; the line
- * is the first listed one's. */
+ * is the first one's, of equal priorities the first listed. */
 Test(decide, qos_list_denies_only_when_every_qos_does)
 {
 	struct qd_job_view job = {.uid = ALICE};
@@ -545,6 +545,34 @@ Test(decide, job_qos_in_listed_order_each_once_unknown_left_out)
 	cr_expect_eq(assoc, &assocs[0]);
 	cr_expect_str_eq(who.user, "alice");
 	cr_expect_str_eq(who.account, "physics", "the user's default");
+}
+
+/* Slurm tries a job's QoS by Priority, highest first (job_mgr.c's
+ * _get_qos_ptr_list); equal ones stay as listed. */
+Test(decide, job_qos_in_slurms_order_highest_priority_first)
+{
+	struct qd_job_view job = {.uid = ALICE, .qos = "interactive,normal"};
+	const char *conf = "QOS=interactive Flags=DenyOnMaxPerJob\n"
+			   "QOS=normal Flags=DenyOnMaxPerJob\n";
+	slurmdb_qos_rec_t *q[2];
+	slurmdb_assoc_rec_t *assoc;
+	struct qd_who who;
+	char msg[512];
+
+	qos[Q_NORMAL].rec.priority = 10;
+	cr_assert_eq(qd_job_qos(&job, &who, &assoc, q, 2), 2);
+	cr_expect_eq(q[0], &qos[Q_NORMAL].rec, "normal's priority is higher");
+	cr_expect_eq(q[1], &qos[Q_INTERACTIVE].rec);
+	qos[Q_INTERACTIVE].per_job[T_GPU] = 1;
+	qos[Q_NORMAL].per_job[T_GPU] = 3;
+	cr_assert(DECIDE(conf, &job, 4));
+	cr_expect_str_eq(msg,
+			 "qosdeny: DenyOnMaxPerJob: QOS normal: "
+			 "gres/gpu requested 4, MaxTRESPerJob limit 3",
+			 "the line of the QoS Slurm tries first");
+	qos[Q_INTERACTIVE].rec.priority = 10;
+	cr_assert_eq(qd_job_qos(&job, &who, &assoc, q, 2), 2);
+	cr_expect_eq(q[0], &qos[Q_INTERACTIVE].rec, "equal: as listed");
 }
 
 /* "" (an update's --qos=) means the association's default. */
