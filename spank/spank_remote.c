@@ -411,27 +411,27 @@ record:
 		    "pam_qosdeny, whose ssh sessions into the job on %s "
 		    "are refused: %s",
 		    job, node, why);
-		if (!rv) /* confined, but pam_qosdeny cannot know it */
-			qd_adopt_count(o->adopt_dir, node, QD_NC_BIND_EXTERN);
 	} else {
 		extern_rec = true;
 		extern_job = job;
 		snprintf(extern_node, sizeof(extern_node), "%s", node);
 		snprintf(extern_dir, sizeof(extern_dir), "%s", o->adopt_dir);
 	}
-	if (rv) {
+	/* Not confined, or confined with no record pam_qosdeny can read:
+	 * either way its sessions are refused. */
+	if (rv || !extern_rec)
 		qd_adopt_count(o->adopt_dir, node, QD_NC_BIND_EXTERN);
+	if (rv)
 		slurm_error("qosdeny: job %u extern step: ssh sessions into "
 			    "the job on %s cannot be confined and are refused: "
 			    "%s",
 			    job, node, err);
-	} else {
+	else
 		slurm_verbose("qosdeny: job %u extern step: sessions adopted "
 			      "on %s go to %s (GPUs %s)",
 			      job, node,
 			      rec.mode == QD_CG_OFF ? "no cgroup" : rec.dir,
 			      o->cgroup == QD_CG_OFF ? "all" : gpus);
-	}
 	qd_paths_free(&allowed);
 	return ESPANK_SUCCESS;
 }
