@@ -13,18 +13,11 @@
 /* Digits only, at most 32 bits: the value, or -1. */
 static int64_t number(const char *s, size_t len)
 {
-	int64_t v = 0;
+	unsigned __int128 v;
 
-	if (!len)
-		return -1;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-		if (v > UINT32_MAX)
-			return -1;
-	}
-	return v;
+	return fuzz_digits(s, len, UINT32_MAX, &v) && v <= UINT32_MAX
+		   ? (int64_t)v
+		   : -1;
 }
 
 static int64_t reference(const char *list)

@@ -34,17 +34,10 @@
 /* Decimal digits only, below 2^64. */
 static bool model_number(const char *s, size_t len, uint64_t *v)
 {
-	unsigned __int128 x = 0;
+	unsigned __int128 x;
 
-	if (!len)
+	if (!fuzz_digits(s, len, UINT64_MAX, &x) || x > UINT64_MAX)
 		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		x = x * 10 + (unsigned)(s[i] - '0');
-		if (x > UINT64_MAX)
-			return false;
-	}
 	*v = (uint64_t)x;
 	return true;
 }

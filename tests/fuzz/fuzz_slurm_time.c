@@ -15,18 +15,9 @@
  * of the total anyway). */
 static __int128 field(const char *s, size_t len)
 {
-	__int128 v = 0;
+	unsigned __int128 v;
 
-	if (!len)
-		return -1;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-		if (v > INT64_MAX)
-			v = (__int128)INT64_MAX + 1; /* stays "too large" */
-	}
-	return v;
+	return fuzz_digits(s, len, INT64_MAX, &v) ? (__int128)v : -1;
 }
 
 static int64_t reference(const char *text)

@@ -83,6 +83,25 @@ static inline uint64_t fuzz_u64(struct fuzz_in *in)
 	}
 }
 
+/* The models' plain reading of a field of decimal digits, s[0..len): false
+ * when it is empty or holds anything but digits; else *v its value, which
+ * past max stays at max + 1 (too large, whatever digits follow). */
+static inline bool fuzz_digits(const char *s, size_t len, unsigned __int128 max,
+			       unsigned __int128 *v)
+{
+	*v = 0;
+	if (!len)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		*v = *v * 10 + (unsigned)(s[i] - '0');
+		if (*v > max)
+			*v = max + 1;
+	}
+	return true;
+}
+
 /* A stored name as names.h describes it, read without names.c: 1 to 63
  * characters of [A-Za-z0-9._@+$-] and canonical "%XX" escapes of bytes
  * outside that set ("" too where optional), or "~" and 40 lowercase hex
