@@ -59,8 +59,10 @@ check "its epilog sent the record" wait_for "job $j's record" 30 \
 read -r s e <<<"$(times "$j")"
 rec=$(redis_record "$j" n1)
 ran=$(($(field "$rec" end) - $(field "$rec" start)))
+# The record starts at the prolog, which may run a second or two after
+# slurmctld's StartTime (CI stop 50, 23.11 under ASan: 5 s against 6 s).
 check "charged the ${ran}s it ran (slurmctld: $((e - s))s), not 0" \
-	test "$ran" -ge $((e - s - 2)) -a "$ran" -le $((e - s + 2)) -a "$ran" -ge 6
+	test "$ran" -ge $((e - s - 2)) -a "$ran" -le $((e - s + 2)) -a "$ran" -ge 4
 assert_not_contains "slurmd never closed it as ended without its epilog" \
 	"qosdeny: job $j ended on n1 without its epilog" "$(n1_log)"
 check "alice's usage is that record's" \
