@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later
  * Usage records into Redis, and usage back out for `qosdeny share`.
  */
-#include <errno.h>
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -145,16 +145,44 @@ int qd_redis_apply(struct qd_redis *r, const struct qd_usage_record *rec,
 	return rv;
 }
 
-/* A stored number: finite, not negative, nothing after it. */
+/* One of a usage hash's values, v or t (HMGET). */
 static int stored_number(const redisReply *e, double *out)
 {
-	char *end;
+	return e->type == REDIS_REPLY_STRING
+		   ? qd_usage_number_parse(e->str, e->len, out)
+		   : -1;
+}
 
-	if (e->type != REDIS_REPLY_STRING || !e->len)
+int qd_usage_number_parse(const char *s, size_t len, double *out)
+{
+	size_t i = 0, digits;
+	char *end;
+	double v;
+
+	for (digits = i; i < len && isdigit((unsigned char)s[i]); i++)
+		;
+	if (i == digits)
 		return -1;
-	errno = 0;
-	*out = strtod(e->str, &end);
-	return *end || errno || !isfinite(*out) || *out < 0 ? -1 : 0;
+	if (i < len && s[i] == '.')
+		for (i++; i < len && isdigit((unsigned char)s[i]); i++)
+			;
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		if (++i < len && (s[i] == '+' || s[i] == '-'))
+			i++;
+		for (digits = i; i < len && isdigit((unsigned char)s[i]); i++)
+			;
+		if (i == digits)
+			return -1;
+	}
+	if (i != len) /* something else, a NUL among it */
+		return -1;
+	/* An underflow (ERANGE) is a tiny usage, long decayed: read as it is;
+	 * an overflow is no number. */
+	v = strtod(s, &end);
+	if (end != s + len || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
 }
 
 struct scan {

@@ -170,6 +170,15 @@ enum qd_usage_kind { QD_USAGE_ACCOUNT, QD_USAGE_ASSOC };
 int qd_usage_key_parse(const char *prefix, const char *k, size_t klen,
 		       enum qd_usage_kind *kind, char *account, char *user);
 
+/*
+ * A usage hash's value (v or t), len bytes as HMGET gave it and a NUL after
+ * them, as the script writes it (%.17g, %.6f): digits, a fraction, an
+ * exponent; nothing else (no sign, blank, NUL, hex, inf or nan), and not
+ * too large for a double. The script reads a value by the same rule
+ * (usage_script.c). 0 with *out, or -1.
+ */
+int qd_usage_number_parse(const char *s, size_t len, double *out);
+
 /* Called per usage key read; user is "" for an account. Nonzero stops. */
 typedef int (*qd_redis_usage_fn)(enum qd_usage_kind kind, const char *account,
 				 const char *user, double usage, void *arg);

@@ -13,10 +13,11 @@
  * ARGV[5]     the record's text, kept as the id key's value
  * ARGV[6]     the job id      ARGV[7]  "1": WAIT follows (redis_replicas=)
  *
- * A usage hash of another type, or with values that are no numbers, refuses
- * this record alone (QD_REDIS_DAMAGED: kept in its spool, reported, and the
- * other records go on): its value cannot be told, so neither restarting it
- * from 0 nor leaving this record out of it would be right. The bookkeeping
+ * A usage hash of another type, or with values that are no numbers as the
+ * readers take them (stored(), qd_usage_number_parse), refuses this record
+ * alone (QD_REDIS_DAMAGED: kept in its spool, reported, and the other
+ * records go on): its value cannot be told, so neither restarting it from 0
+ * nor leaving this record out of it would be right. The bookkeeping
  * keys (running, ended) of another type are left alone, not updated: the
  * site factor's next publication replaces them (running_script.c), and
  * deleting them here would need a right (DEL) a node's ACL does not give.
@@ -32,6 +33,15 @@
 #define ENDED_KEEP STR(QD_ENDED_KEEP_S)
 
 const char qd_usage_script[] =
+    /* A usage hash's value as qd_usage_number_parse reads it, or nil. */
+    "local function stored(x)\n"
+    "  if not (x and (string.find(x, '^%d+%.?%d*$') or\n"
+    "                 string.find(x, '^%d+%.?%d*[eE][+-]?%d+$'))) then\n"
+    "    return nil\n"
+    "  end\n"
+    "  local n = tonumber(x)\n"
+    "  if n and n < math.huge then return n end\n"
+    "end\n"
     "local gs = tonumber(ARGV[1])\n"
     "local rend = tonumber(ARGV[2])\n"
     "local hl = tonumber(ARGV[3])\n"
@@ -55,7 +65,7 @@ const char qd_usage_script[] =
     "  end\n"
     "  if ty == 'hash' and i >= 4 then\n"
     "    local old = redis.call('HMGET', KEYS[i], 'v', 't')\n"
-    "    if not (tonumber(old[1]) and tonumber(old[2])) then\n"
+    "    if not (stored(old[1]) and stored(old[2])) then\n"
     "      return redis.error_reply('" QD_REDIS_DAMAGED_TEXT " ' ..\n"
     "        KEYS[i] .. ' is not a usage hash (v, t)')\n"
     "    end\n"
@@ -78,8 +88,8 @@ const char qd_usage_script[] =
     "if rend < now then add = gs * 2 ^ (-(now - rend) / hl) end\n"
     "for i = 4, #KEYS do\n"
     "  local old = redis.call('HMGET', KEYS[i], 'v', 't')\n"
-    "  local v = tonumber(old[1]) or 0\n"
-    "  local t = tonumber(old[2]) or now\n"
+    "  local v = stored(old[1]) or 0\n"
+    "  local t = stored(old[2]) or now\n"
     "  if t < now then v = v * 2 ^ (-(now - t) / hl) end\n"
     "  redis.call('HSET', KEYS[i], 'v', string.format('%.17g', v + add),\n"
     "             't', string.format('%.6f', now))\n"

@@ -3,12 +3,13 @@
  * from Redis's replies, which any client of a Redis
  * without a password may have written: a usage key's name from SCAN
  * (qd_usage_key_parse), a running job's entry from HGETALL
- * (qd_running_entry_parse), and a hashed name's mapping from GET
- * (qd_name_unescape, as redis_names.c reads it).
+ * (qd_running_entry_parse), a hashed name's mapping from GET
+ * (qd_name_unescape, as redis_names.c reads it) and a usage hash's value
+ * from HMGET (qd_usage_number_parse).
  *
- * Input: one byte choosing the parser (modulo 3: 0 a key under the prefix
- * "qosdeny:{qd}:", 1 an entry, 2 a mapping), then the bytes as Redis would
- * hold them, NULs and all. Checks, beyond the sanitizers:
+ * Input: one byte choosing the parser (modulo 4: 0 a key under the prefix
+ * "qosdeny:{qd}:", 1 an entry, 2 a mapping, 3 a value), then the bytes as
+ * Redis would hold them, NULs and all. Checks, beyond the sanitizers:
  *   - a key is accepted exactly when a second, plain reading of the forms in
  *     redis_usage.h accepts it ("account:" and an account, possibly empty;
  *     "assoc:", an account, possibly empty, ':' and a user; names of 1 to 63
@@ -21,8 +22,14 @@
  *     numbers;
  *   - a mapping, read into a buffer of its own length as redis_names.c
  *     does, is a name without NUL no longer than the text, and reading it
- *     shown again (qd_name_shown) gives the same name.
+ *     shown again (qd_name_shown) gives the same name;
+ *   - a usage hash's value (v or t from HMGET) is accepted exactly when a
+ *     plain reading of redis_usage.h's form accepts it (digits, then
+ *     optionally '.' and digits, then optionally an exponent; nothing else)
+ *     and it is finite, and then it is strtod's value of the text.
  */
+#include <math.h>
+
 #include "fuzz_util.h"
 #include "names.h"
 #include "redis_usage.h"
@@ -146,6 +153,45 @@ static void fuzz_mapping(const char *s, size_t n)
 	free(name);
 }
 
+/* Digits from s[*i], at least one. */
+static bool model_digits(const char *s, size_t n, size_t *i)
+{
+	size_t from = *i;
+
+	while (*i < n && s[*i] >= '0' && s[*i] <= '9')
+		(*i)++;
+	return *i > from;
+}
+
+static void fuzz_number(const char *s, size_t n)
+{
+	size_t i = 0;
+	double v = -1, want = 0;
+	bool model = model_digits(s, n, &i);
+	int rc;
+
+	if (model && i < n && s[i] == '.') {
+		i++;
+		model_digits(s, n, &i);
+	}
+	if (model && i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		model = model_digits(s, n, &i);
+	}
+	model = model && i == n;
+	if (model) {
+		want = strtod(s, NULL);
+		model = isfinite(want);
+	}
+	rc = qd_usage_number_parse(s, n, &v);
+	FUZZ_ASSERT((rc == 0) == model, "value: parser %d, model %d", rc,
+		    model);
+	FUZZ_ASSERT(rc ? v == -1 : v == want && v >= 0,
+		    "value: %.17g, model %.17g", v, want);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text;
@@ -155,10 +201,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The NUL after the bytes is the one hiredis puts after every
 	 * string. */
 	text = fuzz_strndup(data + 1, size - 1);
-	if (data[0] % 3 == 1)
+	if (data[0] % 4 == 1)
 		fuzz_entry(text, size - 1);
-	else if (data[0] % 3 == 2)
+	else if (data[0] % 4 == 2)
 		fuzz_mapping(text, size - 1);
+	else if (data[0] % 4 == 3)
+		fuzz_number(text, size - 1);
 	else
 		fuzz_key(text, size - 1);
 	free(text);

@@ -417,6 +417,78 @@ Test(redis, wrong_type_leaves_record_unapplied)
 	cr_expect_eq(apply(&r), 1);
 }
 
+/* What Lua's tonumber takes and a reader does not (a sign, blanks, hex,
+ * inf, nan, an overflow) is a damaged value to the script too: the readers
+ * and the script agree on what a usage hash holds, so no record lands on a
+ * value share and the site factor then skip for ever. */
+Test(redis, script_and_readers_take_the_same_numbers)
+{
+	static const char *bad[] = {"-1", "inf",   "nan",  "0x10", " 5",
+				    "5 ", "1e999", "1.5e", ".5",   ""};
+	static const char *good[] = {"0",
+				     "12.5",
+				     "7.",
+				     "1e-400",
+				     "4.9406564584124654e-324",
+				     "1.2345678901234567e+20"};
+	time_t now = time(NULL);
+	struct qd_usage_record r;
+	struct seen s = {0};
+	uint32_t job = 1;
+
+	plain();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		r = rec(job++, 1, now - 10, now);
+		freeReplyObject(
+		    cmd("HSET qosdeny:{qd}:user:alice v %s t 1", bad[i]));
+		cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)),
+			     QD_REDIS_DAMAGED, "v '%s': %s", bad[i], err);
+		freeReplyObject(cmd("HSET qosdeny:{qd}:account:research v %s "
+				    "t %lld",
+				    bad[i], (long long)now));
+		memset(&skipped, 0, sizeof(skipped));
+		memset(&s, 0, sizeof(s));
+		cr_expect_eq(qd_redis_read_usage(rd, "qd", WEEK, collect, &s,
+						 &skipped, err, sizeof(err)),
+			     0, "%s", err);
+		cr_expect(s.calls == 0 && skipped.n == 1, "v '%s': read",
+			  bad[i]);
+		freeReplyObject(cmd("DEL qosdeny:{qd}:user:alice "
+				    "qosdeny:{qd}:account:research"));
+	}
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
+		r = rec(job++, 1, now - 10, now);
+		freeReplyObject(
+		    cmd("HSET qosdeny:{qd}:user:alice v %s t 1", good[i]));
+		cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), 1,
+			     "v '%s': %s", good[i], err);
+		freeReplyObject(cmd("HSET qosdeny:{qd}:account:research v %s "
+				    "t %lld",
+				    good[i], (long long)now));
+		memset(&skipped, 0, sizeof(skipped));
+		memset(&s, 0, sizeof(s));
+		cr_expect_eq(qd_redis_read_usage(rd, "qd", WEEK, collect, &s,
+						 &skipped, err, sizeof(err)),
+			     0, "%s", err);
+		/* The record wrote its account's and association's keys. */
+		cr_expect(s.calls == 2 && skipped.n == 0, "v '%s': read",
+			  good[i]);
+	}
+}
+
+Test(redis, number_parse_is_all_or_nothing)
+{
+	double v = -1;
+
+	cr_expect_eq(qd_usage_number_parse("12.5", 4, &v), 0);
+	cr_expect_eq(v, 12.5);
+	/* A NUL inside: what follows it is not ignored. */
+	cr_expect_eq(qd_usage_number_parse("5\0009", 3, &v), -1);
+	cr_expect_eq(qd_usage_number_parse("5e", 2, &v), -1);
+	cr_expect_eq(qd_usage_number_parse("", 0, &v), -1);
+	cr_expect_eq(v, 12.5, "untouched when refused");
+}
+
 Test(redis, refuses_open_record)
 {
 	struct qd_usage_record r = rec(1, 1, 1700000000, 1700000001);
