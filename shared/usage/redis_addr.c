@@ -137,3 +137,21 @@ int qd_redis_addr_parse(const char *text, struct qd_redis_addr *a, char *why,
 		return qd_errf(why, whylen, FORMS);
 	return 0;
 }
+
+int qd_redis_endpoint_named(const char *host, size_t hostlen, const char *port,
+			    size_t portlen, struct qd_redis_endpoint *e)
+{
+	int p;
+
+	if (!hostlen || hostlen >= sizeof(e->host) ||
+	    !port_ok(port, portlen, &p))
+		return -1;
+	for (size_t i = 0; i < hostlen; i++)
+		if (!isgraph((unsigned char)host[i]) || host[i] == '/' ||
+		    host[i] == ',')
+			return -1;
+	memcpy(e->host, host, hostlen);
+	e->host[hostlen] = '\0';
+	e->port = p;
+	return 0;
+}

@@ -13,8 +13,6 @@
  * redis_conn.c calls this for a Sentinel address, and nothing here calls
  * back up.
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "errmsg.h"
@@ -70,7 +68,6 @@ static int ask(struct qd_redis *r, const struct qd_redis_endpoint *s,
 			      r->addr.master};
 	redisReply *reply;
 	int rv = -1;
-	long port;
 
 	reply = endpoint_command(r, "sentinel", s, deadline_ms, 3, argv, why,
 				 whylen);
@@ -83,18 +80,14 @@ static int ask(struct qd_redis *r, const struct qd_redis_endpoint *s,
 	else if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2 ||
 		 reply->element[0]->type != REDIS_REPLY_STRING ||
 		 reply->element[1]->type != REDIS_REPLY_STRING ||
-		 reply->element[0]->len >= sizeof(primary->host) ||
-		 (port = strtol(reply->element[1]->str, NULL, 10)) < 1 ||
-		 port > 65535)
+		 qd_redis_endpoint_named(
+		     reply->element[0]->str, reply->element[0]->len,
+		     reply->element[1]->str, reply->element[1]->len, primary))
 		qd_errf(why, whylen,
 			"sentinel %s:%d: does not know master '%s'", s->host,
 			s->port, r->addr.master);
-	else {
-		snprintf(primary->host, sizeof(primary->host), "%s",
-			 reply->element[0]->str);
-		primary->port = (int)port;
+	else
 		rv = 0;
-	}
 	qd_hiredis.freeReplyObject(reply);
 	return rv;
 }
@@ -114,7 +107,8 @@ static int open_primary(struct qd_redis *r, const struct qd_redis_endpoint *p,
 		return -1;
 	master = reply->type == REDIS_REPLY_ARRAY && reply->elements &&
 		 reply->element[0]->type == REDIS_REPLY_STRING &&
-		 !strcmp(reply->element[0]->str, "master");
+		 reply->element[0]->len == 6 &&
+		 !memcmp(reply->element[0]->str, "master", 6);
 	if (!master)
 		qd_errf(why, whylen,
 			"%s:%d, named by the sentinels as master '%s', is not "

@@ -334,14 +334,14 @@ Test(sentinel, all_sentinels_down_the_primary_found_before_is_used)
 	cr_expect(strstr(warned, primary.addr), "'%s'", warned);
 }
 
-/* A stand-in sentinel that names the replica as the master. */
-static void fake_sentinel(struct server *s, const struct server *names)
+/* A stand-in sentinel that names 127.0.0.1 and port (the text of its
+ * reply's second string, as it likes) as the master. */
+static void fake_sentinel(struct server *s, const char *port)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET};
 	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-	char reply[128], port[16];
+	char reply[128];
 
-	snprintf(port, sizeof(port), "%d", names->port);
 	snprintf(reply, sizeof(reply),
 		 "*2\r\n$9\r\n127.0.0.1\r\n$%zu\r\n%s\r\n", strlen(port), port);
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -374,10 +374,11 @@ static void fake_sentinel(struct server *s, const struct server *names)
 Test(sentinel, a_replica_named_as_master_is_never_written_to)
 {
 	struct server fake = {0};
-	char addr[512], two[512];
+	char addr[512], two[512], port[16];
 
 	cluster();
-	fake_sentinel(&fake, &replica);
+	snprintf(port, sizeof(port), "%d", replica.port);
+	fake_sentinel(&fake, port);
 	snprintf(addr, sizeof(addr), "sentinel:%s/" MASTER, fake.addr);
 	rd = handle(addr, 1000, NULL, NULL);
 	cr_expect_eq(apply(rd, 1), -1);
@@ -386,6 +387,29 @@ Test(sentinel, a_replica_named_as_master_is_never_written_to)
 	cr_expect(strstr(err, replica.addr), "%s", err);
 	qd_redis_free(rd);
 	/* The next sentinel in the list is asked then. */
+	sentinel_addr(two, sizeof(two), fake.addr);
+	rd = handle(two, 1000, NULL, NULL);
+	cr_expect_eq(apply(rd, 1), 1, "%s", err);
+	cr_expect(holds(&primary, 1));
+}
+
+/* A sentinel's reply out of shape (here the primary's port with more after
+ * it, which strtol would have read as the port) is not followed: the next
+ * sentinel is asked. */
+Test(sentinel, a_reply_out_of_shape_is_not_followed)
+{
+	struct server fake = {0};
+	char addr[512], two[512], port[32];
+
+	cluster();
+	snprintf(port, sizeof(port), "%dx", primary.port);
+	fake_sentinel(&fake, port);
+	snprintf(addr, sizeof(addr), "sentinel:%s/" MASTER, fake.addr);
+	rd = handle(addr, 1000, NULL, NULL);
+	cr_expect_eq(apply(rd, 1), -1);
+	cr_expect(strstr(err, "does not know master '" MASTER "'"), "%s", err);
+	cr_expect_not(holds(&primary, 1));
+	qd_redis_free(rd);
 	sentinel_addr(two, sizeof(two), fake.addr);
 	rd = handle(two, 1000, NULL, NULL);
 	cr_expect_eq(apply(rd, 1), 1, "%s", err);

@@ -741,6 +741,55 @@ Test(redis, bad_addresses)
 	cr_expect_str_eq(qd_redis_label(rd), "redis 127.0.0.1:6379");
 }
 
+/* What a sentinel names as the primary is held to a configured address's
+ * rules: it reaches the connection code only whole and well formed. */
+Test(redis, endpoint_named_by_a_sentinel)
+{
+#define S(x) x, sizeof(x) - 1 /* a string literal's bytes, NULs and all */
+	static const struct {
+		const char *host;
+		size_t hostlen;
+		const char *port;
+		size_t portlen;
+	} bad[] = {
+	    {S("10.0.0.1"), S("0")},
+	    {S("10.0.0.1"), S("65536")},
+	    {S("10.0.0.1"), S("6379x")},
+	    {S("10.0.0.1"), S(" 6379")},
+	    {S("10.0.0.1"), S("+6379")},
+	    {S("10.0.0.1"), S("")},
+	    {S("10.0.0.1"), S("63\00079")},
+	    {S(""), S("6379")},
+	    {S("a b"), S("6379")},
+	    {S("a\tb"), S("6379")},
+	    {S("a/b"), S("6379")},
+	    {S("a,b"), S("6379")},
+	    {S("10.0.0.1\0evil"), S("6379")},
+	};
+#undef S
+	struct qd_redis_endpoint e = {"untouched", 1};
+	char longest[QD_REDIS_HOST_MAX + 1];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		cr_expect_eq(
+		    qd_redis_endpoint_named(bad[i].host, bad[i].hostlen,
+					    bad[i].port, bad[i].portlen, &e),
+		    -1, "bad[%zu]", i);
+	cr_expect_str_eq(e.host, "untouched");
+	cr_expect_eq(e.port, 1);
+	memset(longest, 'h', sizeof(longest));
+	cr_expect_eq(
+	    qd_redis_endpoint_named(longest, QD_REDIS_HOST_MAX, "1", 1, &e),
+	    -1);
+	cr_expect_eq(
+	    qd_redis_endpoint_named(longest, QD_REDIS_HOST_MAX - 1, "1", 1, &e),
+	    0);
+	cr_expect_eq(strlen(e.host), QD_REDIS_HOST_MAX - 1);
+	cr_expect_eq(qd_redis_endpoint_named("fe80::1", 7, "26379", 5, &e), 0);
+	cr_expect_str_eq(e.host, "fe80::1");
+	cr_expect_eq(e.port, 26379);
+}
+
 Test(redis, unix_socket)
 {
 	time_t now = time(NULL);
