@@ -30,7 +30,8 @@ FUZZ_B        := $(B)/fuzz
 FUZZ_TARGETS  := fuzz_tres fuzz_policy fuzz_slurm_time fuzz_request \
                  fuzz_check fuzz_usage_record fuzz_options fuzz_gres \
                  fuzz_factor_params fuzz_slurm_output fuzz_redis_usage \
-                 fuzz_prom_merge fuzz_gpu_count fuzz_redis_endpoint
+                 fuzz_prom_merge fuzz_gpu_count fuzz_redis_endpoint \
+                 fuzz_slurmd_gres
 FUZZ_BIN      := $(addprefix $(FUZZ_B)/,$(FUZZ_TARGETS))
 # Any sanitizer report or failed invariant stops the run as a crash.
 FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -50,9 +51,10 @@ FUZZ_CORE_OBJ := $(CORE_SRC:%.c=$(FUZZ_B)/%.o)
 FUZZ_CORE_LIB := $(FUZZ_B)/libqosdeny_core.a
 # The node's gres.conf parser (the plugstack options' parser is in
 # shared/plugstack, with the core), its reader of squeue's QoS rows (with
-# the command runner it calls), and its count of a job's GPUs.
+# the command runner it calls), its count of a job's GPUs, and its reader
+# of `slurmd -G`'s lines.
 FUZZ_NODE_SRC := node/gpu_devices.c node/paths.c node/job_qos.c \
-                 node/slurm_cmd.c node/usage_job.c
+                 node/slurm_cmd.c node/usage_job.c node/slurmd_gres.c
 FUZZ_NODE_OBJ := $(FUZZ_NODE_SRC:%.c=$(FUZZ_B)/%.o)
 FUZZ_NODE_LIB := $(FUZZ_B)/libqosdeny_node.a
 

@@ -15,6 +15,7 @@
 #include "doctor_node.h"
 #include "gpu_devices.h"
 #include "gpu_order.h"
+#include "slurmd_gres.h"
 
 int qd_doctor_node_gpus(const struct qd_site *s, const struct qd_spank_opts *o,
 			const char *node, struct qd_paths *out, char *source,
@@ -50,13 +51,15 @@ static int slurmd_gpus(const struct qd_site *s, const char *node,
 	if (!p)
 		return -1;
 	while (fgets(line, sizeof(line), p)) {
-		char *file = strstr(line, " File=");
+		const char *file;
+		size_t len;
+		int rc = qd_slurmd_gres_line(line, &file, &len);
 
-		ran |= strstr(line, "Gres Name=") != NULL;
-		if (!strstr(line, "Gres Name=gpu ") || !file)
+		ran |= rc >= 0;
+		if (rc < 1)
 			continue;
-		file += 6;
-		file[strcspn(file, " \n")] = '\0';
+		/* The value ends the line's text here (file is in line). */
+		line[file + len - line] = '\0';
 		if (qd_expand_list(file, out, err, errlen))
 			break;
 	}
