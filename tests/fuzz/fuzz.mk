@@ -30,7 +30,7 @@ FUZZ_B        := $(B)/fuzz
 FUZZ_TARGETS  := fuzz_tres fuzz_policy fuzz_slurm_time fuzz_request \
                  fuzz_check fuzz_usage_record fuzz_options fuzz_gres \
                  fuzz_factor_params fuzz_slurm_output fuzz_redis_usage \
-                 fuzz_prom_merge fuzz_gpu_count fuzz_redis_endpoint \
+                 fuzz_prom_merge fuzz_gpu_count fuzz_redis_reply \
                  fuzz_slurmd_gres
 FUZZ_BIN      := $(addprefix $(FUZZ_B)/,$(FUZZ_TARGETS))
 # Any sanitizer report or failed invariant stops the run as a crash.
