@@ -133,6 +133,94 @@ plugstack "$GOOD_LINE gpu_devices=$QD_DEV_DIR/nvidia[0-3]"
 expect "gpu_devices= as gres.conf" --node=n1 gpus ok 0
 plugstack "$GOOD_LINE"
 
+# AutoDetect (gres.conf without File= for n1): qosdeny falls back to
+# /dev/nvidia[0-9]* in minor order, wrong wherever the driver's minors are
+# not in PCI bus order, Slurm's; the doctor reads the driver's view in
+# /proc/driver/nvidia/gpus. Both are laid out in a mount namespace of the
+# doctor's own (as test_spank_plugin.c's autodetect_node does), with
+# gres.conf swapped there, so the cluster and this host see none of it.
+AD_GRES=$QD_SLURM_ETC/gres.conf
+AD_COPY=$QD_CLUSTER_DIR/autodetect-gres.conf
+sed '/^NodeName=n1 /s/File=[^ ]*/Count=2/' "$AD_GRES" >"$AD_COPY"
+# The namespace's side: FIRST (the minor of the GPU on the first bus),
+# then the command. Its own /dev holds what the doctor and slurmd -G open.
+# shellcheck disable=SC2016
+AD_NS='set -e
+first=$1
+shift
+mount --make-rprivate /
+mount -t tmpfs -o mode=755 qd-doctor /proc/driver
+mount -t tmpfs -o mode=755 qd-doctor /dev
+mknod -m 666 /dev/null c 1 3
+mknod -m 666 /dev/zero c 1 5
+mknod -m 666 /dev/full c 1 7
+mknod -m 666 /dev/random c 1 8
+mknod -m 666 /dev/urandom c 1 9
+mkdir -m 755 /dev/pts
+mkdir -m 1777 /dev/shm
+ln -s /proc/self/fd /dev/fd
+ln -s fd/0 /dev/stdin
+ln -s fd/1 /dev/stdout
+ln -s fd/2 /dev/stderr
+bus=(0000:3b:00.0 0000:5e:00.0)
+for i in 0 1; do
+	mknod -m 666 /dev/nvidia$i c 195 $i
+	d=/proc/driver/nvidia/gpus/${bus[i]}
+	mkdir -p "$d"
+	printf "Model: \t\t A100\nDevice Minor: \t %d\n" \
+		$((i ? 1 - first : first)) >"$d/information"
+done
+mount --bind "$AD_COPY" "$AD_GRES"
+exec "$@"'
+# autodetect_doctor FIRST: doctor --node=n1 in such a namespace.
+autodetect_doctor() {
+	DOUT=$(AD_COPY=$AD_COPY AD_GRES=$AD_GRES unshare -m bash -c \
+		"$AD_NS" autodetect "$1" "$QD" doctor -P --node=n1 2>&1)
+	DRC=$?
+	assert_eq "AutoDetect, minor $1 first: the doctor ran" \
+		"Status|Check|Detail|Fix" "${DOUT%%$'\n'*}"
+}
+# host_view: what the namespace must leave as it was here.
+host_view() {
+	ls -A /proc/driver
+	ls -d /dev/nvidia* 2>/dev/null
+	awk -v g="$AD_GRES" '$5 == "/dev" || $5 == "/proc/driver" ||
+		$5 == g { print $1, $5 }' /proc/self/mountinfo
+}
+AD_ORDER="AutoDetect: GPU 0000:3b:00.0 is /dev/nvidia1 but GPU 0000:5e:00.0,"
+AD_ORDER+=" after it in PCI bus order, is /dev/nvidia0"
+AD_FIX="|list the GPUs with File= in gres.conf, in PCI bus order, or set"
+AD_FIX+=" gpu_devices="
+if [ -d /proc/driver ]; then
+	view=$(host_view)
+	gres=$(cat "$AD_GRES")
+	autodetect_doctor 1
+	l=$(line gpus)
+	assert_eq "AutoDetect, minors out of bus order: gpus is FAIL" \
+		FAIL "${l%%|*}"
+	assert_eq "AutoDetect, minors out of bus order: exit status" 1 "$DRC"
+	assert_contains "AutoDetect, minors out of bus order: the GPUs named" \
+		"$AD_ORDER" "$l"
+	assert_contains "AutoDetect, minors out of bus order: the fix" \
+		"$AD_FIX" "$l"
+	# In bus order the fallback is Slurm's order: whatever slurmd -G
+	# makes of the File=-less line, no word of minor order.
+	autodetect_doctor 0
+	l=$(line gpus)
+	assert_contains "AutoDetect, minors in bus order: fallback GPUs" \
+		"from /dev/nvidia[0-9]*" "$l"
+	assert_not_contains "AutoDetect, minors in bus order: no order FAIL" \
+		"PCI bus order" "$l"
+	assert_eq "AutoDetect: this host's /dev and /proc/driver untouched" \
+		"$view" "$(host_view)"
+	assert_eq "AutoDetect: this host's gres.conf untouched" \
+		"$gres" "$(cat "$AD_GRES")"
+else
+	echo "# t_doctor.sh: AutoDetect checks SKIPPED: no /proc/driver" \
+		"to lay the driver's view over"
+fi
+rm -f "$AD_COPY"
+
 bash "$CLUSTER" redis-stop >/dev/null
 expect "Redis stopped" --node=n1 redis FAIL 1 "connect"
 # While it is stopped, a job of alice's takes its port to be sent the

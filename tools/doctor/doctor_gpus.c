@@ -6,13 +6,16 @@
  * a difference means a job's GPU index names another device for qosdeny
  * than for Slurm.
  */
+#include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "doctor_node.h"
+#include "errmsg.h"
 #include "gpu_devices.h"
 #include "gpu_order.h"
 #include "slurmd_gres.h"
@@ -34,37 +37,50 @@ int qd_doctor_node_gpus(const struct qd_site *s, const struct qd_spank_opts *o,
 	return rv;
 }
 
-/* The File= of each gpu line `slurmd -G` prints. -1: it did not run. */
+/* The File= of each gpu line `slurmd -G` prints: 0, or -1 with why in err
+ * (it could not run or failed, printed no GRES line, or gave a File= list
+ * out of shape). */
 static int slurmd_gpus(const struct qd_site *s, const char *node,
 		       struct qd_paths *out, char *err, size_t errlen)
 {
-	char cmd[PATH_MAX + 512], line[4096];
-	bool ran = false;
+	char cmd[PATH_MAX + 512], line[4096], why[512];
+	bool gres = false;
+	int status, rv = 0;
 	FILE *p;
 
 	/* Names and paths are passed quoted; a quote in them is refused. */
 	if (strchr(node, '\'') || strchr(s->slurm_conf, '\''))
-		return -1;
+		return qd_errf(err, errlen,
+			       "not run: a quote in the node's name or "
+			       "slurm.conf's path");
 	snprintf(cmd, sizeof(cmd), "slurmd -G -N '%s' -f '%s' 2>&1", node,
 		 s->slurm_conf);
 	p = popen(cmd, "re");
 	if (!p)
-		return -1;
+		return qd_errf(err, errlen, "not run: %s", strerror(errno));
+	/* Read to the end, so that slurmd is not cut off mid-output. */
 	while (fgets(line, sizeof(line), p)) {
 		const char *file;
 		size_t len;
 		int rc = qd_slurmd_gres_line(line, &file, &len);
 
-		ran |= rc >= 0;
-		if (rc < 1)
+		gres |= rc >= 0;
+		if (rc < 1 || rv)
 			continue;
 		/* The value ends the line's text here (file is in line). */
 		line[file + len - line] = '\0';
-		if (qd_expand_list(file, out, err, errlen))
-			break;
+		if (qd_expand_list(file, out, why, sizeof(why)))
+			rv =
+			    qd_errf(err, errlen, "gave File=%s: %s", file, why);
 	}
-	if (pclose(p) || !ran)
+	status = pclose(p);
+	if (rv)
 		return -1;
+	if (status)
+		return qd_errf(err, errlen, "failed (exit status %d)",
+			       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	if (!gres)
+		return qd_errf(err, errlen, "printed no GRES line");
 	return 0;
 }
 
@@ -116,14 +132,12 @@ void qd_doctor_gpus(struct qd_doctor *d, const struct qd_site *s,
 			       "bus order, or set gpu_devices=");
 		goto done;
 	}
-	err[0] = '\0';
 	if (slurmd_gpus(s, node, &slurm, err, sizeof(err))) {
 		qd_doctor_linef(d, QD_DOC_WARN, "gpus",
-				"run doctor as root where slurmd is installed",
-				"%zu GPU%s from %s (%s); 'slurmd -G' did not "
-				"run%s%s",
-				mine.n, mine.n == 1 ? "" : "s", source, a,
-				err[0] ? ": " : "", err);
+				"run doctor as root where slurmd is installed, "
+				"and see what 'slurmd -G' prints",
+				"%zu GPU%s from %s (%s); 'slurmd -G' %s",
+				mine.n, mine.n == 1 ? "" : "s", source, a, err);
 		goto done;
 	}
 	list(&slurm, b, sizeof(b));
