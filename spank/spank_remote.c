@@ -10,7 +10,6 @@
  * renumbers it from 0 under ConstrainDevices, and it is the task's own to
  * change.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -22,6 +21,7 @@
 
 #include "adopt.h"
 #include "cgroup.h"
+#include "extern_process.h"
 #include "gpu_devices.h"
 #include "gpu_order.h"
 #include "gres_plugin.h"
@@ -206,73 +206,6 @@ static void tell_user(pid_t pid, const char *msg)
 	close(fd);
 }
 
-/* The first numeric entry NAME of dir for which pick() finds a pid in the
- * start of dir/NAME/file; 0 when none. */
-static pid_t find_in(const char *dir, const char *file,
-		     pid_t (*pick)(const char *name, const char *text))
-{
-	char path[300], buf[512];
-	struct dirent *e;
-	pid_t found = 0;
-	ssize_t n;
-	int fd;
-	DIR *d = opendir(dir);
-
-	while (d && !found && (e = readdir(d))) {
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/%s", dir, e->d_name, file);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		found = pick(e->d_name, buf);
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
-
-/* /proc/PID/stat, "PID (COMM) STATE PPID ...": PID when PPID is ours.
- * COMM may hold blanks. */
-static pid_t our_child(const char *name, const char *text)
-{
-	const char *p = strrchr(text, ')');
-	int ppid;
-
-	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1 || ppid != getpid())
-		return 0;
-	return (pid_t)atoi(name);
-}
-
-/* /proc/self/task/TID/children: the pids that thread forked. */
-static pid_t first_child(const char *name, const char *text)
-{
-	(void)name;
-	return (pid_t)atoi(text);
-}
-
-/*
- * The extern step's one process, `sleep`, the only child slurmstepd has
- * forked when it calls task_post_fork with no task: its cgroups are where
- * Slurm put the extern step. It may not have reached its setsid() or exec
- * yet, so it is known by its parent alone. Each of slurmstepd's threads
- * lists the children it forked in /proc/self/task/TID/children: a few
- * files instead of every process on the node (docs/performance.md "Launch
- * cost"). Where that finds none (kernels built without
- * CONFIG_PROC_CHILDREN), every process is looked at.
- */
-static pid_t extern_sleep(void)
-{
-	pid_t found = find_in("/proc/self/task", "children", first_child);
-
-	return found ? found : find_in("/proc", "stat", our_child);
-}
-
 /*
  * Slurm's cgroup/v2: the extern step's directory, where pam_slurm_adopt puts
  * the sessions it adopts, from this slurmstepd's own cgroup (STEP/slurm);
@@ -295,10 +228,10 @@ static void extern_step(struct qd_adopt_rec *rec)
  * for those sessions, denying every GPU of the node but the job's (which
  * the job prolog recorded), and record it for pam_qosdeny.so: on Slurm's
  * cgroup/v2 the extern step's user cgroup, below which pam_slurm_adopt puts
- * the sessions, confined in place; elsewhere a cgroup beside the sleep. Never
- * fails the step: from 24.11 that would fail the job, while all that is at
- * stake is the ssh sessions, which pam_qosdeny refuses when the record says
- * so, or is missing.
+ * the sessions, confined in place; elsewhere a cgroup beside the extern
+ * step's process (extern_process.h). Never fails the step: from 24.11 that
+ * would fail the job, while all that is at stake is the ssh sessions, which
+ * pam_qosdeny refuses when the record says so, or is missing.
  */
 static int extern_post_fork(spank_t sp, const struct qd_spank_opts *o)
 {
@@ -309,7 +242,7 @@ static int extern_post_fork(spank_t sp, const struct qd_spank_opts *o)
 	struct qd_adopt_rec rec;
 	struct qd_paths allowed = {0};
 	enum qd_cg_mode mode;
-	pid_t sleeper;
+	pid_t step_pid; /* in the extern step's cgroups */
 	size_t len, slen;
 
 	memset(&rec, 0, sizeof(rec));
@@ -356,14 +289,14 @@ static int extern_post_fork(spank_t sp, const struct qd_spank_opts *o)
 			goto record;
 		goto confined;
 	}
-	sleeper = extern_sleep();
-	if (!sleeper) {
+	step_pid = qd_extern_process();
+	if (!step_pid) {
 		snprintf(err, sizeof(err),
 			 "the extern step's process is not "
 			 "found among slurmstepd's children");
 		goto record;
 	}
-	if (qd_cg_resolve(sleeper, o->cgroup, &mode, err, sizeof(err)))
+	if (qd_cg_resolve(step_pid, o->cgroup, &mode, err, sizeof(err)))
 		goto record;
 	/*
 	 * task/cgroup with ConstrainDevices=yes (the only case Slurm makes v1
@@ -375,7 +308,7 @@ static int extern_post_fork(spank_t sp, const struct qd_spank_opts *o)
 	 */
 	snprintf(suffix, sizeof(suffix), "/job_%u/step_extern", job);
 	if (mode == QD_CG_V1 &&
-	    !qd_cg_dir(sleeper, mode, rec.dir, sizeof(rec.dir), err,
+	    !qd_cg_dir(step_pid, mode, rec.dir, sizeof(rec.dir), err,
 		       sizeof(err)) &&
 	    (len = strlen(rec.dir)) > (slen = strlen(suffix)) &&
 	    !strcmp(rec.dir + len - slen, suffix)) {
@@ -388,7 +321,7 @@ static int extern_post_fork(spank_t sp, const struct qd_spank_opts *o)
 	/* slurmstepd's pid: several slurmd on one host share the tree. */
 	snprintf(name, sizeof(name), QD_CG_PREFIX "%u_extern_%d", job,
 		 (int)getpid());
-	if (qd_cg_prepare(sleeper, mode, name, &node_gpus, &allowed, &extern_b,
+	if (qd_cg_prepare(step_pid, mode, name, &node_gpus, &allowed, &extern_b,
 			  err, sizeof(err)))
 		goto record;
 confined:

@@ -54,6 +54,13 @@ EOF
 		return 1
 	}
 	sshd=$(command -v sshd || echo /usr/sbin/sshd)
+	# OpenSSH 9.8 and later penalise a source for failed logins (at its
+	# third within a few seconds, refusing every connection from it for a
+	# while): the test's refused sessions are meant, and must not refuse
+	# the next session's. Older sshd know no such option.
+	"$sshd" -t -f "$SSH_DIR/sshd_config" -o PerSourcePenalties=no \
+		>/dev/null 2>&1 &&
+		echo "PerSourcePenalties no" >>"$SSH_DIR/sshd_config"
 	# pam_slurm_adopt, in sshd's own process, reads SLURM_CONF.
 	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin SLURM_CONF="$SLURM_CONF" \
 		unshare -m --propagation private sh -c \

@@ -16,8 +16,10 @@ PAM_QD=$QD_BUILD/pam_qosdeny.so
 ADOPT_DIR=$QD_CLUSTER_DIR/adopt
 EXTRA=$QD_CLUSTER_DIR/adopt-slurm.conf
 
-# Debian ships pam_slurm_adopt for its own Slurm only: a Slurm built from
-# source (26.05) has none to test with, which is said, not counted.
+# Debian ships pam_slurm_adopt for its own Slurm only, and make check
+# builds it for the Slurm it builds from source (build-slurm.sh); a Slurm
+# installed otherwise without it has none to test with, which is said, not
+# counted.
 if [ -z "$ADOPT" ] && ! dpkg-query -W -f '${db:Status-Status}' slurmctld 2>/dev/null | grep -qx installed; then
 	echo "# t_adopt.sh: SKIPPED: no pam_slurm_adopt.so for a Slurm built from source"
 	finish
