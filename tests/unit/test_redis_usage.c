@@ -417,6 +417,30 @@ Test(redis, wrong_type_leaves_record_unapplied)
 	cr_expect_eq(apply(&r), 1);
 }
 
+/* value as a usage hash's v: a record of job j onto alice's gives
+ * applied; the keys read then call collect calls times and skip skips. */
+static void usage_value(const char *value, uint32_t j, int applied, int calls,
+			size_t skips)
+{
+	time_t now = time(NULL);
+	struct qd_usage_record r = rec(j, 1, now - 10, now);
+	struct seen s = {0};
+
+	freeReplyObject(cmd("HSET qosdeny:{qd}:user:alice v %s t 1", value));
+	cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), applied,
+		     "v '%s': %s", value, err);
+	freeReplyObject(cmd("HSET qosdeny:{qd}:account:research v %s t %lld",
+			    value, (long long)now));
+	memset(&skipped, 0, sizeof(skipped));
+	cr_expect_eq(qd_redis_read_usage(rd, "qd", WEEK, collect, &s, &skipped,
+					 err, sizeof(err)),
+		     0, "%s", err);
+	cr_expect(s.calls == calls && skipped.n == skips,
+		  "v '%s': %d read, %zu skipped", value, s.calls, skipped.n);
+	freeReplyObject(cmd("DEL qosdeny:{qd}:user:alice "
+			    "qosdeny:{qd}:account:research"));
+}
+
 /* What Lua's tonumber takes and a reader does not (a sign, blanks, hex,
  * inf, nan, an overflow) is a damaged value to the script too: the readers
  * and the script agree on what a usage hash holds, so no record lands on a
@@ -431,49 +455,14 @@ Test(redis, script_and_readers_take_the_same_numbers)
 				     "1e-400",
 				     "4.9406564584124654e-324",
 				     "1.2345678901234567e+20"};
-	time_t now = time(NULL);
-	struct qd_usage_record r;
-	struct seen s = {0};
 	uint32_t job = 1;
 
 	plain();
-	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		r = rec(job++, 1, now - 10, now);
-		freeReplyObject(
-		    cmd("HSET qosdeny:{qd}:user:alice v %s t 1", bad[i]));
-		cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)),
-			     QD_REDIS_DAMAGED, "v '%s': %s", bad[i], err);
-		freeReplyObject(cmd("HSET qosdeny:{qd}:account:research v %s "
-				    "t %lld",
-				    bad[i], (long long)now));
-		memset(&skipped, 0, sizeof(skipped));
-		memset(&s, 0, sizeof(s));
-		cr_expect_eq(qd_redis_read_usage(rd, "qd", WEEK, collect, &s,
-						 &skipped, err, sizeof(err)),
-			     0, "%s", err);
-		cr_expect(s.calls == 0 && skipped.n == 1, "v '%s': read",
-			  bad[i]);
-		freeReplyObject(cmd("DEL qosdeny:{qd}:user:alice "
-				    "qosdeny:{qd}:account:research"));
-	}
-	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
-		r = rec(job++, 1, now - 10, now);
-		freeReplyObject(
-		    cmd("HSET qosdeny:{qd}:user:alice v %s t 1", good[i]));
-		cr_expect_eq(qd_redis_apply(rd, &r, WEEK, err, sizeof(err)), 1,
-			     "v '%s': %s", good[i], err);
-		freeReplyObject(cmd("HSET qosdeny:{qd}:account:research v %s "
-				    "t %lld",
-				    good[i], (long long)now));
-		memset(&skipped, 0, sizeof(skipped));
-		memset(&s, 0, sizeof(s));
-		cr_expect_eq(qd_redis_read_usage(rd, "qd", WEEK, collect, &s,
-						 &skipped, err, sizeof(err)),
-			     0, "%s", err);
-		/* The record wrote its account's and association's keys. */
-		cr_expect(s.calls == 2 && skipped.n == 0, "v '%s': read",
-			  good[i]);
-	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		usage_value(bad[i], job++, QD_REDIS_DAMAGED, 0, 1);
+	/* The record wrote its account's and association's keys. */
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++)
+		usage_value(good[i], job++, 1, 2, 0);
 }
 
 Test(redis, number_parse_is_all_or_nothing)
