@@ -186,7 +186,8 @@ TEST_DEPS  := criterion/criterion.h=libcriterion-dev
 SELF_DEPS_GOALS := deps check check-here check-core check-quick demo bench bench-plugin deb \
                    distclean uninstall pam-uninstall \
                    deb-test deb-test-if-debian build-test clean format format-check fuzz \
-                   fuzz-smoke fuzz-build slurm-from-source check-gpu-node check-vm-26.05
+                   fuzz-smoke fuzz-build slurm-from-source check-gpu-node check-vm-25.11 \
+                   check-vm-26.05
 GOALS := $(or $(MAKECMDGOALS),all)
 ifneq ($(filter-out $(SELF_DEPS_GOALS),$(GOALS)),)
 NEEDED  := $(BUILD_DEPS) \

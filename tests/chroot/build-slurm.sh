@@ -22,7 +22,9 @@
 # added to an installed Slurm that lacks it without building Slurm again.
 set -euo pipefail
 tree=$(cd "$1" && pwd)
-bdir=$2
+# Absolute: the build runs in it, and pam_adopt looks in it after.
+mkdir -p "$2"
+bdir=$(cd "$2" && pwd)
 sha=${3:-}
 STAMP=/var/lib/qosdeny-slurm-build.sha256
 ver=$(awk '$1 == "Version:" { print $2; exit }' "$tree/META")
@@ -53,7 +55,8 @@ fi
 
 # What Slurm's configure needs for the daemons the suite runs: munge
 # (auth/munge), MariaDB's client (accounting_storage/mysql), hwloc, PAM
-# (pam_slurm_adopt), and the runtime the suite itself needs
+# (pam_slurm_adopt), dbus (cgroup/v2, for the pure cgroup v2 VM: make
+# check-vm-25.11), and the runtime the suite itself needs
 # (install-deps.sh, which leaves Slurm's packages out once this slurmctld
 # is in place).
 export DEBIAN_FRONTEND=noninteractive
@@ -61,7 +64,8 @@ export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq &&
 		apt-get install -y -qq --no-install-recommends gcc make python3 \
 			pkg-config libmunge-dev munge libmariadb-dev libhwloc-dev \
-			libjson-c-dev libyaml-dev liblua5.3-dev libpam0g-dev
+			libjson-c-dev libyaml-dev liblua5.3-dev libpam0g-dev \
+			libdbus-1-dev
 } >"$bdir.deps.log" 2>&1 || {
 	tail -n 20 "$bdir.deps.log" >&2
 	exit 1

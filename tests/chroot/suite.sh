@@ -136,25 +136,11 @@ fi
 
 # place_source: the version's source where its build looks for Slurm's
 # internal headers (SLURM_SRC's default, inside the checkout, so that a
-# chroot sees it too) and builds Slurm from: TREE copied, or the tarball
-# unpacked, its sha256 kept beside it (slurm-src.sha256) and in sha, the
-# key of the Slurm installed in the root (build-slurm.sh).
+# chroot sees it too) and builds Slurm from (place-source.sh); sha the
+# tarball's sha256, the key of the Slurm installed in the root
+# (build-slurm.sh), "" for a tree.
 place_source() {
-	local dst=$REPO/$b/slurm-src
-	mkdir -p "$REPO/$b"
-	sha=""
-	if [ -d "$src" ]; then
-		rm -f "$dst.sha256"
-		[ "$src" = "$dst" ] && return 0
-		rm -rf "${dst:?}"
-		cp -a "$src" "$dst"
-		return
-	fi
-	sha=$(sha256sum "$src" | cut -d' ' -f1)
-	[ -d "$dst" ] && [ "$(cat "$dst.sha256" 2>/dev/null)" = "$sha" ] && return 0
-	rm -rf "${dst:?}" "$dst.sha256"
-	mkdir -p "$dst"
-	tar -xJf "$src" -C "$dst" --strip-components=1 && echo "$sha" >"$dst.sha256"
+	sha=$(bash "$HERE/place-source.sh" "$src" "$REPO/$b/slurm-src")
 }
 
 case $part in

@@ -37,9 +37,10 @@ libpam0g-dev openssh-server openssh-client libssl-dev openssl
 prometheus-node-exporter prometheus"
 USERS="alice bob charlie"
 # QD_DEPS=build: only what building the plugins and the tool needs (make
-# deb on an administrator's machine), no test users.
+# deb on an administrator's machine; Slurm's headers are a Slurm built from
+# source's own where there is one), no test users.
 if [ "${QD_DEPS:-}" = build ]; then
-	PKGS="libslurm-dev libhiredis-dev libpam0g-dev libssl-dev dpkg-dev pkg-config gcc make ${QD_EXTRA_PKGS:-}"
+	PKGS="${SLURM_PKGS:+libslurm-dev} libhiredis-dev libpam0g-dev libssl-dev dpkg-dev pkg-config gcc make ${QD_EXTRA_PKGS:-}"
 	USERS=""
 fi
 

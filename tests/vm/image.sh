@@ -10,6 +10,10 @@
 #   VERSION  24.11 (default; QD_VM_SLURM): Debian 13's Slurm, the root
 #            build/chroot/trixie that the 24.11 suite runs in, its image
 #            build/vm/image.
+#            25.11: SchedMD's release built from its source
+#            (slurm-tree.sh's tarball, build-slurm.sh, with cgroup/v2) in
+#            a root of its own, build/chroot/trixie-src-vm, its image
+#            build/vm/image-25.11 (make check-vm-25.11).
 #            26.05: Debian testing's (forky) Slurm packages, in a root of
 #            its own, build/chroot/forky-deb (build/chroot/forky is the
 #            one the suite builds Slurm 26.05 from source in, which must
@@ -35,12 +39,16 @@ case $VER in
 	ROOT=trixie
 	OUT=${QD_VM_IMAGE_BASE:-$REPO/build/vm}/image
 	;;
+25.11)
+	ROOT=trixie-src-vm
+	OUT=${QD_VM_IMAGE_BASE:-$REPO/build/vm}/image-25.11
+	;;
 26.05)
 	ROOT=forky-deb
 	OUT=${QD_VM_IMAGE_BASE:-$REPO/build/vm}/image-26.05
 	;;
 *)
-	msg "unknown Slurm version '$VER' (24.11 or 26.05)"
+	msg "unknown Slurm version '$VER' (24.11, 25.11 or 26.05)"
 	exit 2
 	;;
 esac
@@ -51,6 +59,28 @@ if [ "$VER" = 24.11 ]; then
 	# The 24.11 suite's root: everything make deps installs, and the VM's.
 	bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" env \
 		QD_EXTRA_PKGS="$VM_PKGS" sh tests/cluster/install-deps.sh >&2
+elif [ "$VER" = 25.11 ]; then
+	# Slurm first (build-slurm.sh, its build dependencies dbus's among
+	# them, for cgroup/v2), so that no Debian Slurm is installed beside
+	# it; then what the VM and the node side's build need, as for 26.05.
+	src=$(bash "$REPO/tests/chroot/slurm-tree.sh" 25.11)
+	[ -n "$src" ] || {
+		msg "no source of Slurm 25.11 (tests/chroot/slurm-tree.sh)"
+		exit 1
+	}
+	sha=$(bash "$REPO/tests/chroot/place-source.sh" "$src" \
+		"$REPO/build/$ROOT/slurm-src")
+	bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" bash \
+		tests/chroot/build-slurm.sh "build/$ROOT/slurm-src" \
+		"build/$ROOT/slurm-build" "$sha" >&2
+	bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" env QD_DEPS=build \
+		QD_EXTRA_PKGS="$VM_PKGS munge redis-server libcriterion-dev
+			openssh-server openssh-client openssl python3" \
+		sh tests/cluster/install-deps.sh >&2
+	bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" sh -c '
+		for u in alice bob charlie; do
+			id -u "$u" >/dev/null 2>&1 || useradd -m -s /bin/bash "$u"
+		done' >&2
 else
 	# Only what the VM and the node side's build and unit tests need
 	# (tests/chroot/suite.sh): Debian's Slurm daemons and PAM module, munge,
@@ -70,8 +100,12 @@ fi
 
 # This script's comment lines are not part of the key: an edited comment
 # does not cost a new image.
-key=$({ cat "$CHROOT/var/lib/dpkg/status"; grep -v '^[[:space:]]*#' "$0"; } |
-	sha256sum | cut -c1-16)
+key=$({
+	cat "$CHROOT/var/lib/dpkg/status"
+	# A Slurm built from source: the tarball's sha256 (build-slurm.sh).
+	cat "$CHROOT/var/lib/qosdeny-slurm-build.sha256" 2>/dev/null || true
+	grep -v '^[[:space:]]*#' "$0"
+} | sha256sum | cut -c1-16)
 if [ "$(cat "$OUT/key" 2>/dev/null)" = "$key" ] && [ -s "$OUT/root.ext4" ]; then
 	echo "$OUT"
 	exit 0

@@ -14,8 +14,10 @@
 #                 "vm-v2-jobidpaths t_NAME"
 #
 # Environment:
-#   QD_VM_SLURM    24.11 (default: Debian 13's root build/chroot/trixie) or
-#                  26.05 (Debian testing's packages, build/chroot/forky-deb)
+#   QD_VM_SLURM    24.11 (default: Debian 13's root build/chroot/trixie),
+#                  25.11 (SchedMD's release built from its source,
+#                  build/chroot/trixie-src-vm) or 26.05 (Debian testing's
+#                  packages, build/chroot/forky-deb)
 #   QD_VM_PLUGIN   the plugin, relative to the checkout (default that
 #                  version's build: build/trixie/spank_qosdeny.so on Debian
 #                  12, build/forky-deb/spank_qosdeny.so)
@@ -43,13 +45,18 @@ case $VER in
 	WORK=${QD_VM_WORK:-$REPO/build/vm/run}
 	RESULTS=${QD_RESULTS:-$REPO/build/vm/results}
 	;;
+25.11)
+	PLUGIN=${QD_VM_PLUGIN:-build/trixie-src-vm/spank_qosdeny.so}
+	WORK=${QD_VM_WORK:-$REPO/build/vm/run-25.11}
+	RESULTS=${QD_RESULTS:-$REPO/build/vm/results-25.11}
+	;;
 26.05)
 	PLUGIN=${QD_VM_PLUGIN:-build/forky-deb/spank_qosdeny.so}
 	WORK=${QD_VM_WORK:-$REPO/build/vm/run-26.05}
 	RESULTS=${QD_RESULTS:-$REPO/build/vm/results-26.05}
 	;;
 *)
-	echo "vm-v2: unknown Slurm version '$VER' (QD_VM_SLURM=24.11 or 26.05)" >&2
+	echo "vm-v2: unknown Slurm version '$VER' (QD_VM_SLURM=24.11, 25.11 or 26.05)" >&2
 	exit 2
 	;;
 esac

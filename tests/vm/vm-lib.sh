@@ -41,7 +41,7 @@ job_has_state() { [ "$(squeue -h -j "$1" -o %T 2>/dev/null)" == "$2" ]; }
 
 # scope_dirs: every cgroup under the one slurmd keeps its slurmstepds in
 # (IgnoreSystemd=yes: system.slice/vm_slurmstepd.scope, made by slurmd).
-# Each job's cgroups are in a directory of its own there: job_N on 24.11
+# Each job's cgroups are in a directory of its own there: job_N up to 25.11
 # (and on 26.05 with CgroupJobIdPaths=yes), else the job's SLUID
 # (s4CDM8EPVE3X00/step_0/user/task_0). Not the scope's system/, where the
 # first slurmstepd puts itself and which stays (26.05 makes it then, not
@@ -53,7 +53,7 @@ scope_dirs() {
 
 # job_dir_re [JOB]: the name Slurm gives a job's cgroup, as an ERE.
 job_dir_re() {
-	if [ "${QD_VM_SLURM:-24.11}" = 24.11 ] || [ "${QD_VM_JOBID_PATHS:-}" = yes ]; then
+	if [ "${QD_VM_SLURM:-24.11}" != 26.05 ] || [ "${QD_VM_JOBID_PATHS:-}" = yes ]; then
 		echo "job_${1:-[0-9]+}"
 	else
 		echo 's[0-9A-Z]+'
