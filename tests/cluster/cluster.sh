@@ -625,8 +625,30 @@ setup_accounts() {
 
 ctld_up() { scontrol ping | grep -q 'is UP'; }
 
-# start_ctld: start slurmctld, wait until it answers; 1 on failure (no cleanup)
+# start_ctld: start slurmctld, wait until it answers; 1 on failure (no
+# cleanup). Slurm 24.11 beside MariaDB 11.8 (Debian 13) can leave a
+# ClusterID of its own making in StateSaveLocation: when a reconfigure's
+# new slurmctld fails (t_site_factor_start makes it), it and the old one
+# resuming register with slurmdbd at once, MariaDB refuses one update
+# ("1020 Record has changed since last read in table 'cluster_table'"),
+# and the old one, given no ID, writes a new one to state/clustername.
+# Every later start then stops at "CLUSTER ID MISMATCH" (seen once, in run
+# 36). That file is removed, as Slurm's message says to, and the start
+# tried once more, with a line saying so.
 start_ctld() {
+	local from
+	from=$(stat -c %s "$LOG/slurmctld.log" 2>/dev/null || echo 0)
+	start_ctld_once && return 0
+	tail -c +$((from + 1)) "$LOG/slurmctld.log" 2>/dev/null |
+		grep -q 'CLUSTER ID MISMATCH' || return 1
+	msg "slurmctld: StateSaveLocation's ClusterID is not slurmdbd's" \
+		"(Slurm's, after a failed reconfigure): state/clustername" \
+		"removed, starting again"
+	rm -f "$D/state/clustername"
+	start_ctld_once
+}
+
+start_ctld_once() {
 	local rc
 	rm -f "$RUN/slurmctld.pid"
 	# QD_CTLD_ENV: slurmctld's alone, e.g. LD_PRELOAD of a sanitizer
