@@ -54,15 +54,32 @@ case $VER in
 esac
 CHROOT=${QD_CHROOT_BASE:-$REPO/build/chroot}/$ROOT
 
+# vm_runtime PKGS: only what the VM and the node side's build and unit
+# tests need (tests/chroot/suite.sh) besides PKGS: munge, Redis, sshd,
+# Criterion, python3 (sshd-lib.sh picks a free port), and the test users.
+# Not the controller's database or clang: less to fetch and a smaller
+# image.
+vm_runtime() {
+	bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" env QD_DEPS=build \
+		QD_EXTRA_PKGS="$VM_PKGS $1 munge redis-server libcriterion-dev
+			openssh-server openssh-client openssl python3" \
+		sh tests/cluster/install-deps.sh >&2
+	bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" sh -c '
+		for u in alice bob charlie; do
+			id -u "$u" >/dev/null 2>&1 || useradd -m -s /bin/bash "$u"
+		done' >&2
+}
+
 bash "$REPO/tests/chroot/chroot.sh" create "$ROOT" >&2
-if [ "$VER" = 24.11 ]; then
+case $VER in
+24.11)
 	# The 24.11 suite's root: everything make deps installs, and the VM's.
 	bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" env \
 		QD_EXTRA_PKGS="$VM_PKGS" sh tests/cluster/install-deps.sh >&2
-elif [ "$VER" = 25.11 ]; then
+	;;
+25.11)
 	# Slurm first (build-slurm.sh, its build dependencies dbus's among
-	# them, for cgroup/v2), so that no Debian Slurm is installed beside
-	# it; then what the VM and the node side's build need, as for 26.05.
+	# them, for cgroup/v2), so that no Debian Slurm is installed beside it.
 	src=$(bash "$REPO/tests/chroot/slurm-tree.sh" 25.11)
 	[ -n "$src" ] || {
 		msg "no source of Slurm 25.11 (tests/chroot/slurm-tree.sh)"
@@ -73,30 +90,13 @@ elif [ "$VER" = 25.11 ]; then
 	bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" bash \
 		tests/chroot/build-slurm.sh "build/$ROOT/slurm-src" \
 		"build/$ROOT/slurm-build" "$sha" >&2
-	bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" env QD_DEPS=build \
-		QD_EXTRA_PKGS="$VM_PKGS munge redis-server libcriterion-dev
-			openssh-server openssh-client openssl python3" \
-		sh tests/cluster/install-deps.sh >&2
-	bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" sh -c '
-		for u in alice bob charlie; do
-			id -u "$u" >/dev/null 2>&1 || useradd -m -s /bin/bash "$u"
-		done' >&2
-else
-	# Only what the VM and the node side's build and unit tests need
-	# (tests/chroot/suite.sh): Debian's Slurm daemons and PAM module, munge,
-	# Redis, sshd, Criterion, python3 (sshd-lib.sh picks a free port), and
-	# the test users. Not the controller's database or clang: less to fetch
-	# and a smaller image.
-	bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" env QD_DEPS=build \
-		QD_EXTRA_PKGS="$VM_PKGS slurmctld slurmd slurm-client
-			libpam-slurm-adopt munge redis-server libcriterion-dev
-			openssh-server openssh-client openssl python3" \
-		sh tests/cluster/install-deps.sh >&2
-	bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" sh -c '
-		for u in alice bob charlie; do
-			id -u "$u" >/dev/null 2>&1 || useradd -m -s /bin/bash "$u"
-		done' >&2
-fi
+	vm_runtime ""
+	;;
+26.05)
+	# Debian's Slurm daemons and PAM module.
+	vm_runtime "slurmctld slurmd slurm-client libpam-slurm-adopt"
+	;;
+esac
 
 # This script's comment lines are not part of the key: an edited comment
 # does not cost a new image.
