@@ -101,7 +101,7 @@ check-vm-26.05:
 
 # The pure cgroup v2 VM on Slurm 25.11, SchedMD's release built from its
 # source (slurm-tree.sh) with cgroup/v2 in a root of its own: out of make
-# check for its budget (docs/development.md, "The pure cgroup v2 VMs").
+# check for its budget (docs/development.md, "Lanes").
 check-vm-25.11:
 	bash tests/vm/image.sh 25.11 >/dev/null
 	bash tests/chroot/chroot.sh run trixie-src-vm make B=build/trixie-src-vm \

@@ -46,9 +46,10 @@ int qd_redis_addr_parse(const char *text, struct qd_redis_addr *a, char *why,
  * The primary's address as a sentinel names it (SENTINEL
  * get-master-addr-by-name: the host and the port, two strings of hostlen
  * and portlen bytes; an IPv6 host bare, without brackets), held to the
- * rules of a configured one: a host of 1 to QD_REDIS_HOST_MAX - 1 bytes
- * with no NUL, control character, blank, '/' or ','; a port of digits only,
- * 1 to 65535. Returns 0 with *e, or -1 with *e untouched.
+ * rules of a configured one and, as whoever reaches a sentinel may have
+ * set it, no control character either: a host of 1 to QD_REDIS_HOST_MAX - 1
+ * bytes with no NUL, control character, blank, '/' or ','; a port of
+ * digits only, 1 to 65535. Returns 0 with *e, or -1 with *e untouched.
  */
 int qd_redis_endpoint_named(const char *host, size_t hostlen, const char *port,
 			    size_t portlen, struct qd_redis_endpoint *e);

@@ -156,25 +156,32 @@ static int stored_number(const redisReply *e, double *out)
 		   : -1;
 }
 
+/* How many digits s[*i..len) begins with; *i moved past them. */
+static size_t digits(const char *s, size_t len, size_t *i)
+{
+	size_t from = *i;
+
+	while (*i < len && isdigit((unsigned char)s[*i]))
+		(*i)++;
+	return *i - from;
+}
+
 int qd_usage_number_parse(const char *s, size_t len, double *out)
 {
-	size_t i = 0, digits;
+	size_t i = 0;
 	char *end;
 	double v;
 
-	for (digits = i; i < len && isdigit((unsigned char)s[i]); i++)
-		;
-	if (i == digits)
+	if (!digits(s, len, &i))
 		return -1;
-	if (i < len && s[i] == '.')
-		for (i++; i < len && isdigit((unsigned char)s[i]); i++)
-			;
+	if (i < len && s[i] == '.') {
+		i++;
+		digits(s, len, &i);
+	}
 	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
 		if (++i < len && (s[i] == '+' || s[i] == '-'))
 			i++;
-		for (digits = i; i < len && isdigit((unsigned char)s[i]); i++)
-			;
-		if (i == digits)
+		if (!digits(s, len, &i))
 			return -1;
 	}
 	if (i != len) /* something else, a NUL among it */
