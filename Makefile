@@ -182,10 +182,10 @@ FILL_QUEUE := $(B)/tests/fill_queue
 BUILD_DEPS := slurm/slurm.h=libslurm-dev hiredis/hiredis.h=libhiredis-dev \
               security/pam_ext.h=libpam0g-dev
 TEST_DEPS  := criterion/criterion.h=libcriterion-dev
-# slurm-from-source builds the Slurm whose headers the others need.
+# slurm-from-source installs the Slurm whose headers the others need.
 SELF_DEPS_GOALS := deps check check-here check-core check-quick demo bench bench-plugin deb \
                    distclean uninstall pam-uninstall \
-                   deb-test deb-test-if-debian build-test clean format format-check fuzz \
+                   deb-test deb-test-if-packaged build-test clean format format-check fuzz \
                    fuzz-smoke fuzz-build slurm-from-source check-gpu-node check-vm-25.11 \
                    check-vm-26.05
 GOALS := $(or $(MAKECMDGOALS),all)
@@ -412,7 +412,7 @@ format-check:
 # What make compiled in $(B): objects, libraries, plugins, programs, tests,
 # the sanitizer and fuzz builds, make deb's tree and package, test results.
 # Kept for the next build: Slurm's sources and headers ($(B)/slurm-src,
-# $(B)/slurm-config), Slurm built from source ($(B)/slurm-build), the test
+# $(B)/slurm-config), SchedMD's Slurm packages ($(B)/slurm-debs), the test
 # clusters' files; the other Slurm versions' builds (build/<release>:
 # tests/chroot/make-in.sh VERSION clean). make distclean removes the rest.
 clean:

@@ -5,7 +5,7 @@
 # under tests/; the programs they need are the Makefile's.
 
 .PHONY: tests build-test check check-here check-core check-quick check-vm \
-        deb-test-if-debian deb-build-if-debian deb-build docs-check \
+        deb-test-if-packaged deb-build-if-packaged deb-build docs-check \
         check-vm-25.11 check-vm-26.05 check-gpu-node slurm-from-source deb deb-test \
         bench-plugin unit unit-asan integration integration-asan demo bench
 
@@ -99,13 +99,13 @@ check-vm-26.05:
 		t_v2_usage.sh t_v2_binding.sh t_v2_adopt.sh \
 		t_v2_binding.sh@jobidpaths t_v2_adopt.sh@jobidpaths
 
-# The pure cgroup v2 VM on Slurm 25.11, SchedMD's release built from its
-# source (slurm-tree.sh) with cgroup/v2 in a root of its own: out of make
+# The pure cgroup v2 VM on Slurm 25.11, SchedMD's packages built from its
+# source (slurm-tree.sh, slurm-debs.sh) in a root of its own: out of make
 # check for its budget (docs/development.md, "Lanes").
 check-vm-25.11:
 	bash tests/vm/image.sh 25.11 >/dev/null
-	bash tests/chroot/chroot.sh run trixie-src-vm make B=build/trixie-src-vm \
-		build/trixie-src-vm/spank_qosdeny.so build/trixie-src-vm/pam_qosdeny.so
+	bash tests/chroot/chroot.sh run trixie-smd-vm make B=build/trixie-smd-vm \
+		build/trixie-smd-vm/spank_qosdeny.so build/trixie-smd-vm/pam_qosdeny.so
 	@mkdir -p $(QD_RESULTS)
 	QD_VM_SLURM=25.11 bash tests/vm/run.sh t_lifecycle.sh t_suspend_restart.sh \
 		t_v2_usage.sh t_v2_binding.sh t_v2_adopt.sh
@@ -131,12 +131,14 @@ $(GPU_NODE_RUNTIME): $(wildcard shared/*/*.[ch] job_submit/* site_factor/* \
 		tests/bench/spank_hooks_only.c Makefile
 	bash tests/gpu-node/runtime.sh $(GPU_NODE_SLURM)
 
-# Slurm built and installed from SLURM_SRC (23.11, 25.11, 26.05: no
-# Debian release ships their source), in the chroot make-in.sh runs this
-# in; SLURM_SHA256, the tarball's the tree came from, keys what is
-# installed there (tests/chroot/build-slurm.sh).
+# SchedMD's own packages of a Slurm release (23.11, 25.11, 26.05: no
+# Debian release ships their source), built from its source by
+# tests/chroot/slurm-debs.sh into SLURM_DEBS, installed in the chroot
+# make-in.sh runs this in; SLURM_SHA256, the tarball's the packages came
+# from, keys what is installed there (tests/chroot/install-slurm.sh).
+SLURM_DEBS ?= $(B)/slurm-debs
 slurm-from-source:
-	bash tests/chroot/build-slurm.sh $(SLURM_SRC) $(B)/slurm-build $(SLURM_SHA256)
+	bash tests/chroot/install-slurm.sh $(SLURM_DEBS) $(SLURM_SHA256)
 
 # One part of check-here: its failures are counted by its own suite, and
 # its time is printed, so that make check's cost reads part by part
@@ -170,16 +172,17 @@ ifneq ($(CORE_EXTRAS),no)
 endif
 	@+$(call check_part,integration)
 	@+$(call check_part,integration-asan)
-	@+$(call check_part,deb-test-if-debian)
+	@+$(call check_part,deb-test-if-packaged)
 
-# deb-test or deb-build where this Slurm is Debian's package (none to
-# depend on else).
-deb-test-if-debian deb-build-if-debian:
-	@+if dpkg-query -W -f '$${db:Status-Status}' slurmctld 2>/dev/null | \
-		grep -qx installed; then \
-		$(MAKE) $(@:-if-debian=); \
+# deb-test or deb-build where this Slurm is installed from packages,
+# Debian's (slurmctld) or SchedMD's (slurm-smd-slurmctld): none to depend
+# on else.
+deb-test-if-packaged deb-build-if-packaged:
+	@+if dpkg-query -W -f '$${db:Status-Status}\n' slurmctld \
+		slurm-smd-slurmctld 2>/dev/null | grep -qx installed; then \
+		$(MAKE) $(@:-if-packaged=); \
 	else \
-		echo "$(@:-if-debian=): skipped: this Slurm is not Debian's package"; \
+		echo "$(@:-if-packaged=): skipped: this Slurm is not installed from packages"; \
 	fi
 
 # The build's lines go to a log, so that the worked example is all it shows.

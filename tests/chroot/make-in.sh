@@ -9,14 +9,17 @@
 #                                       its status
 #   make-in.sh --build VERSION          prints that build directory,
 #                                       relative to the checkout
+#   make-in.sh --root VERSION           prints the root's name (or the
+#                                       host's release, where it runs here)
 #   make-in.sh --here                   prints the version this host's
 #                                       Debian release ships
 #
 #   VERSION  22.05 | 24.11: the Slurm of Debian 12 and 13, Debian's
-#            packages; 23.11 | 25.11 | 26.05: SchedMD's release built from
-#            its source (build-slurm.sh), in a root of the Debian release
-#            whose toolchain builds it that has no Debian Slurm: 12
-#            (bookworm-src), 13 (trixie-src) and testing (forky).
+#            packages; 23.11 | 25.11 | 26.05: SchedMD's release, its own
+#            Debian packages built from its source (slurm-debs.sh,
+#            install-slurm.sh), in a root of the Debian release whose
+#            toolchain builds it that has no Debian Slurm: 12
+#            (bookworm-smd), 13 (trixie-smd) and testing (forky-smd).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -30,27 +33,32 @@ if [ "${1:-}" = --here ]; then
 	exit 0
 fi
 build_only=""
-if [ "${1:-}" = --build ]; then
-	build_only=1
+case ${1:-} in --build | --root)
+	build_only=$1
 	shift
-fi
+	;;
+esac
 ver=$1
 shift
 
 # The Debian release that ships each Slurm version, or whose toolchain
-# builds it (a root of its own, RELEASE-src: chroot.sh).
+# builds it (a root of its own, RELEASE-smd: chroot.sh).
 case $ver in
 22.05) rel=bookworm ;;
-23.11) rel=bookworm-src ;;
+23.11) rel=bookworm-smd ;;
 24.11) rel=trixie ;;
-25.11) rel=trixie-src ;;
-26.05) rel=forky ;;
+25.11) rel=trixie-smd ;;
+26.05) rel=forky-smd ;;
 *)
 	echo "make-in: unknown Slurm version '$ver' (22.05, 23.11, 24.11, 25.11 or 26.05)" >&2
 	exit 2
 	;;
 esac
 
+if [ "$build_only" = --root ]; then
+	echo "$rel"
+	exit 0
+fi
 if [ -n "$build_only" ]; then
 	if [ "$host_rel" = "$rel" ]; then echo build; else echo "build/$rel"; fi
 	exit 0

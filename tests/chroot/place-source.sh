@@ -7,8 +7,8 @@
 #                             (unpacked, its sha256 kept in DST.sha256,
 #                             and not unpacked again while that matches)
 #
-# Prints the tarball's sha256, the key of the Slurm build-slurm.sh installs
-# from it; nothing for a tree.
+# Prints the tarball's sha256, the key of SchedMD's packages slurm-debs.sh
+# builds from it and install-slurm.sh installs; nothing for a tree.
 set -eu
 src=$1
 dst=$2

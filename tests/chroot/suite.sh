@@ -8,15 +8,16 @@
 #            in a chroot).
 #   PART     build   the version's root and packages (make deps), 24.11's
 #                    VM image of that root (built now, before the suite
-#                    changes the root's packages), Slurm from its source
-#                    where it is no Debian package (23.11, 25.11, 26.05:
-#                    slurm-tree.sh), the build (make all tests); its
-#                    results directory emptied first
+#                    changes the root's packages), SchedMD's packages of
+#                    Slurm built from its source and installed where
+#                    Debian has none (23.11, 25.11, 26.05: slurm-tree.sh,
+#                    slurm-debs.sh, install-slurm.sh), the build (make all
+#                    tests); its results directory emptied first
 #            unit, integration, integration-asan, deb-build, deb-test
 #                    that make goal (deb-build and deb-test where Slurm is
-#                    Debian's package; deb-test with the package deb-build
-#                    made where QD_DEB_BUILT=yes), integration without
-#                    t_memory.sh
+#                    installed from packages, Debian's or SchedMD's;
+#                    deb-test with the package deb-build made where
+#                    QD_DEB_BUILT=yes), integration without t_memory.sh
 #            integration-memory
 #                    t_memory.sh alone; it, integration and
 #                    integration-asan each have a cluster directory of
@@ -63,8 +64,8 @@ src=$(bash "$HERE/slurm-tree.sh" "$ver" "$tree")
 from_source() { case $ver in 23.11 | 25.11 | 26.05) return 0 ;; esac; return 1; }
 
 # Debian's Slurm 26.05 has a root of its own, build/chroot/forky-deb:
-# build/chroot/forky is where Slurm 26.05 is built from a source tree,
-# which refuses to beside Debian's slurmctld. Its build is build/forky-deb.
+# build/chroot/forky-smd is where SchedMD's packages of 26.05 are
+# installed, which conflict with Debian's. Its build is build/forky-deb.
 DEB_ROOT=forky-deb
 DEB_B=build/$DEB_ROOT
 
@@ -136,9 +137,10 @@ fi
 
 # place_source: the version's source where its build looks for Slurm's
 # internal headers (SLURM_SRC's default, inside the checkout, so that a
-# chroot sees it too) and builds Slurm from (place-source.sh); sha the
-# tarball's sha256, the key of the Slurm installed in the root
-# (build-slurm.sh), "" for a tree.
+# chroot sees it too) and SchedMD's packages are built from
+# (place-source.sh, slurm-debs.sh); sha the tarball's sha256, the key of
+# the packages built and of the Slurm installed in the root
+# (install-slurm.sh), "" for a tree.
 place_source() {
 	sha=$(bash "$HERE/place-source.sh" "$src" "$REPO/$b/slurm-src")
 }
@@ -156,13 +158,15 @@ build)
 	if [ -n "$src" ]; then
 		t0=$(date +%s)
 		if ! place_source ||
+			! bash "$HERE/slurm-debs.sh" "$ver" "$REPO/$b/slurm-src" "$sha" \
+				"$REPO/$b/slurm-debs" ||
 			! bash "$HERE/make-in.sh" "$ver" slurm-from-source \
 				${sha:+SLURM_SHA256=$sha}; then
 			mkdir -p "$REPO/$b/results"
 			echo "suite slurm-build 0 1" >>"$REPO/$b/results/counts"
 			exit 1
 		fi
-		echo "# Slurm $ver: from $(basename "$src"), its root and Slurm ready in $(($(date +%s) - t0)) s"
+		echo "# Slurm $ver: from $(basename "$src"), its root and SchedMD's packages ready in $(($(date +%s) - t0)) s"
 	fi
 	# The packages, deb-test's for building the package too: installed by
 	# its make deb later, they would change the root's package list, and
@@ -183,7 +187,7 @@ build)
 unit | integration-asan | deb-build | deb-test)
 	no_source_2605 && exit 0
 	goal=$part more=()
-	case $part in deb-*) goal=$part-if-debian ;; esac
+	case $part in deb-*) goal=$part-if-packaged ;; esac
 	# The package of the lane's deb-build part (QD_DEB_BUILT=yes).
 	[ "$part" = deb-test ] && [ "${QD_DEB_BUILT:-}" = yes ] && more=(DEB_BUILT=yes)
 	bash "$HERE/make-in.sh" "$ver" "$goal" \

@@ -42,8 +42,8 @@ D=${D%/}
 TIMEOUT=${QD_START_TIMEOUT:-60}
 CLUSTER=qdtest
 SLURM_LIBDIR=$(pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
-# Debian's Slurm keeps its plugins in slurm-wlm/, one built from SchedMD's
-# tree (26.05, tests/chroot/build-slurm.sh) in slurm/.
+# Debian's Slurm keeps its plugins in slurm-wlm/, SchedMD's packages
+# (23.11, 25.11, 26.05: tests/chroot/install-slurm.sh) in slurm/.
 SYS_PLUGINDIR=$SLURM_LIBDIR/slurm-wlm
 [ -d "$SYS_PLUGINDIR" ] || SYS_PLUGINDIR=$SLURM_LIBDIR/slurm
 PLUGINDIR=$SYS_PLUGINDIR:${QD_PLUGINDIR:-$BUILD}

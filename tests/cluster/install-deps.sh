@@ -11,8 +11,9 @@
 # install is stopped again, by pid.
 set -eu
 
-# Slurm's own packages, unless a Slurm built from source is installed
-# (tests/chroot/build-slurm.sh: 26.05): never Debian's beside it.
+# Debian's Slurm packages, unless another Slurm is installed (SchedMD's
+# packages, tests/chroot/install-slurm.sh: 23.11, 25.11, 26.05): never
+# Debian's beside it.
 SLURM_PKGS="slurmctld slurmd slurmdbd slurm-client libslurm-dev"
 # ssh into a job's node (t_adopt.sh): Slurm's PAM module, Debian's build of
 # it, so only beside Debian's Slurm.

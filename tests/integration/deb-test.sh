@@ -12,7 +12,15 @@ mkdir -p "$QD_RESULTS"
 
 deb=$(ls "$QD_BUILD"/deb-pkg/qosdeny_*.deb 2>/dev/null | head -n 1)
 conf=/etc/slurm/qosdeny.conf
-plugdir=$(pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/slurm-wlm
+# Slurm's PluginDir: slurm-wlm/ for Debian's packages, slurm/ for
+# SchedMD's (the Makefile's PLUGINDIR).
+libdir=$(pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
+plugdir=$libdir/slurm-wlm
+[ -d "$plugdir" ] || plugdir=$libdir/slurm
+# The daemons' packages: slurmctld and slurmd, or SchedMD's slurm-smd-*.
+smd=""
+[ "$(dpkg-query -W -f '${db:Status-Status}' slurm-smd-slurmctld 2>/dev/null)" = installed ] &&
+	smd=slurm-smd-
 site_conf=""
 [ -e "$conf" ] && site_conf=$(mktemp) && cp -p "$conf" "$site_conf"
 
@@ -57,7 +65,7 @@ for f in "$plugdir/job_submit_qosdeny.so" "$plugdir/spank_qosdeny.so" \
 done
 assert_contains "qosdeny --version answers" "qosdeny" "$(qosdeny --version 2>&1)"
 check "the example qosdeny.conf is in place and valid" qosdeny check "$conf"
-for p in slurmctld slurmd; do
+for p in "${smd}slurmctld" "${smd}slurmd"; do
 	v=$(dpkg-query -W -f '${Version}' "$p")
 	assert_contains "it depends on $p $v exactly" "$p (= $v)" \
 		"$(dpkg-query -W -f '${Depends}' qosdeny)"

@@ -16,12 +16,11 @@ PAM_QD=$QD_BUILD/pam_qosdeny.so
 ADOPT_DIR=$QD_CLUSTER_DIR/adopt
 EXTRA=$QD_CLUSTER_DIR/adopt-slurm.conf
 
-# Debian ships pam_slurm_adopt for its own Slurm only, and make check
-# builds it for the Slurm it builds from source (build-slurm.sh); a Slurm
-# installed otherwise without it has none to test with, which is said, not
-# counted.
-if [ -z "$ADOPT" ] && ! dpkg-query -W -f '${db:Status-Status}' slurmctld 2>/dev/null | grep -qx installed; then
-	echo "# t_adopt.sh: SKIPPED: no pam_slurm_adopt.so for a Slurm built from source"
+# Debian's Slurm and SchedMD's packages ship pam_slurm_adopt
+# (libpam-slurm-adopt, slurm-smd-libpam-slurm-adopt); a Slurm installed
+# otherwise without it has none to test with, which is said, not counted.
+if [ -z "$ADOPT" ] && ! dpkg-query -W -f '${db:Status-Status}\n' slurmctld slurm-smd-slurmctld 2>/dev/null | grep -qx installed; then
+	echo "# t_adopt.sh: SKIPPED: no pam_slurm_adopt.so for a Slurm not installed from packages"
 	finish
 	exit
 fi

@@ -10,14 +10,15 @@
 #   VERSION  24.11 (default; QD_VM_SLURM): Debian 13's Slurm, the root
 #            build/chroot/trixie that the 24.11 suite runs in, its image
 #            build/vm/image.
-#            25.11: SchedMD's release built from its source
-#            (slurm-tree.sh's tarball, build-slurm.sh, with cgroup/v2) in
-#            a root of its own, build/chroot/trixie-src-vm, its image
+#            25.11: SchedMD's own packages of its release, built from
+#            its source (slurm-tree.sh's tarball, slurm-debs.sh: the 25.11
+#            suite's, with cgroup/v2), installed in a root of its own,
+#            build/chroot/trixie-smd-vm (install-slurm.sh), its image
 #            build/vm/image-25.11 (make check-vm-25.11).
 #            26.05: Debian testing's (forky) Slurm packages, in a root of
-#            its own, build/chroot/forky-deb (build/chroot/forky is the
-#            one the suite builds Slurm 26.05 from source in, which must
-#            not meet Debian's), its image build/vm/image-26.05.
+#            its own, build/chroot/forky-deb (build/chroot/forky-smd is
+#            the one the suite installs SchedMD's 26.05 packages in, which
+#            must not meet Debian's), its image build/vm/image-26.05.
 #
 # QD_CHROOT_BASE (chroot.sh's) moves the roots, QD_VM_IMAGE_BASE the
 # images (build/vm): make check keeps both in /var/cache/qosdeny, outside
@@ -40,7 +41,7 @@ case $VER in
 	OUT=${QD_VM_IMAGE_BASE:-$REPO/build/vm}/image
 	;;
 25.11)
-	ROOT=trixie-src-vm
+	ROOT=trixie-smd-vm
 	OUT=${QD_VM_IMAGE_BASE:-$REPO/build/vm}/image-25.11
 	;;
 26.05)
@@ -78,8 +79,8 @@ case $VER in
 		QD_EXTRA_PKGS="$VM_PKGS" sh tests/cluster/install-deps.sh >&2
 	;;
 25.11)
-	# Slurm first (build-slurm.sh, its build dependencies dbus's among
-	# them, for cgroup/v2), so that no Debian Slurm is installed beside it.
+	# Slurm first (SchedMD's packages, their cgroup/v2 plugin among them),
+	# so that no Debian Slurm is installed beside it.
 	src=$(bash "$REPO/tests/chroot/slurm-tree.sh" 25.11)
 	[ -n "$src" ] || {
 		msg "no source of Slurm 25.11 (tests/chroot/slurm-tree.sh)"
@@ -87,9 +88,10 @@ case $VER in
 	}
 	sha=$(bash "$REPO/tests/chroot/place-source.sh" "$src" \
 		"$REPO/build/$ROOT/slurm-src")
+	bash "$REPO/tests/chroot/slurm-debs.sh" 25.11 "$REPO/build/$ROOT/slurm-src" \
+		"$sha" "$REPO/build/$ROOT/slurm-debs"
 	bash "$REPO/tests/chroot/chroot.sh" run "$ROOT" bash \
-		tests/chroot/build-slurm.sh "build/$ROOT/slurm-src" \
-		"build/$ROOT/slurm-build" "$sha" >&2
+		tests/chroot/install-slurm.sh "build/$ROOT/slurm-debs" "$sha" >&2
 	vm_runtime ""
 	;;
 26.05)
@@ -102,7 +104,7 @@ esac
 # does not cost a new image.
 key=$({
 	cat "$CHROOT/var/lib/dpkg/status"
-	# A Slurm built from source: the tarball's sha256 (build-slurm.sh).
+	# SchedMD's packages: the tarball's sha256 (install-slurm.sh).
 	cat "$CHROOT/var/lib/qosdeny-slurm-build.sha256" 2>/dev/null || true
 	grep -v '^[[:space:]]*#' "$0"
 } | sha256sum | cut -c1-16)

@@ -16,7 +16,7 @@
 # Environment:
 #   QD_VM_SLURM    24.11 (default: Debian 13's root build/chroot/trixie),
 #                  25.11 (SchedMD's release built from its source,
-#                  build/chroot/trixie-src-vm) or 26.05 (Debian testing's
+#                  build/chroot/trixie-smd-vm) or 26.05 (Debian testing's
 #                  packages, build/chroot/forky-deb)
 #   QD_VM_PLUGIN   the plugin, relative to the checkout (default that
 #                  version's build: build/trixie/spank_qosdeny.so on Debian
@@ -46,7 +46,7 @@ case $VER in
 	RESULTS=${QD_RESULTS:-$REPO/build/vm/results}
 	;;
 25.11)
-	PLUGIN=${QD_VM_PLUGIN:-build/trixie-src-vm/spank_qosdeny.so}
+	PLUGIN=${QD_VM_PLUGIN:-build/trixie-smd-vm/spank_qosdeny.so}
 	WORK=${QD_VM_WORK:-$REPO/build/vm/run-25.11}
 	RESULTS=${QD_RESULTS:-$REPO/build/vm/results-25.11}
 	;;
