@@ -90,8 +90,8 @@ has() {
 	for v in "${versions[@]}"; do [ "$v" = "$1" ] && return 0; done
 	return 1
 }
-# A version with a whole suite: Debian's (22.05, 24.11), and those built
-# from their source where it is there (slurm-tree.sh). 26.05 without it has
+# A version with a whole suite: Debian's (22.05, 24.11), and those whose
+# source is there (slurm-tree.sh), on SchedMD's packages built from it. 26.05 without it has
 # its node side built and tested in a lane of its own; 23.11 and 25.11 are
 # skipped.
 whole() {

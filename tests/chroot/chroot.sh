@@ -11,8 +11,8 @@
 #
 # RELEASE may carry a suffix, RELEASE-NAME (forky-deb): a second root of
 # that release, in build/chroot/RELEASE-NAME, for packages that must not
-# meet the first root's (Debian's Slurm 26.05 beside the Slurm built from
-# source in build/chroot/forky).
+# meet the first root's (Debian's Slurm 26.05 beside SchedMD's packages
+# of it in build/chroot/forky-smd).
 #
 # `run` works in a private mount namespace (unshare): proc, sys and dev are
 # bind-mounted for the command and unmounted when it ends, and no mount of

@@ -55,21 +55,16 @@ for p in $PKGS; do
 	files+=("$f")
 done
 # The packages' maintainer scripts start no daemon in the root (munge's
-# would): policy-rc.d refuses them, as on any Debian build machine.
-policy=/usr/sbin/policy-rc.d
-own_policy=""
-if [ ! -e "$policy" ]; then
-	printf '#!/bin/sh\nexit 101\n' >"$policy"
-	chmod 755 "$policy"
-	own_policy=1
-fi
+# would).
+. "$(dirname "$0")/../cluster/policy-rc.sh"
+policy_rc_deny
 rc=0
 {
 	apt-get update -qq &&
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			--no-install-recommends --allow-downgrades munge "${files[@]}"
 } >/var/log/qosdeny-install-slurm.log 2>&1 || rc=$?
-[ -z "$own_policy" ] || rm -f "$policy"
+policy_rc_restore
 if [ "$rc" != 0 ]; then
 	tail -n 20 /var/log/qosdeny-install-slurm.log >&2
 	exit 1

@@ -38,8 +38,9 @@ libpam0g-dev openssh-server openssh-client libssl-dev openssl
 prometheus-node-exporter prometheus"
 USERS="alice bob charlie"
 # QD_DEPS=build: only what building the plugins and the tool needs (make
-# deb on an administrator's machine; Slurm's headers are a Slurm built from
-# source's own where there is one), no test users.
+# deb on an administrator's machine; Slurm's headers are those of the Slurm
+# installed where it is not Debian's, SchedMD's slurm-smd-dev), no test
+# users.
 if [ "${QD_DEPS:-}" = build ]; then
 	PKGS="${SLURM_PKGS:+libslurm-dev} libhiredis-dev libpam0g-dev libssl-dev dpkg-dev pkg-config gcc make ${QD_EXTRA_PKGS:-}"
 	USERS=""
@@ -85,13 +86,8 @@ daemon_pids() {
 if [ -n "$missing" ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	before=$(daemon_pids)
-	prc=/usr/sbin/policy-rc.d
-	ours=""
-	if [ ! -e "$prc" ]; then
-		printf '#!/bin/sh\nexit 101\n' >"$prc"
-		chmod 755 "$prc"
-		ours=1
-	fi
+	. "$(dirname "$0")/policy-rc.sh"
+	policy_rc_deny
 	rc=0
 	{
 		# shellcheck disable=SC2086
@@ -100,7 +96,7 @@ if [ -n "$missing" ]; then
 				-o Dpkg::Options::=--force-confdef \
 				-o Dpkg::Options::=--force-confold $missing
 	} >/tmp/qosdeny-install-deps.log 2>&1 || rc=$?
-	[ -n "$ours" ] && rm -f "$prc"
+	policy_rc_restore
 	if [ "$rc" != 0 ]; then
 		tail -n 30 /tmp/qosdeny-install-deps.log >&2
 		echo "install-deps.sh: apt-get failed (log: /tmp/qosdeny-install-deps.log)" >&2

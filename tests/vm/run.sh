@@ -15,7 +15,7 @@
 #
 # Environment:
 #   QD_VM_SLURM    24.11 (default: Debian 13's root build/chroot/trixie),
-#                  25.11 (SchedMD's release built from its source,
+#                  25.11 (SchedMD's packages built from its source,
 #                  build/chroot/trixie-smd-vm) or 26.05 (Debian testing's
 #                  packages, build/chroot/forky-deb)
 #   QD_VM_PLUGIN   the plugin, relative to the checkout (default that
