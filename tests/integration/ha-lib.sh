@@ -248,9 +248,12 @@ ha_options() {
 # up to 100 ms short of its life. The shell alone reads slurmd's children
 # (/proc/PID/task/*/children) and their command lines: twenty polls a
 # second with date, pgrep over every process and awk took most of the
-# drill's CPU.
+# drill's CPU. A process is its pid and its start time (/proc/PID/stat's
+# 22nd field): with pid_max at 32768, make check's lanes fork through every
+# pid within a minute, and a pid alone made two epilogs 62 s apart one of
+# 62,858 ms (make check run 41).
 stepd_timer() {
-	local out=$1 now p t c kids args
+	local out=$1 now p t c kids args st id
 	local -A first last kind
 	local parents=("$(slurm_pid "$QD_CLUSTER_DIR/run/slurmd-n1.pid")"
 		"$(slurm_pid "$QD_CLUSTER_DIR/run/slurmd-n2.pid")")
@@ -265,15 +268,21 @@ stepd_timer() {
 					mapfile -d '' -t args <"/proc/$c/cmdline" 2>/dev/null
 					[[ ${args[0]:-} == *slurmstepd && ${args[1]:-} == spank ]] || continue
 					case ${args[2]:-} in prolog | epilog) ;; *) continue ;; esac
-					[ -n "${first[$c]:-}" ] || first[$c]=$now
-					last[$c]=$now
-					kind[$c]=${args[2]}
+					st=""
+					read -r st <"/proc/$c/stat" 2>/dev/null || continue
+					# After the command's name, in parentheses: the
+					# state (field 3) first, the start time 19 later.
+					read -r -a st <<<"${st##*) }"
+					id=$c.${st[19]:-}
+					[ -n "${first[$id]:-}" ] || first[$id]=$now
+					last[$id]=$now
+					kind[$id]=${args[2]}
 				done
 			done
 		done
 		nap 0.05
 	done
-	for c in "${!first[@]}"; do
-		echo "${kind[$c]} $((last[$c] - first[$c]))"
+	for id in "${!first[@]}"; do
+		echo "${kind[$id]} $((last[$id] - first[$id]))"
 	done >"$out"
 }
