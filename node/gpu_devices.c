@@ -36,6 +36,41 @@ static int add(struct qd_paths *out, const char *name, char *err, size_t errlen)
 	return 0;
 }
 
+int qd_gpus_add(struct qd_gpus *g, char *const *files, size_t n, char *err,
+		size_t errlen)
+{
+	size_t *bigger = realloc(g->first, (g->n + 2) * sizeof(*g->first));
+
+	if (!bigger)
+		return qd_errf(err, errlen, "out of memory");
+	g->first = bigger;
+	if (!g->n)
+		g->first[0] = 0;
+	for (size_t i = 0; i < n; i++)
+		if (add(&g->files, files[i], err, errlen))
+			return -1;
+	g->first[++g->n] = g->files.n;
+	return 0;
+}
+
+void qd_gpus_free(struct qd_gpus *g)
+{
+	qd_paths_free(&g->files);
+	free(g->first);
+	g->first = NULL;
+	g->n = 0;
+}
+
+/* One GPU for each file. */
+static int add_each(struct qd_gpus *g, const struct qd_paths *files, char *err,
+		    size_t errlen)
+{
+	for (size_t i = 0; i < files->n; i++)
+		if (qd_gpus_add(g, &files->v[i], 1, err, errlen))
+			return -1;
+	return 0;
+}
+
 /* A decimal number of at most 9 digits at *p; advances *p. */
 static int number(const char **p, unsigned long *v, int *width)
 {
@@ -176,7 +211,7 @@ struct gres_record {
 	int line;
 	bool node_first; /* starts with NodeName= */
 	const char *nodes, *name, *files;
-	bool multiple_files;
+	const char *multiple_files; /* MultipleFiles=: one GPU, a MIG slice */
 };
 
 /*
@@ -224,7 +259,7 @@ static int parse_record(char *text, struct gres_record *r, const char *path,
 		else if (!strcasecmp(tok, "File") || !strcasecmp(tok, "Files"))
 			r->files = v;
 		else if (!strcasecmp(tok, "MultipleFiles"))
-			r->multiple_files = true;
+			r->multiple_files = v;
 	}
 	return 0;
 }
@@ -288,10 +323,56 @@ fail:
 struct gres_pass {
 	const char *path, *node;
 	bool node_records; /* this pass takes records starting NodeName= */
-	struct qd_paths *out;
+	struct qd_gpus *out;
 	char *err;
 	size_t errlen;
 };
+
+/* A MultipleFiles= record: one GPU of all its files (at least two, as
+ * slurmd insists), which may not be given File= too. */
+static int take_slice(struct gres_pass *p, const struct gres_record *r)
+{
+	struct qd_paths files = {0};
+	char why[512];
+	int rv = -1;
+
+	if (r->files)
+		return qd_errf(p->err, p->errlen,
+			       "%s:%d: File= and MultipleFiles= in one record "
+			       "(slurmd refuses it too)",
+			       p->path, r->line);
+	if (qd_expand_list(r->multiple_files, &files, why, sizeof(why)))
+		qd_errf(p->err, p->errlen, "%s:%d: MultipleFiles=%s: %s",
+			p->path, r->line, r->multiple_files, why);
+	else if (files.n < 2)
+		qd_errf(p->err, p->errlen,
+			"%s:%d: MultipleFiles=%s names one file; use File= "
+			"(slurmd refuses it too)",
+			p->path, r->line, r->multiple_files);
+	else if (!qd_gpus_add(p->out, files.v, files.n, why, sizeof(why)))
+		rv = 0;
+	else
+		qd_errf(p->err, p->errlen, "%s:%d: %s", p->path, r->line, why);
+	qd_paths_free(&files);
+	return rv;
+}
+
+/* A File= record: one GPU a file. */
+static int take_files(struct gres_pass *p, const struct gres_record *r)
+{
+	struct qd_paths files = {0};
+	char why[512];
+	int rv = 0;
+
+	if (qd_expand_list(r->files, &files, why, sizeof(why)))
+		rv = qd_errf(p->err, p->errlen, "%s:%d: File=%s: %s", p->path,
+			     r->line, r->files, why);
+	else if (add_each(p->out, &files, why, sizeof(why)))
+		rv = qd_errf(p->err, p->errlen, "%s:%d: %s", p->path, r->line,
+			     why);
+	qd_paths_free(&files);
+	return rv;
+}
 
 static int take_record(struct gres_record *r, void *arg)
 {
@@ -312,20 +393,14 @@ static int take_record(struct gres_record *r, void *arg)
 			return 0;
 	}
 	if (r->multiple_files)
-		return qd_errf(p->err, p->errlen,
-			       "%s:%d: MultipleFiles= is not supported; set "
-			       "gpu_devices= in plugstack.conf",
-			       p->path, r->line);
+		return take_slice(p, r);
 	if (!r->files)
 		return 0; /* AutoDetect fills it in: the fallback applies */
-	if (qd_expand_list(r->files, p->out, why, sizeof(why)))
-		return qd_errf(p->err, p->errlen, "%s:%d: File=%s: %s", p->path,
-			       r->line, r->files, why);
-	return 0;
+	return take_files(p, r);
 }
 
 int qd_gres_conf_parse(const char *path, const char *text, const char *node,
-		       struct qd_paths *out, char *err, size_t errlen)
+		       struct qd_gpus *out, char *err, size_t errlen)
 {
 	struct gres_pass p = {path, node, false, out, err, errlen};
 
@@ -336,7 +411,7 @@ int qd_gres_conf_parse(const char *path, const char *text, const char *node,
 	return each_record(path, text, take_record, &p, err, errlen);
 }
 
-int qd_gres_conf_load(const char *path, const char *node, struct qd_paths *out,
+int qd_gres_conf_load(const char *path, const char *node, struct qd_gpus *out,
 		      char *err, size_t errlen)
 {
 	char *text;
@@ -468,15 +543,28 @@ fail:
 	return rv;
 }
 
+/* The GPUs a pattern names, one a file. */
+static int pattern_gpus(const char *pattern, const char *node,
+			struct qd_gpus *out, char *err, size_t errlen)
+{
+	struct qd_paths files = {0};
+	int rv = qd_gpu_pattern(pattern, node, &files, err, errlen);
+
+	if (!rv)
+		rv = add_each(out, &files, err, errlen);
+	qd_paths_free(&files);
+	return rv;
+}
+
 int qd_node_gpus(const char *option, const char *gres_conf, const char *node,
-		 struct qd_paths *out, const char **source, char *err,
+		 struct qd_gpus *out, const char **source, char *err,
 		 size_t errlen)
 {
 	char why[1024];
 
 	if (option) {
 		*source = "gpu_devices=";
-		if (qd_gpu_pattern(option, node, out, why, sizeof(why)))
+		if (pattern_gpus(option, node, out, why, sizeof(why)))
 			return qd_errf(err, errlen, "gpu_devices=%s: %s",
 				       option, why);
 		return 0;
@@ -487,10 +575,10 @@ int qd_node_gpus(const char *option, const char *gres_conf, const char *node,
 	if (out->n)
 		return 0;
 	*source = QD_GPU_FALLBACK;
-	return qd_gpu_pattern(QD_GPU_FALLBACK, node, out, err, errlen);
+	return pattern_gpus(QD_GPU_FALLBACK, node, out, err, errlen);
 }
 
-int qd_gpu_select(const struct qd_paths *node_gpus, const char *indices,
+int qd_gpu_select(const struct qd_gpus *node_gpus, const char *indices,
 		  struct qd_paths *out, char *err, size_t errlen)
 {
 	const char *s = indices, *start;
@@ -509,9 +597,11 @@ int qd_gpu_select(const struct qd_paths *node_gpus, const char *indices,
 			    err, errlen,
 			    "GPU index %lu, but this node has %zu GPU%s", v,
 			    node_gpus->n, node_gpus->n == 1 ? "" : "s");
-		if (qd_paths_find(out, node_gpus->v[v]) < 0 &&
-		    add(out, node_gpus->v[v], err, errlen))
-			return -1;
+		for (size_t j = node_gpus->first[v];
+		     j < node_gpus->first[v + 1]; j++)
+			if (qd_paths_find(out, node_gpus->files.v[j]) < 0 &&
+			    add(out, node_gpus->files.v[j], err, errlen))
+				return -1;
 		if (!*s++)
 			return 0;
 	}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later
  * This node's GPU device files, in Slurm's index order, and the ones a step
  * owns. Slurm numbers a node's GPUs 0, 1, ... in the order of the files its
- * gres.conf lists for that node (Name=gpu), and exports a step's as
+ * gres.conf lists for that node (Name=gpu), a MultipleFiles= record (a MIG
+ * slice) taking one number for all its files, and exports a step's as
  * SLURM_STEP_GPUS (SLURM_JOB_GPUS in the batch step) in those numbers.
  */
 #ifndef QD_GPU_DEVICES_H
@@ -13,6 +14,28 @@
 
 /* Where GPUs are looked for when neither gpu_devices= nor gres.conf says. */
 #define QD_GPU_FALLBACK "/dev/nvidia[0-9]*"
+
+/*
+ * The node's GPUs in Slurm's index order: GPU i's files are files.v[j] for
+ * first[i] <= j < first[i + 1]. One device file for a whole GPU; for a MIG
+ * slice (gres.conf MultipleFiles=) its parent GPU's device file and the
+ * slice's nvidia-caps files, so the slices of one GPU share its device
+ * file. Slurm gives every file of a MultipleFiles= record the record's
+ * index, and lets a step open a file that any of its GPUs has
+ * (src/interfaces/gres.c, _foreach_alloc_gres_device): so does
+ * qd_gpu_select.
+ */
+struct qd_gpus {
+	struct qd_paths files; /* each GPU's files in turn */
+	size_t *first;	       /* n + 1 offsets into files, NULL when n is 0 */
+	size_t n;
+};
+
+/* Appends one GPU with the n files. Returns 0, or -1 with err. */
+int qd_gpus_add(struct qd_gpus *g, char *const *files, size_t n, char *err,
+		size_t errlen);
+
+void qd_gpus_free(struct qd_gpus *g);
 
 /*
  * Appends the names a Slurm host/file list stands for: comma-separated
@@ -27,17 +50,20 @@ int qd_nodelist_has(const char *spec, const char *node, char *err,
 		    size_t errlen);
 
 /*
- * This node's GPU files from gres.conf text (path only for messages): the
+ * This node's GPUs from gres.conf text (path only for messages): the
  * File=/Files= of every Name=gpu record without NodeName= or whose NodeName=
- * lists node, records starting with Name= first and then those starting
+ * lists node, one GPU a file, and each MultipleFiles= record as one GPU of
+ * all its files; records starting with Name= first and then those starting
  * with NodeName=, each in file order, as Slurm 22.05 reads them with
- * AutoDetect off. Errors name path and line.
+ * AutoDetect off. What slurmd refuses to start with (File= beside
+ * MultipleFiles=, a MultipleFiles= of one file) is refused too. Errors
+ * name path and line.
  */
 int qd_gres_conf_parse(const char *path, const char *text, const char *node,
-		       struct qd_paths *out, char *err, size_t errlen);
+		       struct qd_gpus *out, char *err, size_t errlen);
 
 /* The same from a file; a missing file gives no GPUs, as in Slurm. */
-int qd_gres_conf_load(const char *path, const char *node, struct qd_paths *out,
+int qd_gres_conf_load(const char *path, const char *node, struct qd_gpus *out,
 		      char *err, size_t errlen);
 
 /*
@@ -50,19 +76,20 @@ int qd_gpu_pattern(const char *pattern, const char *node, struct qd_paths *out,
 		   char *err, size_t errlen);
 
 /*
- * The node's GPUs: the gpu_devices option if given (not NULL), else
- * gres.conf's for node, else QD_GPU_FALLBACK. *source says which, for
- * messages.
+ * The node's GPUs: the gpu_devices option if given (not NULL; one GPU a
+ * file), else gres.conf's for node, else QD_GPU_FALLBACK. *source says
+ * which, for messages.
  */
 int qd_node_gpus(const char *option, const char *gres_conf, const char *node,
-		 struct qd_paths *out, const char **source, char *err,
+		 struct qd_gpus *out, const char **source, char *err,
 		 size_t errlen);
 
 /*
  * The files of the GPUs a comma-separated index list ("0,2", as in
- * SLURM_STEP_GPUS) names among the node's. An empty list names none.
+ * SLURM_STEP_GPUS) names among the node's, each once. An empty list names
+ * none.
  */
-int qd_gpu_select(const struct qd_paths *node_gpus, const char *indices,
+int qd_gpu_select(const struct qd_gpus *node_gpus, const char *indices,
 		  struct qd_paths *out, char *err, size_t errlen);
 
 #endif

@@ -32,7 +32,7 @@
 #define DEFAULT_SLURM_CONF "/etc/slurm/slurm.conf"
 
 /* The node's GPU files, read once per step. */
-static struct qd_paths node_gpus;
+static struct qd_gpus node_gpus;
 static const char *gpus_source;
 static char gres_conf[PATH_MAX];
 static bool gpus_loaded;
@@ -103,7 +103,7 @@ static int load_node_gpus(spank_t sp, const struct qd_spank_opts *o, char *err,
 	gres_conf_path(gres_conf, sizeof(gres_conf));
 	if (qd_node_gpus(o->gpu_devices[0] ? o->gpu_devices : NULL, gres_conf,
 			 node, &node_gpus, &gpus_source, err, errlen)) {
-		qd_paths_free(&node_gpus);
+		qd_gpus_free(&node_gpus);
 		return -1;
 	}
 	gpus_loaded = true;
@@ -284,8 +284,8 @@ static int extern_post_fork(spank_t sp, const struct qd_spank_opts *o)
 	 */
 	if (rec.step[0] && o->cgroup != QD_CG_V1) {
 		snprintf(users, sizeof(users), "%s/user", rec.step);
-		if (qd_cg_attach_above(users, &node_gpus, &allowed, &extern_b,
-				       err, sizeof(err)))
+		if (qd_cg_attach_above(users, &node_gpus.files, &allowed,
+				       &extern_b, err, sizeof(err)))
 			goto record;
 		goto confined;
 	}
@@ -321,8 +321,8 @@ static int extern_post_fork(spank_t sp, const struct qd_spank_opts *o)
 	/* slurmstepd's pid: several slurmd on one host share the tree. */
 	snprintf(name, sizeof(name), QD_CG_PREFIX "%u_extern_%d", job,
 		 (int)getpid());
-	if (qd_cg_prepare(step_pid, mode, name, &node_gpus, &allowed, &extern_b,
-			  err, sizeof(err)))
+	if (qd_cg_prepare(step_pid, mode, name, &node_gpus.files, &allowed,
+			  &extern_b, err, sizeof(err)))
 		goto record;
 confined:
 	if (extern_b) {
@@ -437,8 +437,8 @@ int qd_remote_task_post_fork(spank_t sp, const struct qd_spank_opts *o)
 		rv = ESPANK_SUCCESS;
 		goto fail;
 	}
-	if (qd_cg_confine(pid, o->cgroup, name, &node_gpus, &allowed, &b, err,
-			  sizeof(err)))
+	if (qd_cg_confine(pid, o->cgroup, name, &node_gpus.files, &allowed, &b,
+			  err, sizeof(err)))
 		goto fail;
 	if (keep(task, b)) {
 		snprintf(err, sizeof(err), "out of memory");
@@ -446,10 +446,12 @@ int qd_remote_task_post_fork(spank_t sp, const struct qd_spank_opts *o)
 			qd_cg_forget(b);
 		goto fail;
 	}
-	slurm_verbose("qosdeny: job %u step %s task %d (pid %d): %zu of %zu "
-		      "GPUs allowed (%s=%s), %zu denied through %s",
-		      job, stepbuf, task, (int)pid, allowed.n, node_gpus.n, var,
-		      val, b ? b->ndenied : 0,
+	slurm_verbose("qosdeny: job %u step %s task %d (pid %d): %zu GPU "
+		      "file%s allowed of the node's %zu GPU%s (%s=%s), %zu "
+		      "denied through %s",
+		      job, stepbuf, task, (int)pid, allowed.n,
+		      allowed.n == 1 ? "" : "s", node_gpus.n,
+		      node_gpus.n == 1 ? "" : "s", var, val, b ? b->ndenied : 0,
 		      b ? (b->dir[0] ? b->dir : b->attached) : "nothing");
 	rv = ESPANK_SUCCESS;
 fail:
@@ -527,6 +529,6 @@ void qd_remote_exit(void)
 					  "adopt", err, sizeof(err)))
 		slurm_error("qosdeny: job %u extern step: %s", extern_job, err);
 	extern_rec = false;
-	qd_paths_free(&node_gpus);
+	qd_gpus_free(&node_gpus);
 	gpus_loaded = false;
 }

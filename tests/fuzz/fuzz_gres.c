@@ -18,10 +18,12 @@
  *   - gres.conf: a failure says "<path>:<line>: ..." (or "<path>: ...")
  *     with a line of the input; success gives at most 65536 names, none
  *     empty, too long or holding a bracket, comma, blank or '#', and, when
- *     the text has no '[' or '\\', each of them is in it; the same text
+ *     the text has no '[' or '\\', each of them is in it, split into GPUs
+ *     of at least one file each (a MIG slice's several); the same text
  *     parses the same again and with a comment line appended;
- *   - qd_gpu_select gives the node's files at the listed positions, each
- *     once, in list order, and refuses an index that is not a position.
+ *   - qd_gpu_select gives the files of the node's GPUs at the listed
+ *     positions, each file once, in list order, and refuses an index that
+ *     is not a position.
  */
 #include "fuzz_util.h"
 #include "gpu_devices.h"
@@ -315,7 +317,7 @@ static void check_pattern(const char *pattern, const char *node)
 	names_free(&want);
 }
 
-static void check_select(const struct qd_paths *gpus, const char *indices)
+static void check_select(const struct qd_gpus *gpus, const char *indices)
 {
 	struct qd_paths got = {0};
 	struct names want = {0};
@@ -330,11 +332,13 @@ static void check_select(const struct qd_paths *gpus, const char *indices)
 		     v < gpus->n && !(s[n] == ',' && !s[n + 1]);
 		if (!ok)
 			break;
-		for (j = 0; j < want.n; j++)
-			if (!strcmp(want.v[j], gpus->v[v]))
-				break;
-		if (j == want.n)
-			push(&want, strdup(gpus->v[v]));
+		for (size_t f = gpus->first[v]; f < gpus->first[v + 1]; f++) {
+			for (j = 0; j < want.n; j++)
+				if (!strcmp(want.v[j], gpus->files.v[f]))
+					break;
+			if (j == want.n)
+				push(&want, strdup(gpus->files.v[f]));
+		}
 		s += n + (s[n] == ',');
 	}
 	FUZZ_ASSERT((rc == 0) == ok, "indices '%s' of %zu: parser %d (%s)",
@@ -346,14 +350,32 @@ static void check_select(const struct qd_paths *gpus, const char *indices)
 	names_free(&want);
 }
 
-static bool same_paths(const struct qd_paths *a, const struct qd_paths *b)
+static bool same_gpus(const struct qd_gpus *a, const struct qd_gpus *b)
 {
-	if (a->n != b->n)
+	if (a->n != b->n || a->files.n != b->files.n)
 		return false;
-	for (size_t i = 0; i < a->n; i++)
-		if (strcmp(a->v[i], b->v[i]))
+	for (size_t i = 0; i < a->files.n; i++)
+		if (strcmp(a->files.v[i], b->files.v[i]))
+			return false;
+	for (size_t i = 0; a->n && i <= a->n; i++)
+		if (a->first[i] != b->first[i])
 			return false;
 	return true;
+}
+
+/* Each GPU has one file at least, the files in turn, none left over. */
+static void check_split(const struct qd_gpus *g)
+{
+	if (!g->n) {
+		FUZZ_ASSERT(!g->files.n, "%zu files of no GPU", g->files.n);
+		return;
+	}
+	FUZZ_ASSERT(g->first[0] == 0 && g->first[g->n] == g->files.n,
+		    "GPUs from %zu to %zu of %zu files", g->first[0],
+		    g->first[g->n], g->files.n);
+	for (size_t i = 0; i < g->n; i++)
+		FUZZ_ASSERT(g->first[i] < g->first[i + 1], "GPU %zu: no file",
+			    i);
 }
 
 static void check_error(const char *err, const char *text)
@@ -374,19 +396,21 @@ static void check_error(const char *err, const char *text)
 
 /* Returns the parse's result in *out (freed by the caller). */
 static int check_gres(const char *text, const char *node, size_t errlen,
-		      struct qd_paths *out)
+		      struct qd_gpus *out)
 {
-	struct qd_paths again = {0};
+	struct qd_gpus again = {0};
 	char *err = fuzz_errbuf(errlen), big[1024];
 	char *more = malloc(strlen(text) + 16);
 	int rc = qd_gres_conf_parse(PATH, text, node, out, err, errlen);
 
 	FUZZ_ASSERT(rc == 0 || rc == -1, "rc %d", rc);
 	fuzz_check_err(err, errlen, rc);
-	FUZZ_ASSERT(out->n <= MAX_NAMES, "%zu names", out->n);
+	FUZZ_ASSERT(out->files.n <= MAX_NAMES, "%zu names", out->files.n);
 	if (rc == 0)
-		for (size_t i = 0; i < out->n; i++) {
-			const char *f = out->v[i];
+		check_split(out);
+	if (rc == 0)
+		for (size_t i = 0; i < out->files.n; i++) {
+			const char *f = out->files.v[i];
 
 			FUZZ_ASSERT(f[0] && strlen(f) < MAX_NAME &&
 					!strpbrk(f, "[],# \t\r\n"),
@@ -397,19 +421,19 @@ static int check_gres(const char *text, const char *node, size_t errlen,
 		}
 	FUZZ_ASSERT(qd_gres_conf_parse(PATH, text, node, &again, big,
 				       sizeof(big)) == rc &&
-			(rc || same_paths(out, &again)),
+			(rc || same_gpus(out, &again)),
 		    "not deterministic");
 	if (rc)
 		check_error(big, text);
-	qd_paths_free(&again);
+	qd_gpus_free(&again);
 	if (!more)
 		abort();
 	strcpy(stpcpy(more, text), "\n# more\n");
 	FUZZ_ASSERT(qd_gres_conf_parse(PATH, more, node, &again, big,
 				       sizeof(big)) == rc &&
-			(rc || same_paths(out, &again)),
+			(rc || same_gpus(out, &again)),
 		    "a comment line changes it: %s", rc ? "" : big);
-	qd_paths_free(&again);
+	qd_gpus_free(&again);
 	free(more);
 	free(err);
 	return rc;
@@ -428,6 +452,7 @@ static void check_bounded(const char *list, const char *pattern,
 			  const char *text, const char *node)
 {
 	struct qd_paths p = {0};
+	struct qd_gpus g = {0};
 	char err[256];
 	int rc;
 
@@ -440,11 +465,11 @@ static void check_bounded(const char *list, const char *pattern,
 		qd_paths_free(&p);
 	}
 	if (text) {
-		rc = qd_gres_conf_parse(PATH, text, node, &p, err, sizeof(err));
-		check_names(&p, rc, err);
+		rc = qd_gres_conf_parse(PATH, text, node, &g, err, sizeof(err));
+		check_names(&g.files, rc, err);
 		if (rc)
 			check_error(err, text);
-		qd_paths_free(&p);
+		qd_gpus_free(&g);
 	}
 }
 
@@ -480,7 +505,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const size_t errlens[] = {512, 0, 1, 20, 100};
 	char *text = fuzz_strndup(data, size), *part[4] = {"", "", "", ""};
 	char *rest = text, *nl;
-	struct qd_paths gpus = {0};
+	struct qd_gpus gpus = {0};
 	uint64_t bound = names_bound(text);
 
 	for (int i = 0; i < 4 && rest; i++) {
@@ -506,7 +531,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_pattern(part[2], part[0]);
 	if (rest && check_gres(rest, part[0], errlens[size % 5], &gpus) == 0)
 		check_select(&gpus, part[3]);
-	qd_paths_free(&gpus);
+	qd_gpus_free(&gpus);
 	free(text);
 	return 0;
 }

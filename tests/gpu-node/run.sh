@@ -89,13 +89,16 @@ msg "runtime unpacked in $(($(date +%s) - start)) s into $ROOT"
 VER=${VER:-unknown}
 
 # host_lib SONAME: the host's library of that name (ldconfig's cache, then
-# the usual directories of Debian, Ubuntu and RHEL).
+# LD_LIBRARY_PATH, the usual directories of Debian, Ubuntu and RHEL, and
+# /usr/local/nvidia/lib64, where GPU container images mount the driver).
 host_lib() {
 	local p d
 	p=$(ldconfig -p 2>/dev/null | awk -v n="$1" '$1 == n && /x86-64/ { print $NF; exit }')
 	[ -n "$p" ] && [ -e "$p" ] && echo "$p" && return
-	for d in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib /lib64; do
-		[ -e "$d/$1" ] && echo "$d/$1" && return
+	local IFS=:
+	for d in ${LD_LIBRARY_PATH:-} /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib /lib64 \
+		/usr/local/nvidia/lib64; do
+		[ -n "$d" ] && [ -e "$d/$1" ] && echo "$d/$1" && return
 	done
 }
 
@@ -115,7 +118,7 @@ else
 	for p in "$(dirname "$lib")"/libnvidia-gpucomp.so.*; do
 		[ -e "$p" ] && cp -L "$p" "$ROOT/$LIBDIR/"
 	done
-	if smi=$(command -v nvidia-smi); then
+	if smi=$(command -v nvidia-smi || command -v /usr/local/nvidia/bin/nvidia-smi); then
 		cp -L "$smi" "$ROOT/usr/bin/nvidia-smi"
 	else
 		no_cuda="no nvidia-smi on this host"

@@ -17,13 +17,23 @@
 #include "gres_plugin.h"
 
 static struct qd_paths got;
+/* The GPUs of gres.conf or qd_node_gpus; their files copied into got. */
+static struct qd_gpus gg;
 static char err[1024];
 static char dir[64];
 
 static void reset(void)
 {
 	qd_paths_free(&got);
+	qd_gpus_free(&gg);
 	err[0] = '\0';
+}
+
+/* got: gg's files, in order. */
+static void files_of_gpus(void)
+{
+	for (size_t i = 0; i < gg.files.n; i++)
+		cr_assert_eq(qd_paths_add(&got, gg.files.v[i]), 0);
 }
 
 static void cleanup(void)
@@ -151,15 +161,16 @@ static void gres_ok(const char *text, const char *node)
 {
 	reset();
 	cr_assert_eq(
-	    qd_gres_conf_parse("gres.conf", text, node, &got, err, sizeof(err)),
+	    qd_gres_conf_parse("gres.conf", text, node, &gg, err, sizeof(err)),
 	    0, "%s", err);
+	files_of_gpus();
 }
 
 static void gres_bad(const char *text, const char *why)
 {
 	reset();
 	cr_assert_eq(
-	    qd_gres_conf_parse("gres.conf", text, "n1", &got, err, sizeof(err)),
+	    qd_gres_conf_parse("gres.conf", text, "n1", &gg, err, sizeof(err)),
 	    -1, "accepted:\n%s", text);
 	cr_assert(strstr(err, why), "'%s' does not say '%s'", err, why);
 }
@@ -273,17 +284,55 @@ Test(gres_conf, what_it_cannot_read_is_an_error_with_its_line)
 		 "gres.conf:1: NodeName=n[1-: unbalanced '['");
 	gres_bad("# x\nNodeName=n1 Name=gpu \\\nFile=/dev/nvidia[0-\n",
 		 "gres.conf:2: File=/dev/nvidia[0-: unbalanced '['");
-	gres_bad("Name=gpu MultipleFiles=/dev/dri/card0,/dev/dri/renderD128\n",
-		 "gres.conf:1: MultipleFiles= is not supported");
+}
+
+/* A MIG node's gres.conf as NVIDIA's and Slurm's docs lay it out: each
+ * slice its parent GPU's device file and its GPU and compute instances'
+ * nvidia-caps files. */
+Test(gres_conf, a_mig_slice_is_one_gpu_of_all_its_files)
+{
+	static const char conf[] =
+	    "NodeName=n1 Name=gpu Type=a100 File=/dev/nvidia0\n"
+	    "NodeName=n1 Name=gpu Type=1g.10gb "
+	    "MultipleFiles=/dev/nvidia1,/dev/nvidia-caps/nvidia-cap[12-13]\n"
+	    "NodeName=n1 Name=gpu Type=1g.10gb MultipleFiles=\"/dev/nvidia1,"
+	    "/dev/nvidia-caps/nvidia-cap21,/dev/nvidia-caps/nvidia-cap22\"\n"
+	    "NodeName=n1 Name=gpu Type=a100 File=/dev/nvidia[2-3]\n";
+
+	gres_ok(conf, "n1");
+	cr_assert_eq(gg.n, 5);
+	EXPECT("/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia-caps/nvidia-cap12",
+	       "/dev/nvidia-caps/nvidia-cap13", "/dev/nvidia1",
+	       "/dev/nvidia-caps/nvidia-cap21", "/dev/nvidia-caps/nvidia-cap22",
+	       "/dev/nvidia2", "/dev/nvidia3");
+	cr_assert_eq(gg.first[1], 1);
+	cr_assert_eq(gg.first[2], 4, "GPU 1: three files");
+	cr_assert_eq(gg.first[3], 7, "GPU 2: three files");
+	cr_assert_eq(gg.first[4], 8);
+	cr_assert_eq(gg.first[5], 9);
+}
+
+Test(gres_conf, what_slurmd_refuses_in_multiple_files_is_refused)
+{
+	gres_bad("Name=gpu MultipleFiles=/dev/nvidia0\n",
+		 "gres.conf:1: MultipleFiles=/dev/nvidia0 names one file; use "
+		 "File=");
+	gres_bad("\nName=gpu File=/dev/nvidia0 "
+		 "MultipleFiles=/dev/nvidia0,/dev/nvidia-caps/nvidia-cap12\n",
+		 "gres.conf:2: File= and MultipleFiles= in one record");
+	gres_bad(
+	    "Name=gpu MultipleFiles=/dev/nvidia0,/dev/nvidia-caps/c[1-\n",
+	    "gres.conf:1: MultipleFiles=/dev/nvidia0,/dev/nvidia-caps/c[1-: "
+	    "unbalanced '['");
 }
 
 Test(gres_conf, a_missing_file_lists_no_gpus)
 {
 	reset();
-	cr_assert_eq(qd_gres_conf_load("/nonexistent/gres.conf", "n1", &got,
-				       err, sizeof(err)),
+	cr_assert_eq(qd_gres_conf_load("/nonexistent/gres.conf", "n1", &gg, err,
+				       sizeof(err)),
 		     0, "%s", err);
-	cr_assert_eq(got.n, 0);
+	cr_assert_eq(gg.n, 0);
 }
 
 static void make_dir(void)
@@ -311,17 +360,17 @@ Test(gres_conf, loads_a_file)
 	make_dir();
 	write_file("gres.conf", cluster_conf);
 	snprintf(p, sizeof(p), "%s/gres.conf", dir);
-	cr_assert_eq(qd_gres_conf_load(p, "n2", &got, err, sizeof(err)), 0,
-		     "%s", err);
-	cr_assert_eq(got.n, 4);
-	cr_assert_str_eq(got.v[0], "/d/nvidia4");
+	cr_assert_eq(qd_gres_conf_load(p, "n2", &gg, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(gg.n, 4);
+	cr_assert_str_eq(gg.files.v[0], "/d/nvidia4");
 }
 
 Test(gres_conf, an_unreadable_file_is_an_error)
 {
 	make_dir();
 	/* A directory reads as EISDIR. */
-	cr_assert_eq(qd_gres_conf_load(dir, "n1", &got, err, sizeof(err)), -1);
+	cr_assert_eq(qd_gres_conf_load(dir, "n1", &gg, err, sizeof(err)), -1);
 	cr_assert(strstr(err, "Is a directory"), "%s", err);
 }
 
@@ -398,27 +447,29 @@ Test(gpu_devices, the_option_wins_then_gres_conf_then_the_fallback)
 	write_file("gres.conf", cluster_conf);
 	snprintf(conf, sizeof(conf), "%s/gres.conf", dir);
 
-	cr_assert_eq(qd_node_gpus("/o/gpu[0-1]", conf, "n1", &got, &source, err,
+	cr_assert_eq(qd_node_gpus("/o/gpu[0-1]", conf, "n1", &gg, &source, err,
 				  sizeof(err)),
 		     0, "%s", err);
 	cr_assert_str_eq(source, "gpu_devices=");
+	cr_assert_eq(gg.n, 2, "one GPU a file");
+	files_of_gpus();
 	EXPECT("/o/gpu0", "/o/gpu1");
 
 	reset();
 	cr_assert_eq(
-	    qd_node_gpus(NULL, conf, "n1", &got, &source, err, sizeof(err)), 0,
+	    qd_node_gpus(NULL, conf, "n1", &gg, &source, err, sizeof(err)), 0,
 	    "%s", err);
 	cr_assert_str_eq(source, conf);
-	cr_assert_eq(got.n, 4);
+	cr_assert_eq(gg.n, 4);
 
 	reset();
 	cr_assert_eq(
-	    qd_node_gpus(NULL, conf, "other", &got, &source, err, sizeof(err)),
+	    qd_node_gpus(NULL, conf, "other", &gg, &source, err, sizeof(err)),
 	    0, "%s", err);
 	cr_assert_str_eq(source, QD_GPU_FALLBACK);
 
 	reset();
-	cr_assert_eq(qd_node_gpus("/o/gpu[0-", conf, "n1", &got, &source, err,
+	cr_assert_eq(qd_node_gpus("/o/gpu[0-", conf, "n1", &gg, &source, err,
 				  sizeof(err)),
 		     -1);
 	cr_assert(strstr(err, "gpu_devices=/o/gpu[0-: unbalanced"), "%s", err);
@@ -428,15 +479,15 @@ Test(gpu_devices, the_option_wins_then_gres_conf_then_the_fallback)
 
 TestSuite(gpu_select, .fini = cleanup);
 
-static struct qd_paths node4;
+static struct qd_gpus node4;
 
 static void node_gpus(void)
 {
-	char p[32];
+	char p[32], *v[] = {p};
 
 	for (int i = 4; i < 8; i++) {
 		snprintf(p, sizeof(p), "/d/nvidia%d", i);
-		qd_paths_add(&node4, p);
+		cr_assert_eq(qd_gpus_add(&node4, v, 1, err, sizeof(err)), 0);
 	}
 }
 
@@ -470,7 +521,39 @@ Test(gpu_select, indices_are_positions_in_the_node_list)
 	EXPECT("/d/nvidia5");
 	select_ok("");
 	cr_assert_eq(got.n, 0);
-	qd_paths_free(&node4);
+	qd_gpus_free(&node4);
+}
+
+/* Slurm lets a step open a file that any of its GPUs has: two slices of
+ * one GPU share its device file, each its own nvidia-caps files. */
+Test(gpu_select, a_slice_gives_all_its_files_and_shares_its_parent)
+{
+	struct qd_gpus mig = {0};
+	char *whole[] = {"/dev/nvidia0"},
+	     *s1[] = {"/dev/nvidia1", "/dev/nvidia-caps/nvidia-cap12",
+		      "/dev/nvidia-caps/nvidia-cap13"},
+	     *s2[] = {"/dev/nvidia1", "/dev/nvidia-caps/nvidia-cap21",
+		      "/dev/nvidia-caps/nvidia-cap22"};
+
+	reset();
+	cr_assert_eq(qd_gpus_add(&mig, whole, 1, err, sizeof(err)), 0);
+	cr_assert_eq(qd_gpus_add(&mig, s1, 3, err, sizeof(err)), 0);
+	cr_assert_eq(qd_gpus_add(&mig, s2, 3, err, sizeof(err)), 0);
+	cr_assert_eq(qd_gpu_select(&mig, "2", &got, err, sizeof(err)), 0, "%s",
+		     err);
+	EXPECT("/dev/nvidia1", "/dev/nvidia-caps/nvidia-cap21",
+	       "/dev/nvidia-caps/nvidia-cap22");
+	reset();
+	cr_assert_eq(qd_gpu_select(&mig, "1,2,0", &got, err, sizeof(err)), 0,
+		     "%s", err);
+	EXPECT("/dev/nvidia1", "/dev/nvidia-caps/nvidia-cap12",
+	       "/dev/nvidia-caps/nvidia-cap13", "/dev/nvidia-caps/nvidia-cap21",
+	       "/dev/nvidia-caps/nvidia-cap22", "/dev/nvidia0");
+	reset();
+	cr_assert_eq(qd_gpu_select(&mig, "3", &got, err, sizeof(err)), -1);
+	cr_assert(strstr(err, "GPU index 3, but this node has 3 GPUs"), "%s",
+		  err);
+	qd_gpus_free(&mig);
 }
 
 Test(gpu_select, what_is_no_index_is_an_error)
@@ -482,7 +565,7 @@ Test(gpu_select, what_is_no_index_is_an_error)
 	select_bad(" 1", "' 1' is not a GPU index");
 	select_bad("-1", "'-1' is not a GPU index");
 	select_bad("1-2", "'1-2' is not a GPU index");
-	qd_paths_free(&node4);
+	qd_gpus_free(&node4);
 }
 
 /* slurmstepd's maps, as /proc/PID/maps lists them: only a file named

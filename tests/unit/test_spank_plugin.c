@@ -371,7 +371,8 @@ static void step_binding(const char *mode)
 	st.env[0] = "SLURM_STEP_GPUS=1,3";
 	st.env[1] = "CUDA_VISIBLE_DEVICES=0,1,2,3"; /* not trusted */
 	cr_assert_eq(call(post_fork_fn, 0, NULL), 0, "%s", st.last_error);
-	cr_assert(strstr(st.log, "2 of 4 GPUs allowed (SLURM_STEP_GPUS=1,3)"),
+	cr_assert(strstr(st.log, "2 GPU files allowed of the node's 4 GPUs "
+				 "(SLURM_STEP_GPUS=1,3)"),
 		  "%s", st.log);
 	expect_gpus((1u << 1) | (1u << 3));
 	cr_assert_eq(call(task_exit_fn, 0, NULL), 0);

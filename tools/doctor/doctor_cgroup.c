@@ -189,7 +189,7 @@ static void scratch(struct qd_doctor *d, const struct qd_site *s,
 		    const struct qd_spank_opts *o, const char *node,
 		    enum qd_cg_layout layout)
 {
-	struct qd_paths gpus = {0};
+	struct qd_gpus gpus = {0};
 	char err[1024], dir[PATH_MAX], source[PATH_MAX + 16], mine[PATH_MAX];
 	enum qd_cg_layout own;
 	size_t denied = 0;
@@ -214,10 +214,10 @@ static void scratch(struct qd_doctor *d, const struct qd_site *s,
 		goto done;
 	}
 	rv = layout == QD_CG_LAYOUT_V2_IN_PLACE
-		 ? try_in_place(&gpus, dir, sizeof(dir), &denied, err,
+		 ? try_in_place(&gpus.files, dir, sizeof(dir), &denied, err,
 				sizeof(err))
-		 : try_child(layout, &gpus, dir, sizeof(dir), &denied, err,
-			     sizeof(err));
+		 : try_child(layout, &gpus.files, dir, sizeof(dir), &denied,
+			     err, sizeof(err));
 	if (rv)
 		qd_doctor_linef(d, QD_DOC_FAIL, "cgroup-binding",
 				"see docs/gpu-and-usage.md for what binding "
@@ -237,7 +237,7 @@ static void scratch(struct qd_doctor *d, const struct qd_site *s,
 				    : "made in",
 				dir);
 done:
-	qd_paths_free(&gpus);
+	qd_gpus_free(&gpus);
 }
 
 void qd_doctor_cgroup(struct qd_doctor *d, const struct qd_site *s,

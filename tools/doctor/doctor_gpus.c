@@ -21,7 +21,7 @@
 #include "slurmd_gres.h"
 
 int qd_doctor_node_gpus(const struct qd_site *s, const struct qd_spank_opts *o,
-			const char *node, struct qd_paths *out, char *source,
+			const char *node, struct qd_gpus *out, char *source,
 			char *err, size_t errlen)
 {
 	char gres[PATH_MAX + 16], dir[PATH_MAX];
@@ -99,7 +99,29 @@ static bool same_devices(const struct qd_paths *a, const struct qd_paths *b)
 	return true;
 }
 
-/* "a, b, c" of the first few paths, for a line. */
+/* Whether a GPU's file is not a character device (a MIG slice's
+ * nvidia-caps file where the slice was not made, say): binding refuses
+ * every step then. -1 with which and why in err, else 0. */
+static int missing_file(const struct qd_gpus *g, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < g->n; i++)
+		for (size_t j = g->first[i]; j < g->first[i + 1]; j++) {
+			const char *f = g->files.v[j];
+			struct stat st;
+
+			if (stat(f, &st))
+				return qd_errf(err, errlen, "GPU %zu: %s: %s",
+					       i, f, strerror(errno));
+			if (!S_ISCHR(st.st_mode))
+				return qd_errf(err, errlen,
+					       "GPU %zu: %s: not a character "
+					       "device",
+					       i, f);
+		}
+	return 0;
+}
+
+/* "a,b,c" of the first few paths, for a line. */
 static void list(const struct qd_paths *p, char *out, size_t len)
 {
 	size_t n = 0;
@@ -112,10 +134,29 @@ static void list(const struct qd_paths *p, char *out, size_t len)
 		snprintf(out, len, "none");
 }
 
+/* The same of GPUs, a MIG slice's files joined by '+' (its parent GPU's
+ * device file, then its nvidia-caps files): "a,b+c+d,b+e+f". */
+static void list_gpus(const struct qd_gpus *g, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < g->n && n < len; i++)
+		for (size_t j = g->first[i]; j < g->first[i + 1] && n < len;
+		     j++)
+			n += (size_t)snprintf(out + n, len - n, "%s%s",
+					      j == g->first[i] ? (i ? "," : "")
+							       : "+",
+					      g->files.v[j]);
+	if (!g->n)
+		snprintf(out, len, "none");
+}
+
 void qd_doctor_gpus(struct qd_doctor *d, const struct qd_site *s,
 		    const struct qd_spank_opts *o, const char *node)
 {
-	struct qd_paths mine = {0}, slurm = {0};
+	struct qd_gpus mine = {0};
+	struct qd_paths slurm = {0};
 	char err[1024], a[1024], b[1024], source[PATH_MAX + 16];
 
 	if (qd_doctor_node_gpus(s, o, node, &mine, source, err, sizeof(err))) {
@@ -123,13 +164,20 @@ void qd_doctor_gpus(struct qd_doctor *d, const struct qd_site *s,
 			       "correct gres.conf or the gpu_devices= option");
 		goto done;
 	}
-	list(&mine, a, sizeof(a));
+	list_gpus(&mine, a, sizeof(a));
 	/* Where binding refuses every step with a GPU (gpu_order.h). */
 	if (!strcmp(source, QD_GPU_FALLBACK) &&
 	    qd_gpu_minor_order(QD_NVIDIA_GPUS_PROC, err, sizeof(err))) {
 		qd_doctor_line(d, QD_DOC_FAIL, "gpus", err,
 			       "list the GPUs with File= in gres.conf, in PCI "
 			       "bus order, or set gpu_devices=");
+		goto done;
+	}
+	if (missing_file(&mine, err, sizeof(err))) {
+		qd_doctor_linef(d, QD_DOC_FAIL, "gpus",
+				"correct gres.conf or the gpu_devices= option, "
+				"or make the MIG slices it lists",
+				"%s (from %s): %s", a, source, err);
 		goto done;
 	}
 	if (slurmd_gpus(s, node, &slurm, err, sizeof(err))) {
@@ -141,7 +189,7 @@ void qd_doctor_gpus(struct qd_doctor *d, const struct qd_site *s,
 		goto done;
 	}
 	list(&slurm, b, sizeof(b));
-	if (!same_devices(&mine, &slurm))
+	if (!same_devices(&mine.files, &slurm))
 		qd_doctor_linef(d, QD_DOC_FAIL, "gpus",
 				"make gpu_devices= name the files gres.conf "
 				"lists for this node, in order, or drop it",
@@ -152,6 +200,6 @@ void qd_doctor_gpus(struct qd_doctor *d, const struct qd_site *s,
 				"%zu GPU%s from %s (%s), as slurmd -G", mine.n,
 				mine.n == 1 ? "" : "s", source, a);
 done:
-	qd_paths_free(&mine);
+	qd_gpus_free(&mine);
 	qd_paths_free(&slurm);
 }

@@ -6,7 +6,7 @@
 #define QD_DOCTOR_NODE_H
 
 #include "doctor.h"
-#include "paths.h"
+#include "gpu_devices.h"
 #include "spank_opts.h"
 
 /* The spank_qosdeny.so line: its plugin file found as slurmd finds it, the
@@ -27,10 +27,10 @@ void qd_doctor_cgroup(struct qd_doctor *d, const struct qd_site *s,
 		      const struct qd_doctor_conf *c,
 		      const struct qd_spank_opts *o, const char *node);
 
-/* The node's GPU files as the plugin finds them, and where from (source:
- * at least PATH_MAX + 16 bytes); 0, or -1 with err. */
+/* The node's GPUs as the plugin finds them, and where from (source: at
+ * least PATH_MAX + 16 bytes); 0, or -1 with err. */
 int qd_doctor_node_gpus(const struct qd_site *s, const struct qd_spank_opts *o,
-			const char *node, struct qd_paths *out, char *source,
+			const char *node, struct qd_gpus *out, char *source,
 			char *err, size_t errlen);
 
 #endif
