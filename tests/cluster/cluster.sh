@@ -96,9 +96,11 @@ is_ours() {
 }
 
 # is_zombie PID: gone, or a zombie. Read by the shell itself: the stop
-# loops ask ten times a second for each daemon.
+# loops ask ten times a second for each daemon. A process that ends while
+# its status is read leaves st empty (gone), never unset: under set -u
+# that aborted the whole command mid-stop (make check run 42).
 is_zombie() {
-	local key st
+	local key="" st=""
 	{ while read -r key st _; do
 		[ "$key" = State: ] && break
 	done <"/proc/$1/status"; } 2>/dev/null || return 0

@@ -4,19 +4,8 @@
 # intersection of Slurm's confinement and qosdeny's, never wider.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/gpu-lib.sh"
-CLUSTER="$QD_ROOT/tests/cluster/cluster.sh"
 
-reconfigure_nodes() {
-	bash "$CLUSTER" write-conf >/dev/null &&
-		bash "$CLUSTER" restart-ctld >/dev/null &&
-		bash "$CLUSTER" restart-slurmd >/dev/null
-}
-
-printf 'CgroupPlugin=cgroup/v1\nConstrainDevices=yes\n' \
-	>"$QD_SLURM_ETC/cgroup.conf"
-export QD_TASKPLUGIN=task/cgroup QD_PROCTRACK=proctrack/cgroup
-check "the cluster runs with task/cgroup and ConstrainDevices=yes" \
-	reconfigure_nodes
+task_cgroup_on "the cluster runs with task/cgroup and ConstrainDevices=yes"
 
 # Slurm alone already confines: the baseline the plugin must not widen.
 : >"$PLUGSTACK"
@@ -34,12 +23,6 @@ echo "required spank_qosdeny.so gpu_devices=$QD_DEV_DIR/nvidia0" >"$PLUGSTACK"
 as alice srun -N1 -w n1 --gres=gpu:1 $PROBE
 check_lines "a narrower qosdeny view never widens Slurm's" 1 "$OUT"
 
-: >"$PLUGSTACK"
-unset QD_TASKPLUGIN QD_PROCTRACK
-rm -f "$QD_SLURM_ETC/cgroup.conf"
-check "the cluster is back on task/none" reconfigure_nodes
-# Slurm leaves its (empty) per-node cgroup trees behind: remove them.
-for d in /sys/fs/cgroup/*/slurm_n1 /sys/fs/cgroup/*/slurm_n2; do
-	[ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
-done
+task_cgroup_off "the cluster is back on task/none"
+remove_slurm_cgroups
 finish

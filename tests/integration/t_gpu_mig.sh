@@ -12,17 +12,10 @@
 # under both.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/gpu-lib.sh"
-CLUSTER="$QD_ROOT/tests/cluster/cluster.sh"
 MIG_PROBE="$QD_ROOT/tests/integration/mig-probe.sh $QD_DEV_DIR"
 QD=$QD_BUILD/qosdeny
 CAPS=$QD_DEV_DIR/nvidia-caps
 GRES=$QD_SLURM_ETC/gres.conf
-
-reconfigure_nodes() {
-	bash "$CLUSTER" write-conf >/dev/null &&
-		bash "$CLUSTER" restart-ctld >/dev/null &&
-		bash "$CLUSTER" restart-slurmd >/dev/null
-}
 
 # A character major no driver has: /proc/devices lists those in use.
 free_major() {
@@ -84,17 +77,8 @@ shapes() {
 	check_mig "$1, slice 2 alone: nvidia1 shared, slice 1's caps denied" "2"
 	scancel "$hold"
 	wait_for "job $hold to end" 60 job_done "$hold"
-	OUT=$(as_batch_mig -w n1 --gres=gpu:2)
+	OUT=$(batch_of "$MIG_PROBE" -w n1 --gres=gpu:2)
 	check_mig "$1, batch step, --gres=gpu:2" "0,1"
-}
-
-# as_batch_mig JOB-OPTIONS...: the MIG probe as a batch script's output.
-as_batch_mig() {
-	local out=$QD_CLUSTER_DIR/users/alice/mig-$RANDOM.out id
-	as alice sbatch --parsable -o "$out" "$@" --wrap "$MIG_PROBE"
-	id=$OUT
-	wait_for "batch job $id" 30 job_done "$id"
-	cat "$out"
 }
 
 major=$(free_major)
@@ -113,21 +97,9 @@ NodeName=n1 Name=gpu Type=a100 File=$QD_DEV_DIR/nvidia2
 NodeName=n2 Name=gpu Type=v100 File=$QD_DEV_DIR/nvidia[4-7]
 EOF
 
-printf 'CgroupPlugin=cgroup/v1\nConstrainDevices=yes\n' >"$QD_SLURM_ETC/cgroup.conf"
-export QD_TASKPLUGIN=task/cgroup QD_PROCTRACK=proctrack/cgroup
-check "n1 is a MIG node, beside task/cgroup with ConstrainDevices=yes" \
-	reconfigure_nodes
-
-# The oracle: Slurm alone.
-: >"$PLUGSTACK"
-shapes "Slurm's ConstrainDevices alone"
-echo "required spank_qosdeny.so" >"$PLUGSTACK"
-shapes "ConstrainDevices and qosdeny"
-
-: >"$PLUGSTACK"
-unset QD_TASKPLUGIN QD_PROCTRACK
-rm -f "$QD_SLURM_ETC/cgroup.conf"
-check "the MIG node on task/none" reconfigure_nodes
+task_cgroup_on "n1 is a MIG node, beside task/cgroup with ConstrainDevices=yes"
+against_slurm shapes
+task_cgroup_off "the MIG node on task/none"
 as alice srun -w n1 --gres=gpu:1 $MIG_PROBE
 assert_contains "without qosdeny, task/none confines nothing" \
 	"nvidia2=ENXIO nvidia3=ENXIO cap12=ENXIO cap13=ENXIO cap21=ENXIO cap22=ENXIO" "$OUT"
@@ -165,8 +137,5 @@ assert_contains "its user sees a qosdeny: line naming the file" \
 mv -f "$GRES.orig" "$GRES"
 rm -rf "$CAPS"
 check "n1 has its four whole GPUs again" reconfigure_nodes
-# Slurm leaves its (empty) per-node cgroup trees behind: remove them.
-for d in /sys/fs/cgroup/*/slurm_n1 /sys/fs/cgroup/*/slurm_n2; do
-	[ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
-done
+remove_slurm_cgroups
 finish

@@ -12,12 +12,6 @@ source "$(dirname "$0")/gpu-lib.sh"
 CLUSTER="$QD_ROOT/tests/cluster/cluster.sh"
 GRES=$QD_SLURM_ETC/gres.conf
 
-reconfigure_nodes() {
-	bash "$CLUSTER" write-conf >/dev/null &&
-		bash "$CLUSTER" restart-ctld >/dev/null &&
-		bash "$CLUSTER" restart-slurmd >/dev/null
-}
-
 # Adding a GRES type: a running slurmd cannot change its GRES plugins,
 # which slurmctld's restart asks of it (a reconfigure), and slurmctld
 # refuses a slurmd with less of a GRES than its slurm.conf says (INVAL):
@@ -74,20 +68,11 @@ cp "$GRES" "$GRES.orig"
 for i in 4 5 6 7; do
 	echo "NodeName=n2 Name=mps Count=100 File=$QD_DEV_DIR/nvidia$i"
 done >>"$GRES"
-printf 'CgroupPlugin=cgroup/v1\nConstrainDevices=yes\n' >"$QD_SLURM_ETC/cgroup.conf"
-export QD_MPS_GRES=yes QD_TASKPLUGIN=task/cgroup QD_PROCTRACK=proctrack/cgroup
-check "MPS on n2, beside task/cgroup with ConstrainDevices=yes" add_gres_type
-
-# The oracle: Slurm alone.
-: >"$PLUGSTACK"
-shapes "Slurm's ConstrainDevices alone"
-echo "required spank_qosdeny.so" >"$PLUGSTACK"
-shapes "ConstrainDevices and qosdeny"
-
-: >"$PLUGSTACK"
-unset QD_TASKPLUGIN QD_PROCTRACK
-rm -f "$QD_SLURM_ETC/cgroup.conf"
-check "MPS on task/none" reconfigure_nodes
+export QD_MPS_GRES=yes
+task_cgroup_on "MPS on n2, beside task/cgroup with ConstrainDevices=yes" \
+	add_gres_type
+against_slurm shapes
+task_cgroup_off "MPS on task/none"
 as alice srun -w n2 --gres=mps:50 $PROBE
 assert_contains "without qosdeny, task/none confines nothing" \
 	"0=ENXIO 1=ENXIO 2=ENXIO 3=ENXIO" "$OUT"
@@ -101,8 +86,5 @@ one_gpu "qosdeny alone, cgroup v2 device program, --gres=mps:25" 1
 unset QD_MPS_GRES
 mv -f "$GRES.orig" "$GRES"
 check "n2 has its whole GPUs alone again" reconfigure_nodes
-# Slurm leaves its (empty) per-node cgroup trees behind: remove them.
-for d in /sys/fs/cgroup/*/slurm_n1 /sys/fs/cgroup/*/slurm_n2; do
-	[ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
-done
+remove_slurm_cgroups
 finish
