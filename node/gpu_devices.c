@@ -39,11 +39,17 @@ static int add(struct qd_paths *out, const char *name, char *err, size_t errlen)
 int qd_gpus_add(struct qd_gpus *g, char *const *files, size_t n, char *err,
 		size_t errlen)
 {
-	size_t *bigger = realloc(g->first, (g->n + 2) * sizeof(*g->first));
+	/* Doubling: a File= range may stand for 65536 GPUs, and growing by
+	 * one each copied the offsets 65536 times (fuzz_gres timed out). */
+	if (g->n + 2 > g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 8;
+		size_t *bigger = realloc(g->first, cap * sizeof(*g->first));
 
-	if (!bigger)
-		return qd_errf(err, errlen, "out of memory");
-	g->first = bigger;
+		if (!bigger)
+			return qd_errf(err, errlen, "out of memory");
+		g->first = bigger;
+		g->cap = cap;
+	}
 	if (!g->n)
 		g->first[0] = 0;
 	for (size_t i = 0; i < n; i++)
@@ -58,7 +64,7 @@ void qd_gpus_free(struct qd_gpus *g)
 	qd_paths_free(&g->files);
 	free(g->first);
 	g->first = NULL;
-	g->n = 0;
+	g->n = g->cap = 0;
 }
 
 /* One GPU for each file. */

@@ -29,6 +29,7 @@ struct qd_gpus {
 	struct qd_paths files; /* each GPU's files in turn */
 	size_t *first;	       /* n + 1 offsets into files, NULL when n is 0 */
 	size_t n;
+	size_t cap; /* first's room */
 };
 
 /* Appends one GPU with the n files. Returns 0, or -1 with err. */
