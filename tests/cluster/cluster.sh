@@ -875,6 +875,39 @@ slurmd_registered() {
 	[ "$(date -d "$t" +%s 2>/dev/null || echo 0)" -ge "$2" ]
 }
 
+# slurmd_pids NODE: every slurmd of this cluster serving NODE, the one its
+# pidfile names and any other. From 24.05 the reconfigure that restart-ctld
+# ends with makes each slurmd start a new one of itself, which writes the
+# pidfile only once the old one has ended: a restart in between read the
+# old pid, stopped nothing, and its slurmd could not bind the node's port
+# while the new one ran on with the old plugstack.conf (make check, stop
+# 52, 26.05: t_usage_fault and t_usage_hostile).
+slurmd_pids() {
+	local p
+	{
+		daemon_pid "slurmd-$1"
+		for p in $(ours_running slurmd); do
+			tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null |
+				grep -q -- " -N $1 " && echo "$p"
+		done
+	} | sort -u
+}
+
+# stop_slurmd NODE: no slurmd serves NODE. Again while one is found: an old
+# slurmd that forked its successor just before it was stopped leaves that
+# one running.
+stop_slurmd() {
+	local round pids
+	for round in 1 2 3 4; do
+		mapfile -t pids < <(slurmd_pids "$1")
+		[ ${#pids[@]} -gt 0 ] || return 0
+		[ "$round" -lt 4 ] || break
+		kill_pids 15 "${pids[@]}"
+	done
+	msg "slurmd $1 still runs after 3 stops: ${pids[*]}"
+	return 1
+}
+
 do_restart_slurmd() { # [NODE...]
 	local n since nodes=("$@")
 	need_root
@@ -883,7 +916,7 @@ do_restart_slurmd() { # [NODE...]
 	[ ${#nodes[@]} -gt 0 ] || nodes=(n1 n2)
 	for n in "${nodes[@]}"; do
 		case $n in n1 | n2) ;; *) msg "no node $n"; exit 2 ;; esac
-		stop_daemon "slurmd-$n" 15
+		stop_slurmd "$n" || exit 1
 		rm -f "$RUN/slurmd-$n.pid"
 	done
 	since=$(date +%s)
