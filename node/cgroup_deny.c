@@ -2,15 +2,14 @@
  * The device numbers a GPU binding refuses; see cgroup_deny.h. The control
  * devices are never among them (cgroup.h).
  */
-#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "cgroup_deny.h"
 #include "errmsg.h"
+#include "gpu_devices.h"
 
 /* Shared by every task of every step; denying them breaks CUDA for all. */
 static const char *const control_devices[] = {
@@ -32,18 +31,6 @@ static bool is_control_device(const char *path)
 	return false;
 }
 
-static int char_device(const char *path, dev_t *rdev, char *err, size_t errlen)
-{
-	struct stat st;
-
-	if (stat(path, &st))
-		return qd_errf(err, errlen, "%s: %s", path, strerror(errno));
-	if (!S_ISCHR(st.st_mode))
-		return qd_errf(err, errlen, "%s: not a character device", path);
-	*rdev = st.st_rdev;
-	return 0;
-}
-
 int cg_deny_set(const struct qd_paths *gpus, const struct qd_paths *allowed,
 		struct qd_dev **out, size_t *n, char *err, size_t errlen)
 {
@@ -63,14 +50,14 @@ int cg_deny_set(const struct qd_paths *gpus, const struct qd_paths *allowed,
 	/* A bad allowed path is an error too: it means the GPU list is wrong.
 	 */
 	for (i = 0; i < allowed->n; i++) {
-		if (char_device(allowed->v[i], &rdev, err, errlen))
+		if (qd_char_device(allowed->v[i], &rdev, err, errlen))
 			goto fail;
 		keep[nkeep++] = rdev;
 	}
 	for (i = 0; i < gpus->n; i++) {
 		if (is_control_device(gpus->v[i]))
 			continue;
-		if (char_device(gpus->v[i], &rdev, err, errlen))
+		if (qd_char_device(gpus->v[i], &rdev, err, errlen))
 			goto fail;
 		/* Two names for one device: allowing one allows both. */
 		for (j = 0; j < nkeep && keep[j] != rdev; j++)

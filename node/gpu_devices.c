@@ -36,8 +36,9 @@ static int add(struct qd_paths *out, const char *name, char *err, size_t errlen)
 	return 0;
 }
 
-int qd_gpus_add(struct qd_gpus *g, char *const *files, size_t n, char *err,
-		size_t errlen)
+/* Ends GPU n at offset end of g->files: its files are those from the end
+ * of the GPU before it up to there. */
+static int end_gpu(struct qd_gpus *g, size_t end, char *err, size_t errlen)
 {
 	/* Doubling: a File= range may stand for 65536 GPUs, and growing by
 	 * one each copied the offsets 65536 times (fuzz_gres timed out). */
@@ -52,10 +53,38 @@ int qd_gpus_add(struct qd_gpus *g, char *const *files, size_t n, char *err,
 	}
 	if (!g->n)
 		g->first[0] = 0;
+	g->first[++g->n] = end;
+	return 0;
+}
+
+/* One GPU for each file appended to g->files since offset from. */
+static int end_each(struct qd_gpus *g, size_t from, char *err, size_t errlen)
+{
+	for (size_t j = from + 1; j <= g->files.n; j++)
+		if (end_gpu(g, j, err, errlen))
+			return -1;
+	return 0;
+}
+
+int qd_gpus_add(struct qd_gpus *g, char *const *files, size_t n, char *err,
+		size_t errlen)
+{
 	for (size_t i = 0; i < n; i++)
 		if (add(&g->files, files[i], err, errlen))
 			return -1;
-	g->first[++g->n] = g->files.n;
+	return end_gpu(g, g->files.n, err, errlen);
+}
+
+int qd_char_device(const char *path, dev_t *rdev, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return qd_errf(err, errlen, "%s: %s", path, strerror(errno));
+	if (!S_ISCHR(st.st_mode))
+		return qd_errf(err, errlen, "%s: not a character device", path);
+	if (rdev)
+		*rdev = st.st_rdev;
 	return 0;
 }
 
@@ -65,16 +94,6 @@ void qd_gpus_free(struct qd_gpus *g)
 	free(g->first);
 	g->first = NULL;
 	g->n = g->cap = 0;
-}
-
-/* One GPU for each file. */
-static int add_each(struct qd_gpus *g, const struct qd_paths *files, char *err,
-		    size_t errlen)
-{
-	for (size_t i = 0; i < files->n; i++)
-		if (qd_gpus_add(g, &files->v[i], 1, err, errlen))
-			return -1;
-	return 0;
 }
 
 /* A decimal number of at most 9 digits at *p; advances *p. */
@@ -335,49 +354,45 @@ struct gres_pass {
 };
 
 /* A MultipleFiles= record: one GPU of all its files (at least two, as
- * slurmd insists), which may not be given File= too. */
+ * slurmd insists), which may not be given File= too. Expanded straight
+ * into the node's files, as take_files does. */
 static int take_slice(struct gres_pass *p, const struct gres_record *r)
 {
-	struct qd_paths files = {0};
+	size_t from = p->out->files.n;
 	char why[512];
-	int rv = -1;
 
 	if (r->files)
 		return qd_errf(p->err, p->errlen,
 			       "%s:%d: File= and MultipleFiles= in one record "
 			       "(slurmd refuses it too)",
 			       p->path, r->line);
-	if (qd_expand_list(r->multiple_files, &files, why, sizeof(why)))
-		qd_errf(p->err, p->errlen, "%s:%d: MultipleFiles=%s: %s",
-			p->path, r->line, r->multiple_files, why);
-	else if (files.n < 2)
-		qd_errf(p->err, p->errlen,
-			"%s:%d: MultipleFiles=%s names one file; use File= "
-			"(slurmd refuses it too)",
-			p->path, r->line, r->multiple_files);
-	else if (!qd_gpus_add(p->out, files.v, files.n, why, sizeof(why)))
-		rv = 0;
-	else
-		qd_errf(p->err, p->errlen, "%s:%d: %s", p->path, r->line, why);
-	qd_paths_free(&files);
-	return rv;
+	if (qd_expand_list(r->multiple_files, &p->out->files, why, sizeof(why)))
+		return qd_errf(p->err, p->errlen, "%s:%d: MultipleFiles=%s: %s",
+			       p->path, r->line, r->multiple_files, why);
+	if (p->out->files.n - from < 2)
+		return qd_errf(p->err, p->errlen,
+			       "%s:%d: MultipleFiles=%s names one file; use "
+			       "File= (slurmd refuses it too)",
+			       p->path, r->line, r->multiple_files);
+	if (end_gpu(p->out, p->out->files.n, why, sizeof(why)))
+		return qd_errf(p->err, p->errlen, "%s:%d: %s", p->path, r->line,
+			       why);
+	return 0;
 }
 
 /* A File= record: one GPU a file. */
 static int take_files(struct gres_pass *p, const struct gres_record *r)
 {
-	struct qd_paths files = {0};
+	size_t from = p->out->files.n;
 	char why[512];
-	int rv = 0;
 
-	if (qd_expand_list(r->files, &files, why, sizeof(why)))
-		rv = qd_errf(p->err, p->errlen, "%s:%d: File=%s: %s", p->path,
-			     r->line, r->files, why);
-	else if (add_each(p->out, &files, why, sizeof(why)))
-		rv = qd_errf(p->err, p->errlen, "%s:%d: %s", p->path, r->line,
-			     why);
-	qd_paths_free(&files);
-	return rv;
+	if (qd_expand_list(r->files, &p->out->files, why, sizeof(why)))
+		return qd_errf(p->err, p->errlen, "%s:%d: File=%s: %s", p->path,
+			       r->line, r->files, why);
+	if (end_each(p->out, from, why, sizeof(why)))
+		return qd_errf(p->err, p->errlen, "%s:%d: %s", p->path, r->line,
+			       why);
+	return 0;
 }
 
 static int take_record(struct gres_record *r, void *arg)
@@ -553,13 +568,11 @@ fail:
 static int pattern_gpus(const char *pattern, const char *node,
 			struct qd_gpus *out, char *err, size_t errlen)
 {
-	struct qd_paths files = {0};
-	int rv = qd_gpu_pattern(pattern, node, &files, err, errlen);
+	size_t from = out->files.n;
 
-	if (!rv)
-		rv = add_each(out, &files, err, errlen);
-	qd_paths_free(&files);
-	return rv;
+	if (qd_gpu_pattern(pattern, node, &out->files, err, errlen))
+		return -1;
+	return end_each(out, from, err, errlen);
 }
 
 int qd_node_gpus(const char *option, const char *gres_conf, const char *node,

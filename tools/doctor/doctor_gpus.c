@@ -104,20 +104,14 @@ static bool same_devices(const struct qd_paths *a, const struct qd_paths *b)
  * every step then. -1 with which and why in err, else 0. */
 static int missing_file(const struct qd_gpus *g, char *err, size_t errlen)
 {
-	for (size_t i = 0; i < g->n; i++)
-		for (size_t j = g->first[i]; j < g->first[i + 1]; j++) {
-			const char *f = g->files.v[j];
-			struct stat st;
+	char why[1024];
 
-			if (stat(f, &st))
-				return qd_errf(err, errlen, "GPU %zu: %s: %s",
-					       i, f, strerror(errno));
-			if (!S_ISCHR(st.st_mode))
-				return qd_errf(err, errlen,
-					       "GPU %zu: %s: not a character "
-					       "device",
-					       i, f);
-		}
+	for (size_t i = 0; i < g->n; i++)
+		for (size_t j = g->first[i]; j < g->first[i + 1]; j++)
+			if (qd_char_device(g->files.v[j], NULL, why,
+					   sizeof(why)))
+				return qd_errf(err, errlen, "GPU %zu: %s", i,
+					       why);
 	return 0;
 }
 
