@@ -57,7 +57,7 @@ export QD_PLUGINDIR QD_SUITE=integ-asan
 # ASan's quarantine and shadow make meaningless; leaks are LeakSanitizer's
 # business here.
 not_here=" t_adopt.sh t_doctor.sh t_escape.sh t_gpu_binding.sh t_gpu_cgroup.sh \
-t_gpu_mig.sh t_gpu_mps.sh t_memory.sh t_restart_slurmd.sh t_tool.sh t_usage.sh t_usage_alloc.sh \
+t_gpu_mig.sh t_gpu_mps.sh t_gpu_shard.sh t_memory.sh t_restart_slurmd.sh t_tool.sh t_usage.sh t_usage_alloc.sh \
 t_usage_fault.sh t_usage_noacct.sh t_usage_node_down.sh t_usage_qos.sh t_usage_reply_lost.sh "
 # QD_CORE_EXTRAS=no (make check, every Slurm version after the first): the
 # site factor's long test leaves this run too, as the Sentinel failover

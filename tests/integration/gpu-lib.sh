@@ -89,3 +89,100 @@ remove_slurm_cgroups() {
 	return 0
 }
 
+
+# Shared GPUs (t_gpu_mps.sh, t_gpu_shard.sh): n2's GPUs shared, NAME
+# (mps or shard), SMALL a part of one GPU's count and WHOLE all of it;
+# share_gpus WHAT NAME SMALL WHOLE runs each shape of job on n2, every
+# step of it to open exactly one GPU, as WHAT.
+
+# one_gpu WHAT N: N probe lines in OUT, each naming exactly one GPU and
+# opening that one alone (check_lines).
+one_gpu() {
+	local l
+	while IFS= read -r l; do
+		[[ $l =~ \ gpus=[0-9]+\  ]] ||
+			fail "$1: a share is of one GPU: $l"
+	done < <(printf '%s\n' "$OUT" | grep '^node=')
+	check_lines "$1" "$2" "$OUT"
+}
+
+# array_out JOB-OPTIONS...: the probe as a job array of two tasks, run to
+# their end; prints the files of their output, one a line. Each task is a
+# job of its own: its step's GPUs are its own (check_lines takes the lines
+# of one node for one step's).
+array_out() {
+	local dir=$QD_CLUSTER_DIR/users/alice id
+	as alice sbatch --parsable --array=0-1 -o "$dir/share-%A_%a.out" "$@" \
+		--wrap "$PROBE"
+	id=$OUT
+	wait_for "array job $id" 60 job_done "$id"
+	echo "$dir/share-${id}_0.out"
+	echo "$dir/share-${id}_1.out"
+}
+
+share_gpus() {
+	local what=$1 g=$2 small=$3 whole=$4 hold f
+	as alice srun -w n2 --gres="$g:$small" $PROBE
+	one_gpu "$what, srun --gres=$g:$small" 1
+	OUT=$(batch -w n2 --gres="$g:$whole")
+	one_gpu "$what, batch step, --gres=$g:$whole" 1
+	as alice salloc -w n2 --gres="$g:$small" srun $PROBE
+	one_gpu "$what, salloc + srun, --gres=$g:$small" 1
+	for f in $(array_out -w n2 --gres="$g:$whole"); do
+		OUT=$(cat "$f")
+		one_gpu "$what, a job array's task, --gres=$g:$whole" 1
+	done
+	# Three whole GPUs held: the share comes from the fourth.
+	hold=$(submit_running alice -w n2 --gres=gpu:3)
+	as alice srun -w n2 --gres="$g:$small" $PROBE
+	assert_contains "$what, a share beside 3 GPUs held: Slurm gives GPU 3" \
+		"gpus=3 " "$OUT"
+	one_gpu "$what, a share beside 3 GPUs held" 1
+	scancel "$hold"
+	wait_for "job $hold to end" 60 job_done "$hold"
+}
+
+# add_gres_type: slurm.conf with the GRES type the QD_*_GRES variable adds.
+# A running slurmd cannot change its GRES plugins, which slurmctld's
+# restart asks of it (a reconfigure), and slurmctld refuses a slurmd with
+# less of a GRES than its slurm.conf says (INVAL): slurmd first, then both
+# as usual. (Taking it away, slurmctld first does.)
+add_gres_type() {
+	bash "$QD_ROOT/tests/cluster/cluster.sh" write-conf >/dev/null &&
+		{ bash "$QD_ROOT/tests/cluster/cluster.sh" restart-slurmd \
+			>/dev/null 2>&1 || true; } &&
+		reconfigure_nodes
+}
+
+# share_test NAME COUNT SMALL WHOLE VAR: the whole of a shared-GPU test.
+# n2's four GPUs get COUNT of NAME each in gres.conf (File= per GPU) and
+# slurm.conf (VAR=yes: tests/cluster/cluster.sh); the shapes run under
+# Slurm's ConstrainDevices alone (the oracle), beside qosdeny, under
+# qosdeny alone and with its v2 device program; then n2 is put back.
+share_test() {
+	local g=$1 count=$2 small=$3 whole=$4 var=$5 gres=$QD_SLURM_ETC/gres.conf i
+	cp "$gres" "$gres.orig"
+	for i in 4 5 6 7; do
+		echo "NodeName=n2 Name=$g Count=$count File=$QD_DEV_DIR/nvidia$i"
+	done >>"$gres"
+	export "$var=yes"
+	task_cgroup_on "$g on n2, beside task/cgroup with ConstrainDevices=yes" \
+		add_gres_type
+	shapes() { share_gpus "$1" "$g" "$small" "$whole"; }
+	against_slurm shapes
+	task_cgroup_off "$g on task/none"
+	as alice srun -w n2 --gres="$g:$small" $PROBE
+	assert_contains "without qosdeny, task/none confines nothing" \
+		"0=ENXIO 1=ENXIO 2=ENXIO 3=ENXIO" "$OUT"
+	echo "required spank_qosdeny.so" >"$PLUGSTACK"
+	shapes "qosdeny alone"
+	echo "required spank_qosdeny.so cgroup=v2" >"$PLUGSTACK"
+	as alice srun -w n2 --gres="$g:$small" $PROBE
+	one_gpu "qosdeny alone, cgroup v2 device program, --gres=$g:$small" 1
+
+	: >"$PLUGSTACK"
+	unset "$var"
+	mv -f "$gres.orig" "$gres"
+	check "n2 has its whole GPUs alone again" reconfigure_nodes
+	remove_slurm_cgroups
+}
