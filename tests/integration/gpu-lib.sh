@@ -90,10 +90,10 @@ remove_slurm_cgroups() {
 }
 
 
-# Shared GPUs (t_gpu_mps.sh, t_gpu_shard.sh): n2's GPUs shared, NAME
+# Shared GPUs (t_gpu_mps.sh, t_gpu_shard.sh): every GPU shared, NAME
 # (mps or shard), SMALL a part of one GPU's count and WHOLE all of it;
-# share_gpus WHAT NAME SMALL WHOLE runs each shape of job on n2, every
-# step of it to open exactly one GPU, as WHAT.
+# share_gpus WHAT NAME SMALL WHOLE runs each shape of job, every step of
+# it to open exactly one GPU on each of its nodes, as WHAT.
 
 # one_gpu WHAT N: N probe lines in OUT, each naming exactly one GPU and
 # opening that one alone (check_lines).
@@ -140,6 +140,8 @@ share_gpus() {
 	one_gpu "$what, a share beside 3 GPUs held" 1
 	scancel "$hold"
 	wait_for "job $hold to end" 60 job_done "$hold"
+	as alice srun -N2 -w n1,n2 --gres="$g:$small" $PROBE
+	one_gpu "$what, a job on both nodes, --gres=$g:$small a node" 2
 }
 
 # add_gres_type: slurm.conf with the GRES type the QD_*_GRES variable adds.
@@ -155,18 +157,19 @@ add_gres_type() {
 }
 
 # share_test NAME COUNT SMALL WHOLE VAR: the whole of a shared-GPU test.
-# n2's four GPUs get COUNT of NAME each in gres.conf (File= per GPU) and
-# slurm.conf (VAR=yes: tests/cluster/cluster.sh); the shapes run under
+# Each node's four GPUs get COUNT of NAME each in gres.conf (File= per GPU)
+# and slurm.conf (VAR=yes: tests/cluster/cluster.sh); the shapes run under
 # Slurm's ConstrainDevices alone (the oracle), beside qosdeny, under
-# qosdeny alone and with its v2 device program; then n2 is put back.
+# qosdeny alone and with its v2 device program; then the nodes are put
+# back.
 share_test() {
 	local g=$1 count=$2 small=$3 whole=$4 var=$5 gres=$QD_SLURM_ETC/gres.conf i
 	cp "$gres" "$gres.orig"
-	for i in 4 5 6 7; do
-		echo "NodeName=n2 Name=$g Count=$count File=$QD_DEV_DIR/nvidia$i"
+	for i in 0 1 2 3 4 5 6 7; do
+		echo "NodeName=n$((i / 4 + 1)) Name=$g Count=$count File=$QD_DEV_DIR/nvidia$i"
 	done >>"$gres"
 	export "$var=yes"
-	task_cgroup_on "$g on n2, beside task/cgroup with ConstrainDevices=yes" \
+	task_cgroup_on "$g on both nodes, beside task/cgroup with ConstrainDevices=yes" \
 		add_gres_type
 	shapes() { share_gpus "$1" "$g" "$small" "$whole"; }
 	against_slurm shapes
@@ -183,6 +186,6 @@ share_test() {
 	: >"$PLUGSTACK"
 	unset "$var"
 	mv -f "$gres.orig" "$gres"
-	check "n2 has its whole GPUs alone again" reconfigure_nodes
+	check "the nodes have their whole GPUs alone again" reconfigure_nodes
 	remove_slurm_cgroups
 }
