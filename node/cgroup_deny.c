@@ -2,14 +2,15 @@
  * The device numbers a GPU binding refuses; see cgroup_deny.h. The control
  * devices are never among them (cgroup.h).
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "cgroup_deny.h"
 #include "errmsg.h"
-#include "gpu_devices.h"
 
 /* Shared by every task of every step; denying them breaks CUDA for all. */
 static const char *const control_devices[] = {
@@ -29,6 +30,19 @@ static bool is_control_device(const char *path)
 		if (!strcmp(base, control_devices[i]))
 			return true;
 	return false;
+}
+
+int qd_char_device(const char *path, dev_t *rdev, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return qd_errf(err, errlen, "%s: %s", path, strerror(errno));
+	if (!S_ISCHR(st.st_mode))
+		return qd_errf(err, errlen, "%s: not a character device", path);
+	if (rdev)
+		*rdev = st.st_rdev;
+	return 0;
 }
 
 int cg_deny_set(const struct qd_paths *gpus, const struct qd_paths *allowed,

@@ -7,6 +7,7 @@
 #define QD_CGROUP_DENY_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "paths.h"
 
@@ -15,6 +16,13 @@ struct qd_dev {
 	unsigned major;
 	unsigned minor;
 };
+
+/*
+ * Whether path is a character device, as every GPU file must be for a
+ * binding to name it (doctor's gpus line asks the same): 0 with its device
+ * number in *rdev (unless NULL), or -1 with "path: why" in err.
+ */
+int qd_char_device(const char *path, dev_t *rdev, char *err, size_t errlen);
 
 /*
  * The device numbers of gpus that no allowed file shares, control devices

@@ -75,19 +75,6 @@ int qd_gpus_add(struct qd_gpus *g, char *const *files, size_t n, char *err,
 	return end_gpu(g, g->files.n, err, errlen);
 }
 
-int qd_char_device(const char *path, dev_t *rdev, char *err, size_t errlen)
-{
-	struct stat st;
-
-	if (stat(path, &st))
-		return qd_errf(err, errlen, "%s: %s", path, strerror(errno));
-	if (!S_ISCHR(st.st_mode))
-		return qd_errf(err, errlen, "%s: not a character device", path);
-	if (rdev)
-		*rdev = st.st_rdev;
-	return 0;
-}
-
 void qd_gpus_free(struct qd_gpus *g)
 {
 	qd_paths_free(&g->files);

@@ -9,7 +9,6 @@
 #define QD_GPU_DEVICES_H
 
 #include <stddef.h>
-#include <sys/types.h>
 
 #include "paths.h"
 
@@ -38,13 +37,6 @@ int qd_gpus_add(struct qd_gpus *g, char *const *files, size_t n, char *err,
 		size_t errlen);
 
 void qd_gpus_free(struct qd_gpus *g);
-
-/*
- * Whether path is a character device, as every GPU file must be for a
- * binding to name it: 0 with its device number in *rdev (unless NULL), or
- * -1 with "path: why" in err.
- */
-int qd_char_device(const char *path, dev_t *rdev, char *err, size_t errlen);
 
 /*
  * Appends the names a Slurm host/file list stands for: comma-separated

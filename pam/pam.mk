@@ -8,7 +8,9 @@
 # atomic_file.c, write_all.c), the names of the cgroup= modes the
 # records hold (shared/plugstack/cgroup_mode.c), and the counts file the
 # sessions are counted in for the node's metrics (shared/metrics/
-# node_counts.c).
+# node_counts.c). Linked with -z defs: a symbol none of these resolve
+# (an object of the node library that pulls in one of the core's not
+# listed here) fails the build, not every ssh login as PAM loads it.
 
 PAM_SO    := $(B)/pam_qosdeny.so
 PAM_MAP   := pam/pam_qosdeny.map
@@ -29,7 +31,7 @@ PAM_CFLAGS := $(NODE_CFLAGS)
 
 $(PAM_SO): $(B)/pam/pam_qosdeny.o $(NODE_LIB) $(PAM_CORE) $(PAM_MAP)
 	$(Q_LD)$(CC) $(QD_LDFLAGS) $(LDFLAGS) -shared -o $@ $(B)/pam/pam_qosdeny.o \
-		$(NODE_LIB) $(PAM_CORE) -lpam \
+		$(NODE_LIB) $(PAM_CORE) -lpam -Wl,-z,defs \
 		-Wl,--version-script=$(PAM_MAP)
 
 .PHONY: pam-install pam-uninstall

@@ -5,7 +5,7 @@
 # after pam_slurm_adopt, confines it to the job's GPUs on the node, or
 # refuses it. Also the extern step itself, which spank_qosdeny.so used to
 # fail (and with it every job from 24.11), and the node's metrics counts of
-# the sessions.
+# the sessions. Sessions into jobs on shards and MPS shares too.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/gpu-lib.sh"
 source "$(dirname "$0")/sshd-lib.sh"
@@ -252,6 +252,38 @@ check "counted: 3 sessions refused" wait_for "the count" 10 counted refused 3
 lint=$(promtool check metrics <"$NODE1" 2>&1)
 assert_eq "promtool has nothing to say of n1's file" "" "$lint"
 CONFINED=3
+
+# --- shares of a GPU, shards then MPS: the session gets the share's GPU,
+# as the job's steps do (t_gpu_shard.sh, t_gpu_mps.sh): the job prolog's
+# SLURM_JOB_GPUS names it. Adding a GRES type: slurmd first (gpu-lib.sh,
+# add_gres_type).
+GRES=$QD_SLURM_ETC/gres.conf
+cp "$GRES" "$GRES.orig"
+share_session() { # NAME COUNT REQUEST VAR
+	cp "$GRES.orig" "$GRES"
+	for i in 0 1 2 3 4 5 6 7; do
+		echo "NodeName=n$((i / 4 + 1)) Name=$1 Count=$2 File=$QD_DEV_DIR/nvidia$i"
+	done >>"$GRES"
+	export "$4=yes"
+	QD_SLURM_CONF_EXTRA=$EXTRA QD_TASKPLUGIN=task/none \
+		QD_PROCTRACK=proctrack/cgroup bash "$CLUSTER" write-conf >/dev/null
+	bash "$CLUSTER" restart-slurmd >/dev/null 2>&1
+	check "$1 on every GPU, task/none" cgroups no task/none
+	hold "$3"
+	session "v1, task/none, --gres=$3" 0 "$J"
+	scancel "$J"
+	no_leftovers "--gres=$3"
+	# Taken away: slurmctld first, else it drains the nodes that lack it.
+	unset "$4"
+	cp "$GRES.orig" "$GRES"
+	check "$1 taken away" cgroups no task/none
+}
+share_session shard 4 shard:2 QD_SHARD_GRES
+share_session mps 100 mps:50 QD_MPS_GRES
+rm -f "$GRES.orig"
+check "counted: the 2 sessions into shares confined" \
+	wait_for "the count" 10 counted confined $((CONFINED + 2))
+CONFINED=$((CONFINED + 2))
 
 # --- beside task/cgroup without ConstrainDevices
 check "task/cgroup, ConstrainDevices=no" cgroups no task/cgroup

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "cgroup_deny.h"
 #include "doctor_node.h"
 #include "errmsg.h"
 #include "gpu_devices.h"
