@@ -57,6 +57,18 @@ static int end_gpu(struct qd_gpus *g, size_t end, char *err, size_t errlen)
 	return 0;
 }
 
+/* Drops what a list that failed half-way left: the files appended to
+ * g->files since offset from, and any GPU already ended among them.
+ * Returns -1. */
+static int drop_from(struct qd_gpus *g, size_t from)
+{
+	while (g->n && g->first[g->n] > from)
+		g->n--;
+	while (g->files.n > from)
+		free(g->files.v[--g->files.n]);
+	return -1;
+}
+
 /* One GPU for each file appended to g->files since offset from. */
 static int end_each(struct qd_gpus *g, size_t from, char *err, size_t errlen)
 {
@@ -353,17 +365,23 @@ static int take_slice(struct gres_pass *p, const struct gres_record *r)
 			       "%s:%d: File= and MultipleFiles= in one record "
 			       "(slurmd refuses it too)",
 			       p->path, r->line);
-	if (qd_expand_list(r->multiple_files, &p->out->files, why, sizeof(why)))
-		return qd_errf(p->err, p->errlen, "%s:%d: MultipleFiles=%s: %s",
-			       p->path, r->line, r->multiple_files, why);
-	if (p->out->files.n - from < 2)
-		return qd_errf(p->err, p->errlen,
-			       "%s:%d: MultipleFiles=%s names one file; use "
-			       "File= (slurmd refuses it too)",
-			       p->path, r->line, r->multiple_files);
-	if (end_gpu(p->out, p->out->files.n, why, sizeof(why)))
-		return qd_errf(p->err, p->errlen, "%s:%d: %s", p->path, r->line,
-			       why);
+	if (qd_expand_list(r->multiple_files, &p->out->files, why,
+			   sizeof(why))) {
+		qd_errf(p->err, p->errlen, "%s:%d: MultipleFiles=%s: %s",
+			p->path, r->line, r->multiple_files, why);
+		return drop_from(p->out, from);
+	}
+	if (p->out->files.n - from < 2) {
+		qd_errf(p->err, p->errlen,
+			"%s:%d: MultipleFiles=%s names one file; use File= "
+			"(slurmd refuses it too)",
+			p->path, r->line, r->multiple_files);
+		return drop_from(p->out, from);
+	}
+	if (end_gpu(p->out, p->out->files.n, why, sizeof(why))) {
+		qd_errf(p->err, p->errlen, "%s:%d: %s", p->path, r->line, why);
+		return drop_from(p->out, from);
+	}
 	return 0;
 }
 
@@ -373,12 +391,15 @@ static int take_files(struct gres_pass *p, const struct gres_record *r)
 	size_t from = p->out->files.n;
 	char why[512];
 
-	if (qd_expand_list(r->files, &p->out->files, why, sizeof(why)))
-		return qd_errf(p->err, p->errlen, "%s:%d: File=%s: %s", p->path,
-			       r->line, r->files, why);
-	if (end_each(p->out, from, why, sizeof(why)))
-		return qd_errf(p->err, p->errlen, "%s:%d: %s", p->path, r->line,
-			       why);
+	if (qd_expand_list(r->files, &p->out->files, why, sizeof(why))) {
+		qd_errf(p->err, p->errlen, "%s:%d: File=%s: %s", p->path,
+			r->line, r->files, why);
+		return drop_from(p->out, from);
+	}
+	if (end_each(p->out, from, why, sizeof(why))) {
+		qd_errf(p->err, p->errlen, "%s:%d: %s", p->path, r->line, why);
+		return drop_from(p->out, from);
+	}
 	return 0;
 }
 
@@ -557,9 +578,10 @@ static int pattern_gpus(const char *pattern, const char *node,
 {
 	size_t from = out->files.n;
 
-	if (qd_gpu_pattern(pattern, node, &out->files, err, errlen))
-		return -1;
-	return end_each(out, from, err, errlen);
+	if (qd_gpu_pattern(pattern, node, &out->files, err, errlen) ||
+	    end_each(out, from, err, errlen))
+		return drop_from(out, from);
+	return 0;
 }
 
 int qd_node_gpus(const char *option, const char *gres_conf, const char *node,

@@ -885,11 +885,20 @@ slurmd_registered() {
 # old pid, stopped nothing, and its slurmd could not bind the node's port
 # while the new one ran on with the old plugstack.conf (make check, stop
 # 52, 26.05: t_usage_fault and t_usage_hostile).
+# Not a slurmd's own child: what slurmd forks to start a slurmstepd runs
+# its binary until it execs, and killing it would fail a job's step. (A
+# reconfigure's new slurmd is the old one's child only until the old one
+# ends: stop_slurmd's next round finds it.)
 slurmd_pids() {
-	local p
+	local p st exe
+	exe=$(exe_of slurmd)
 	{
 		daemon_pid "slurmd-$1"
 		for p in $(ours_running slurmd); do
+			{ read -r st <"/proc/$p/stat"; } 2>/dev/null || continue
+			read -r -a st <<<"${st##*) }"
+			[ "$(readlink "/proc/${st[1]}/exe" 2>/dev/null)" = "$exe" ] &&
+				continue
 			tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null |
 				grep -q -- " -N $1 " && echo "$p"
 		done

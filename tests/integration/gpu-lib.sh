@@ -121,14 +121,15 @@ array_out() {
 }
 
 share_gpus() {
-	local what=$1 g=$2 small=$3 whole=$4 hold f
+	local what=$1 g=$2 small=$3 whole=$4 hold f files
 	as alice srun -w n2 --gres="$g:$small" $PROBE
 	one_gpu "$what, srun --gres=$g:$small" 1
 	OUT=$(batch -w n2 --gres="$g:$whole")
 	one_gpu "$what, batch step, --gres=$g:$whole" 1
 	as alice salloc -w n2 --gres="$g:$small" srun $PROBE
 	one_gpu "$what, salloc + srun, --gres=$g:$small" 1
-	for f in $(array_out -w n2 --gres="$g:$whole"); do
+	mapfile -t files < <(array_out -w n2 --gres="$g:$whole")
+	for f in "${files[@]}"; do
 		OUT=$(cat "$f")
 		one_gpu "$what, a job array's task, --gres=$g:$whole" 1
 	done

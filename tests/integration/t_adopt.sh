@@ -269,9 +269,11 @@ share_session() { # NAME COUNT REQUEST VAR
 		QD_PROCTRACK=proctrack/cgroup bash "$CLUSTER" write-conf >/dev/null
 	bash "$CLUSTER" restart-slurmd >/dev/null 2>&1
 	check "$1 on every GPU, task/none" cgroups no task/none
+	# bob holds three GPUs: the share is on GPU 3.
+	bob_job=$(submit_running bob -w n1 --gres=gpu:3 -o /dev/null)
 	hold "$3"
-	session "v1, task/none, --gres=$3" 0 "$J"
-	scancel "$J"
+	session "v1, task/none, --gres=$3 beside 3 GPUs held" 3 "$J"
+	scancel "$J" "$bob_job"
 	no_leftovers "--gres=$3"
 	# Taken away: slurmctld first, else it drains the nodes that lack it.
 	unset "$4"

@@ -15,7 +15,7 @@ GRES=$QD_SLURM_ETC/gres.conf
 share_test shard 4 1 4 QD_SHARD_GRES
 
 # Count= without File=: Slurm spreads the 16 shards over n2's GPUs.
-split() {
+split_shapes() {
 	as alice srun -w n2 --gres=shard:1 $PROBE
 	one_gpu "$1, 16 shards split by Slurm, srun --gres=shard:1" 1
 	OUT=$(batch -w n2 --gres=shard:2)
@@ -26,7 +26,7 @@ echo "NodeName=n[1-2] Name=shard Count=16" >>"$GRES"
 export QD_SHARD_GRES=yes
 task_cgroup_on "16 shards a node without File=, beside ConstrainDevices=yes" \
 	add_gres_type
-against_slurm split
+against_slurm split_shapes
 unset QD_SHARD_GRES
 mv -f "$GRES.orig" "$GRES"
 task_cgroup_off "the nodes have their whole GPUs alone again, on task/none"

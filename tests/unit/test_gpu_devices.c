@@ -326,6 +326,24 @@ Test(gres_conf, what_slurmd_refuses_in_multiple_files_is_refused)
 	    "unbalanced '['");
 }
 
+/* A record that fails half-way leaves none of its files behind: the GPUs
+ * before it are as they were, each with its own files. */
+Test(gres_conf, a_failed_record_leaves_the_gpus_before_it_whole)
+{
+	gres_bad("Name=gpu File=/dev/nvidia[0-1]\n"
+		 "Name=gpu File=/dev/nvidia[2-3],/dev/x[1-\n",
+		 "gres.conf:2: File=/dev/nvidia[2-3],/dev/x[1-: unbalanced");
+	cr_assert_eq(gg.n, 2);
+	cr_assert_eq(gg.files.n, 2);
+	cr_assert_eq(gg.first[2], 2);
+	gres_bad("Name=gpu File=/dev/nvidia0\n"
+		 "Name=gpu MultipleFiles=/dev/nvidia1,/dev/c[1-\n",
+		 "gres.conf:2: MultipleFiles=");
+	cr_assert_eq(gg.n, 1);
+	cr_assert_eq(gg.files.n, 1);
+	cr_assert_str_eq(gg.files.v[0], "/dev/nvidia0");
+}
+
 Test(gres_conf, a_missing_file_lists_no_gpus)
 {
 	reset();
