@@ -12,11 +12,17 @@
 #
 # ETC gets slurm.conf, cgroup.conf, gres.conf (/dev/nvidia0 to GPUS-1) and a
 # qosdeny.conf; D the state, spool and logs. Each LINE is added to
-# slurm.conf (ports).
+# slurm.conf (ports). QD_NODE_SHARDS=N gives each GPU N shards (gres/shard)
+# too.
 write_node_conf() {
 	local etc=$1 d=$2 cluster=$3 node=$4 addr=$5 cpus=$6 gpus=$7
-	local task=$8 constrain=$9
+	local task=$8 constrain=$9 shards=${QD_NODE_SHARDS:-0} types=gpu
+	local gres=gpu:$7 i
 	shift 9
+	if [ "$shards" -gt 0 ]; then
+		types=gpu,shard
+		gres+=,shard:$((shards * gpus))
+	fi
 	mkdir -p "$etc" "$d/log" "$d/state" "$d/spool"
 	{
 		cat <<EOF
@@ -42,7 +48,7 @@ MpiDefault=none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SlurmdParameters=config_overrides
-GresTypes=gpu
+GresTypes=$types
 SchedulerParameters=sched_interval=1
 ReturnToService=2
 MessageTimeout=4
@@ -52,7 +58,7 @@ OverTimeLimit=0
 InactiveLimit=0
 MinJobAge=300
 Waittime=0
-NodeName=$node NodeAddr=$addr CPUs=$cpus RealMemory=1000 Gres=gpu:$gpus State=UNKNOWN
+NodeName=$node NodeAddr=$addr CPUs=$cpus RealMemory=1000 Gres=$gres State=UNKNOWN
 PartitionName=main Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
 		[ $# -eq 0 ] || printf '%s\n' "$@"
@@ -66,5 +72,8 @@ EOF
 AutoDetect=off
 NodeName=$node Name=gpu File=/dev/nvidia[0-$((gpus - 1))]
 EOF
+	for ((i = 0; i < gpus && shards > 0; i++)); do
+		echo "NodeName=$node Name=shard Count=$shards File=/dev/nvidia$i"
+	done >>"$etc/gres.conf"
 	printf 'Enforce=no\nUsageHalfLife=365-0\n' >"$etc/qosdeny.conf"
 }

@@ -52,7 +52,8 @@ wait_until() { # SECONDS COMMAND...
 }
 
 write_conf() {
-	write_node_conf "$ETC" "$D" vmv2 vm 10.99.0.1 2 2 "$1" "$2"
+	# 4 shards a GPU beside it: t_v2_binding.sh binds shard steps too.
+	QD_NODE_SHARDS=4 write_node_conf "$ETC" "$D" vmv2 vm 10.99.0.1 2 2 "$1" "$2"
 	echo "required $PLUGIN redis=127.0.0.1:6379" >"$ETC/plugstack.conf"
 	[ "${QD_VM_JOBID_PATHS:-}" = yes ] &&
 		echo "CgroupJobIdPaths=yes" >>"$ETC/cgroup.conf"

@@ -3,7 +3,8 @@
 # GPU binding on Slurm's cgroup/v2 (pure cgroup v2 VM, Slurm 24.11 or
 # 26.05, proctrack/cgroup), beside task/none and task/cgroup with
 # ConstrainDevices=no and =yes: a step's allocated GPUs open (ENXIO, no
-# driver), the node's other GPU is refused (EPERM); per step (the tasks of
+# driver), the node's other GPU is refused (EPERM), and a step on shards
+# opens the GPU they are of; per step (the tasks of
 # one step share its GPUs; --gpus-per-task beside ConstrainDevices stays per
 # task); the program attached in place: every task stays in the cgroup
 # Slurm made for it (.../vm_slurmstepd.scope/JOB/step_S/user/task_*, JOB
@@ -42,6 +43,16 @@ for setting in "task/none no" "task/cgroup no" "task/cgroup yes"; do
 	as alice srun -A research --gres=gpu:1 bash -c "$(where_probe)"
 	check_probe "$name: srun --gres=gpu:1 opens its GPU only" "$OUT"
 	in_slurms_cgroups "$name: srun --gres=gpu:1" "$OUT"
+
+	# A step on shards (4 a GPU here: slurm.sh) opens the one GPU they
+	# are of, as Slurm's ConstrainDevices allows.
+	for req in shard:1 shard:4; do
+		as alice srun -A research --gres=$req bash -c "$(where_probe)"
+		assert_match "$name: srun --gres=$req is on one GPU" \
+			'^gpus=[01] ' "$(probe_lines "$OUT")"
+		check_probe "$name: srun --gres=$req opens its GPU only" "$OUT"
+		in_slurms_cgroups "$name: srun --gres=$req" "$OUT"
+	done
 
 	as alice srun -A research bash -c "$(gpu_probe)"
 	assert_eq "$name: a step without GPUs opens none" \
