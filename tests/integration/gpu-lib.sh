@@ -89,7 +89,6 @@ remove_slurm_cgroups() {
 	return 0
 }
 
-
 # Shared GPUs (t_gpu_mps.sh, t_gpu_shard.sh): every GPU shared, NAME
 # (mps or shard), SMALL a part of one GPU's count and WHOLE all of it;
 # share_gpus WHAT NAME SMALL WHOLE runs each shape of job, every step of
@@ -157,6 +156,15 @@ add_gres_type() {
 		reconfigure_nodes
 }
 
+# share_lines NAME COUNT: gres.conf's lines giving each GPU of both nodes
+# COUNT of NAME (File= per GPU).
+share_lines() {
+	local i
+	for i in 0 1 2 3 4 5 6 7; do
+		echo "NodeName=n$((i / 4 + 1)) Name=$1 Count=$2 File=$QD_DEV_DIR/nvidia$i"
+	done
+}
+
 # share_test NAME COUNT SMALL WHOLE VAR: the whole of a shared-GPU test.
 # Each node's four GPUs get COUNT of NAME each in gres.conf (File= per GPU)
 # and slurm.conf (VAR=yes: tests/cluster/cluster.sh); the shapes run under
@@ -164,11 +172,9 @@ add_gres_type() {
 # qosdeny alone and with its v2 device program; then the nodes are put
 # back.
 share_test() {
-	local g=$1 count=$2 small=$3 whole=$4 var=$5 gres=$QD_SLURM_ETC/gres.conf i
+	local g=$1 small=$3 whole=$4 var=$5 gres=$QD_SLURM_ETC/gres.conf
 	cp "$gres" "$gres.orig"
-	for i in 0 1 2 3 4 5 6 7; do
-		echo "NodeName=n$((i / 4 + 1)) Name=$g Count=$count File=$QD_DEV_DIR/nvidia$i"
-	done >>"$gres"
+	share_lines "$g" "$2" >>"$gres"
 	export "$var=yes"
 	task_cgroup_on "$g on both nodes, beside task/cgroup with ConstrainDevices=yes" \
 		add_gres_type

@@ -9,7 +9,6 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/gpu-lib.sh"
 source "$(dirname "$0")/sshd-lib.sh"
-CLUSTER="$QD_ROOT/tests/cluster/cluster.sh"
 ADOPT=/lib/security/pam_slurm_adopt.so
 [ -e "$ADOPT" ] || ADOPT=$(ls /lib/*/security/pam_slurm_adopt.so /usr/lib/*/security/pam_slurm_adopt.so 2>/dev/null | head -n 1)
 PAM_QD=$QD_BUILD/pam_qosdeny.so
@@ -30,16 +29,15 @@ if [ -z "$ADOPT" ] || { ! command -v sshd >/dev/null && [ ! -x /usr/sbin/sshd ];
 	exit
 fi
 
-# cgroups CONSTRAIN TASKPLUGIN: slurm.conf and cgroup.conf for that setup,
-# slurmctld and slurmd restarted on them.
+# cgroups CONSTRAIN TASKPLUGIN [HOW]: slurm.conf and cgroup.conf for that
+# setup, slurmctld and slurmd restarted on them by HOW (gpu-lib.sh,
+# default reconfigure_nodes).
 cgroups() {
 	printf 'CgroupPlugin=cgroup/v1\nConstrainDevices=%s\n' "$1" \
 		>"$QD_SLURM_ETC/cgroup.conf"
 	echo "PrologFlags=Contain" >"$EXTRA"
 	QD_SLURM_CONF_EXTRA=$EXTRA QD_TASKPLUGIN=$2 QD_PROCTRACK=proctrack/cgroup \
-		bash "$CLUSTER" write-conf >/dev/null &&
-		bash "$CLUSTER" restart-ctld >/dev/null &&
-		bash "$CLUSTER" restart-slurmd >/dev/null
+		"${3:-reconfigure_nodes}"
 }
 
 # The node's metrics count the sessions (docs/metrics.md): slurmd runs
@@ -265,14 +263,9 @@ GRES=$QD_SLURM_ETC/gres.conf
 cp "$GRES" "$GRES.orig"
 share_session() { # NAME COUNT REQUEST VAR
 	cp "$GRES.orig" "$GRES"
-	for i in 0 1 2 3 4 5 6 7; do
-		echo "NodeName=n$((i / 4 + 1)) Name=$1 Count=$2 File=$QD_DEV_DIR/nvidia$i"
-	done >>"$GRES"
+	share_lines "$1" "$2" >>"$GRES"
 	export "$4=yes"
-	QD_SLURM_CONF_EXTRA=$EXTRA QD_TASKPLUGIN=task/none \
-		QD_PROCTRACK=proctrack/cgroup bash "$CLUSTER" write-conf >/dev/null
-	bash "$CLUSTER" restart-slurmd >/dev/null 2>&1
-	check "$1 on every GPU, task/none" cgroups no task/none
+	check "$1 on every GPU, task/none" cgroups no task/none add_gres_type
 	# bob holds three GPUs: the share is on GPU 3.
 	bob_job=$(submit_running bob -w n1 --gres=gpu:3 -o /dev/null)
 	hold "$3"
@@ -312,9 +305,6 @@ check "counted: the 2 sessions beside task/cgroup confined" \
 
 : >"$PLUGSTACK"
 rm -f "$QD_SLURM_ETC/cgroup.conf" "$EXTRA"
-check "the cluster is back on task/none" bash -c "bash '$CLUSTER' write-conf >/dev/null && bash '$CLUSTER' restart-ctld >/dev/null && bash '$CLUSTER' restart-slurmd >/dev/null"
-# Slurm leaves its (empty) per-node cgroup trees behind: remove them.
-for d in /sys/fs/cgroup/*/slurm_n1 /sys/fs/cgroup/*/slurm_n2; do
-	[ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
-done
+check "the cluster is back on task/none" reconfigure_nodes
+remove_slurm_cgroups
 finish
