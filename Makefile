@@ -40,7 +40,8 @@ CC        ?= cc
 # drops the optimisation, never the hardening.
 CFLAGS    ?= -O2 -g
 QD_DEFS   := -D_GNU_SOURCE -DQD_VERSION='"$(VERSION)"' \
-             -DQD_SYSCONFDIR='"$(SYSCONFDIR)"'
+             -DQD_SYSCONFDIR='"$(SYSCONFDIR)"' \
+             -DQD_TOOL_INSTALLED='"$(PREFIX)/bin/qosdeny"'
 # Hardening of everything built here, the five installed binaries first
 # (tests/build/hardening.sh checks them; docs/install.md, "Hardening"). _FORTIFY_SOURCE=3
 # needs gcc 12 and optimisation. -U first: a compiler that defines it
@@ -153,7 +154,8 @@ HELPER_BIN := $(B)/tests/redis_drop_proxy $(B)/tests/forge_submit \
 # whatever its log_path (slurmctld's is /dev/null): UBSan traps instead,
 # and ASan (handle_sigill) reports the trap with its stack in its log.
 # ASAN_CTLD_DIR is the cluster's plugin directory: it also holds the plain
-# spank_qosdeny.so, since slurmd and slurmstepd run without the runtime.
+# spank_qosdeny.so, since slurmd and slurmstepd run without the runtime,
+# and the tool its job prolog runs.
 ASAN_RT         ?= $(realpath $(shell $(CC) -print-file-name=libasan.so))
 ASAN_CTLD_B     := $(B)/asan-ctld
 ASAN_CTLD_FLAGS := -fsanitize=address,undefined \
@@ -336,6 +338,12 @@ $(ASAN_CTLD_DIR)/job_submit_qosdeny.so: $(ASAN_CTLD_OBJ) $(ASAN_CTLD_CORE_LIB) \
 		-Wl,--version-script=job_submit/job_submit_qosdeny.map
 
 $(ASAN_CTLD_DIR)/spank_qosdeny.so: $(SPANK_SO)
+	@mkdir -p $(@D)
+	cp $< $@
+
+# The tool beside it, as in the build tree: the job prolog finds it there
+# (node/job_held.h) on nodes where jobs may hold shares.
+$(ASAN_CTLD_DIR)/qosdeny: $(TOOL)
 	@mkdir -p $(@D)
 	cp $< $@
 

@@ -65,25 +65,27 @@ static void from_tres_array(const uint64_t *arr, bool is_limit,
 	for (uint32_t i = 0; i < g_tres_count; i++) {
 		const slurmdb_tres_rec_t *t = assoc_mgr_tres_array[i];
 		uint64_t v = arr[i];
+		char name[64];
 
 		if (is_limit && (v == INFINITE64 || v == NO_VAL64))
 			continue;
 		if (!t || !t->type)
 			continue;
-		if (!strcmp(t->type, "cpu"))
-			qd_tres_set(out, QD_TRES_CPU, v);
-		else if (!strcmp(t->type, "mem"))
-			qd_tres_set(out, QD_TRES_MEM, v);
-		else if (!strcmp(t->type, "node"))
-			qd_tres_set(out, QD_TRES_NODE, v);
-		else if (!strcmp(t->type, "gres") && t->name &&
-			 !strcmp(t->name, "gpu"))
-			qd_tres_set(out, QD_TRES_GPU, v);
-		else if (!strcmp(t->type, "gres") && t->name &&
-			 !strncmp(t->name, "gpu:", 4) &&
-			 qd_tres_set_typed(out, t->name + 4, v) != 0)
-			debug("qosdeny: too many GPU types, ignoring gres/%s",
-			      t->name);
+		/* A GPU type as Slurm names it, whatever its characters (a
+		 * MIG profile's "+me" too), though qosdeny.conf takes fewer. */
+		if (!strcmp(t->type, "gres") && t->name &&
+		    !strncmp(t->name, "gpu:", 4)) {
+			if (qd_tres_set_typed(out, t->name + 4, v))
+				debug("qosdeny: too many GPU types, ignoring "
+				      "gres/%s",
+				      t->name);
+			continue;
+		}
+		/* assoc_mgr keeps "gres" and "shard" apart; qosdeny's names
+		 * are sacctmgr's, "gres/shard". */
+		snprintf(name, sizeof(name), "%s%s%s", t->type,
+			 t->name ? "/" : "", t->name ? t->name : "");
+		qd_tres_set_named(out, name, v);
 	}
 }
 

@@ -45,6 +45,11 @@ static bool has_tres(const char *list, const char *tres)
 	return false;
 }
 
+static bool capped(const struct qd_tres *t, enum qd_tres_id id)
+{
+	return qd_tres_get(t, id, QD_UNLIMITED) != QD_UNLIMITED;
+}
+
 /* Says at start what slurm.conf lacks for the records to work. */
 static void check_slurm_settings(const struct qd_policy *pol)
 {
@@ -66,6 +71,17 @@ static void check_slurm_settings(const struct qd_policy *pol)
 			      "'gres/gpu', so Slurm counts no GPUs for its "
 			      "limits",
 			      r->name);
+		/* The GPU shares GresTypes has ("gres/shard": "shard"). */
+		for (int id = QD_TRES_BEFORE_TYPES; id < QD_TRES_FIXED; id++)
+			if ((capped(lims[0], id) || capped(lims[1], id) ||
+			     capped(lims[2], id)) &&
+			    has_tres(slurm_conf.gres_plugins,
+				     qd_tres_name(id) + strlen("gres/")) &&
+			    !has_tres(acct_tres, qd_tres_name(id)))
+				error("qosdeny: QOS %s: AccountingStorageTRES "
+				      "lacks '%s', so Slurm counts none for "
+				      "its limits",
+				      r->name, qd_tres_name(id));
 		for (size_t l = 0; l < 3; l++)
 			for (size_t t = 0; t < lims[l]->ntyped; t++) {
 				char name[64];

@@ -17,6 +17,8 @@
 
 #include "errmsg.h"
 #include "gpu_devices.h"
+#include "gres_held.h"
+#include "site.h"
 #include "textfile.h"
 
 /* No list may stand for more names: a typo like [0-99999999] is an error. */
@@ -37,8 +39,10 @@ static int add(struct qd_paths *out, const char *name, char *err, size_t errlen)
 }
 
 /* Ends GPU n at offset end of g->files: its files are those from the end
- * of the GPU before it up to there. */
-static int end_gpu(struct qd_gpus *g, size_t end, char *err, size_t errlen)
+ * of the GPU before it up to there; type is gres.conf's Type= (NULL: none
+ * given). */
+static int end_gpu(struct qd_gpus *g, size_t end, const char *type, char *err,
+		   size_t errlen)
 {
 	/* Doubling: a File= range may stand for 65536 GPUs, and growing by
 	 * one each copied the offsets 65536 times (fuzz_gres timed out). */
@@ -51,6 +55,8 @@ static int end_gpu(struct qd_gpus *g, size_t end, char *err, size_t errlen)
 		g->first = bigger;
 		g->cap = cap;
 	}
+	if (qd_paths_add(&g->types, type ? type : ""))
+		return qd_errf(err, errlen, "out of memory");
 	if (!g->n)
 		g->first[0] = 0;
 	g->first[++g->n] = end;
@@ -64,16 +70,19 @@ static int drop_from(struct qd_gpus *g, size_t from)
 {
 	while (g->n && g->first[g->n] > from)
 		g->n--;
+	while (g->types.n > g->n)
+		free(g->types.v[--g->types.n]);
 	while (g->files.n > from)
 		free(g->files.v[--g->files.n]);
 	return -1;
 }
 
-/* One GPU for each file appended to g->files since offset from. */
-static int end_each(struct qd_gpus *g, size_t from, char *err, size_t errlen)
+/* One GPU of type for each file appended to g->files since offset from. */
+static int end_each(struct qd_gpus *g, size_t from, const char *type, char *err,
+		    size_t errlen)
 {
 	for (size_t j = from + 1; j <= g->files.n; j++)
-		if (end_gpu(g, j, err, errlen))
+		if (end_gpu(g, j, type, err, errlen))
 			return -1;
 	return 0;
 }
@@ -84,12 +93,13 @@ int qd_gpus_add(struct qd_gpus *g, char *const *files, size_t n, char *err,
 	for (size_t i = 0; i < n; i++)
 		if (add(&g->files, files[i], err, errlen))
 			return -1;
-	return end_gpu(g, g->files.n, err, errlen);
+	return end_gpu(g, g->files.n, NULL, err, errlen);
 }
 
 void qd_gpus_free(struct qd_gpus *g)
 {
 	qd_paths_free(&g->files);
+	qd_paths_free(&g->types);
 	free(g->first);
 	g->first = NULL;
 	g->n = g->cap = 0;
@@ -234,8 +244,9 @@ int qd_nodelist_has(const char *spec, const char *node, char *err,
 struct gres_record {
 	int line;
 	bool node_first; /* starts with NodeName= */
-	const char *nodes, *name, *files;
+	const char *nodes, *name, *files, *count;
 	const char *multiple_files; /* MultipleFiles=: one GPU, a MIG slice */
+	const char *type;	    /* Type=, or NULL */
 };
 
 /*
@@ -284,6 +295,10 @@ static int parse_record(char *text, struct gres_record *r, const char *path,
 			r->files = v;
 		else if (!strcasecmp(tok, "MultipleFiles"))
 			r->multiple_files = v;
+		else if (!strcasecmp(tok, "Count"))
+			r->count = v;
+		else if (!strcasecmp(tok, "Type"))
+			r->type = v;
 	}
 	return 0;
 }
@@ -378,7 +393,7 @@ static int take_slice(struct gres_pass *p, const struct gres_record *r)
 			p->path, r->line, r->multiple_files);
 		return drop_from(p->out, from);
 	}
-	if (end_gpu(p->out, p->out->files.n, why, sizeof(why))) {
+	if (end_gpu(p->out, p->out->files.n, r->type, why, sizeof(why))) {
 		qd_errf(p->err, p->errlen, "%s:%d: %s", p->path, r->line, why);
 		return drop_from(p->out, from);
 	}
@@ -396,31 +411,41 @@ static int take_files(struct gres_pass *p, const struct gres_record *r)
 			r->line, r->files, why);
 		return drop_from(p->out, from);
 	}
-	if (end_each(p->out, from, why, sizeof(why))) {
+	if (end_each(p->out, from, r->type, why, sizeof(why))) {
 		qd_errf(p->err, p->errlen, "%s:%d: %s", p->path, r->line, why);
 		return drop_from(p->out, from);
 	}
 	return 0;
 }
 
+/* Whether record r is node's (no NodeName=, or one that lists it): 1, 0,
+ * or -1 with err naming its line. */
+static int for_node(const struct gres_record *r, const char *path,
+		    const char *node, char *err, size_t errlen)
+{
+	char why[512];
+	int has;
+
+	if (!r->nodes)
+		return 1;
+	has = qd_nodelist_has(r->nodes, node, why, sizeof(why));
+	if (has < 0)
+		return qd_errf(err, errlen, "%s:%d: NodeName=%s: %s", path,
+			       r->line, r->nodes, why);
+	return has;
+}
+
 static int take_record(struct gres_record *r, void *arg)
 {
 	struct gres_pass *p = arg;
-	char why[512];
 	int has;
 
 	if (r->node_first != p->node_records || !r->name ||
 	    strcasecmp(r->name, "gpu"))
 		return 0;
-	if (r->nodes) {
-		has = qd_nodelist_has(r->nodes, p->node, why, sizeof(why));
-		if (has < 0)
-			return qd_errf(p->err, p->errlen,
-				       "%s:%d: NodeName=%s: %s", p->path,
-				       r->line, r->nodes, why);
-		if (!has)
-			return 0;
-	}
+	has = for_node(r, p->path, p->node, p->err, p->errlen);
+	if (has <= 0)
+		return has;
 	if (r->multiple_files)
 		return take_slice(p, r);
 	if (!r->files)
@@ -440,17 +465,134 @@ int qd_gres_conf_parse(const char *path, const char *text, const char *node,
 	return each_record(path, text, take_record, &p, err, errlen);
 }
 
+void qd_gres_conf_path(char *buf, size_t len)
+{
+	const char *conf = getenv("SLURM_CONF");
+	const char *slash;
+
+	if (!conf || !*conf)
+		conf = QD_DEFAULT_SLURM_CONF;
+	slash = strrchr(conf, '/');
+	if (slash)
+		snprintf(buf, len, "%.*s/gres.conf", (int)(slash - conf), conf);
+	else
+		snprintf(buf, len, "gres.conf");
+}
+
+/* gres.conf's text, or NULL: *rv 0 where the file is missing (no GRES,
+ * as for Slurm), -1 with err where it cannot be read. */
+static char *conf_text(const char *path, int *rv, char *err, size_t errlen)
+{
+	char *text;
+
+	*rv = 0;
+	if (access(path, F_OK) && errno == ENOENT)
+		return NULL;
+	text = qd_read_file(path, NULL, err, errlen);
+	if (!text)
+		*rv = -1;
+	return text;
+}
+
+struct share_pass {
+	const char *node;
+	enum qd_gres_shares found;
+};
+
+/* A shard or MPS record; for the node where a NodeName= that does not
+ * parse is taken as one (the caller then asks slurmctld, which knows). */
+static int note_share(struct gres_record *r, void *arg)
+{
+	struct share_pass *p = arg;
+	char why[512];
+
+	if (!r->name ||
+	    (strcasecmp(r->name, "shard") && strcasecmp(r->name, "mps")))
+		return 0;
+	if (!r->nodes || qd_nodelist_has(r->nodes, p->node, why, sizeof(why)))
+		p->found = QD_SHARES_HERE;
+	else if (p->found == QD_SHARES_NONE)
+		p->found = QD_SHARES_ELSEWHERE;
+	return 0;
+}
+
+enum qd_gres_shares qd_gres_conf_shares(const char *path, const char *node)
+{
+	struct share_pass p = {node, QD_SHARES_NONE};
+	char err[512], *text;
+	int rv;
+
+	text = conf_text(path, &rv, err, sizeof(err));
+	if (!text && !rv)
+		return QD_SHARES_NONE;
+	/* Unreadable: slurmd would not run with it; asking costs little. */
+	if (!text || each_record(path, text, note_share, &p, err, sizeof(err)))
+		p.found = QD_SHARES_HERE;
+	free(text);
+	return p.found;
+}
+
+struct count_pass {
+	const char *path, *node;
+	unsigned long long *shards, *mps;
+	char *err;
+	size_t errlen;
+};
+
+/* A shard or MPS record of the node: its Count= added to its kind's. */
+static int add_count(struct gres_record *r, void *arg)
+{
+	struct count_pass *p = arg;
+	unsigned long long *sum;
+	uint64_t v;
+	int has;
+
+	if (!r->name)
+		return 0;
+	sum = !strcasecmp(r->name, "shard") ? p->shards
+	      : !strcasecmp(r->name, "mps") ? p->mps
+					    : NULL;
+	if (!sum)
+		return 0;
+	has = for_node(r, p->path, p->node, p->err, p->errlen);
+	if (has <= 0)
+		return has;
+	/* As gres.conf takes it: a K, M or G suffix. */
+	if (!r->count ||
+	    qd_gres_count_parse(r->count, true, UINT64_C(1) << 40, &v))
+		return qd_errf(p->err, p->errlen,
+			       "%s:%d: Name=%s without a Count= it can read",
+			       p->path, r->line, r->name);
+	*sum += v;
+	return 0;
+}
+
+int qd_gres_conf_share_counts(const char *path, const char *node,
+			      unsigned long long *shards,
+			      unsigned long long *mps, char *err, size_t errlen)
+{
+	struct count_pass p = {path, node, shards, mps, err, errlen};
+	char *text;
+	int rv;
+
+	*shards = *mps = 0;
+	text = conf_text(path, &rv, err, errlen);
+	if (!text)
+		return rv;
+	rv = each_record(path, text, add_count, &p, err, errlen);
+	free(text);
+	return rv;
+}
+
 int qd_gres_conf_load(const char *path, const char *node, struct qd_gpus *out,
 		      char *err, size_t errlen)
 {
 	char *text;
 	int rv;
 
-	if (access(path, F_OK) && errno == ENOENT)
-		return 0;
-	text = qd_read_file(path, NULL, err, errlen);
+	text = conf_text(path, &rv, err, errlen);
 	if (!text)
-		return -1;
+		return rv;
 	rv = qd_gres_conf_parse(path, text, node, out, err, errlen);
 	free(text);
 	return rv;
@@ -579,7 +721,7 @@ static int pattern_gpus(const char *pattern, const char *node,
 	size_t from = out->files.n;
 
 	if (qd_gpu_pattern(pattern, node, &out->files, err, errlen) ||
-	    end_each(out, from, err, errlen))
+	    end_each(out, from, NULL, err, errlen))
 		return drop_from(out, from);
 	return 0;
 }

@@ -8,6 +8,7 @@
 #ifndef QD_GPU_DEVICES_H
 #define QD_GPU_DEVICES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "paths.h"
@@ -27,6 +28,7 @@
  */
 struct qd_gpus {
 	struct qd_paths files; /* each GPU's files in turn */
+	struct qd_paths types; /* each GPU's gres.conf Type=, "" if none */
 	size_t *first;	       /* n + 1 offsets into files, NULL when n is 0 */
 	size_t n;
 	size_t cap; /* first's room */
@@ -66,6 +68,32 @@ int qd_gres_conf_parse(const char *path, const char *text, const char *node,
 /* The same from a file; a missing file gives no GPUs, as in Slurm. */
 int qd_gres_conf_load(const char *path, const char *node, struct qd_gpus *out,
 		      char *err, size_t errlen);
+
+/* gres.conf beside slurm.conf: the one SLURM_CONF names (slurmd exports
+ * the one it read), else the default. */
+void qd_gres_conf_path(char *buf, size_t len);
+
+/* What gres.conf says of shards and MPS shares for a node. */
+enum qd_gres_shares {
+	QD_SHARES_NONE,	     /* no Name=shard or Name=mps record at all */
+	QD_SHARES_ELSEWHERE, /* records, none for this node */
+	QD_SHARES_HERE,	     /* one without NodeName= or whose NodeName=
+				lists the node; or the file unreadable */
+};
+
+/* From gres.conf at path; a missing file is QD_SHARES_NONE. */
+enum qd_gres_shares qd_gres_conf_shares(const char *path, const char *node);
+
+/*
+ * The node's shards and MPS shares as gres.conf at path writes them: the
+ * sum of the Count= of each Name=shard (Name=mps) record for the node
+ * (Slurm may take fewer: slurm.conf's Gres= is the most it takes). A
+ * missing file gives 0. Returns 0, or -1 with err naming the line.
+ */
+int qd_gres_conf_share_counts(const char *path, const char *node,
+			      unsigned long long *shards,
+			      unsigned long long *mps, char *err,
+			      size_t errlen);
 
 /*
  * The files a gpu_devices= pattern names: %n is the node name, entries are

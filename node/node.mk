@@ -18,7 +18,8 @@ NODE_LIB     := $(B)/libqosdeny_node.a
 NODE_UNIT_SRC := $(filter-out %_plugin.c,$(wildcard tests/unit/test_cgroup*.c \
                    tests/unit/test_spank_*.c tests/unit/test_gpu_devices*.c \
                    tests/unit/test_usage_report*.c tests/unit/test_job_qos.c \
-                   tests/unit/test_slurmd_gres.c))
+                   tests/unit/test_slurmd_gres.c tests/unit/test_job_held.c \
+                   tests/unit/test_job_weigh.c))
 NODE_TESTS    := $(NODE_UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 # The objects of the library; the Makefile compiles and archives them.

@@ -23,4 +23,12 @@
  */
 int qd_slurmd_gres_line(const char *line, const char **file, size_t *filelen);
 
+/*
+ * The Count= of a line of name's (Name=shard, Name=mps): 1 with *count;
+ * 0 a GRES line of another name, or without a decimal Count=; -1 not a
+ * GRES line.
+ */
+int qd_slurmd_gres_count(const char *line, const char *name,
+			 unsigned long long *count);
+
 #endif

@@ -5,6 +5,8 @@
 #include "slurm_compat.h" /* first: Slurm's calls by their exported names */
 #include "src/common/assoc_mgr.h"
 
+#include "gpu_weights.h"
+#include "gres_held.h"
 #include "snapshot.h"
 
 /* A name as usage keys hold it (names.h: escaped where it must be, hashed
@@ -60,6 +62,7 @@ struct job_walk {
 	struct grow g;
 	int pos;
 	time_t now;
+	struct qd_gpu_weights *weights; /* room for a partition's */
 };
 
 /* Seconds a job has run, suspensions left out (Slurm's own run time). */
@@ -72,19 +75,111 @@ static time_t run_time(const job_record_t *j, time_t now)
 	return j->pre_sus_time + (now > from ? now - from : 0);
 }
 
+/* Whether the job's GRES detail names a GPU share on some node. */
+static bool holds_shares(const job_record_t *j)
+{
+	for (uint32_t i = 0; i < j->gres_detail_cnt; i++)
+		if (j->gres_detail_str[i] &&
+		    (strstr(j->gres_detail_str[i], "shard") ||
+		     strstr(j->gres_detail_str[i], "mps")))
+			return true;
+	return false;
+}
+
+/*
+ * Thousandths of GPUs a job with shares holds, as its records will charge
+ * them (docs/gpu-and-usage.md "Usage of shared GPUs"): each node's GRES
+ * detail (one per node of its node_bitmap, in order), whose shares lack
+ * their N before 23.11.2, then taken from the node's Gres=. -1 where a
+ * detail does not read: the job's gres/gpu stands.
+ */
+static int64_t shares_held(const job_record_t *j)
+{
+	uint64_t sum = 0, m;
+	uint32_t k = 0;
+	char err[256];
+	int shared, last;
+
+	if (!j->node_bitmap)
+		return -1;
+	last = bit_fls(j->node_bitmap);
+	for (int n = bit_ffs(j->node_bitmap);
+	     n >= 0 && n <= last && k < j->gres_detail_cnt; n++) {
+		struct qd_node_gres conf = {0};
+		node_record_t *node;
+
+		if (!bit_test(j->node_bitmap, n))
+			continue;
+		node = node_record_table_ptr[n];
+		if (node && node->gres &&
+		    qd_node_gres_parse(node->gres, &conf, err, sizeof(err)))
+			memset(&conf, 0, sizeof(conf));
+		if (qd_gres_held(j->gres_detail_str[k++], &conf, &m, &shared,
+				 err, sizeof(err)))
+			return -1;
+		sum += m;
+	}
+	return (int64_t)sum;
+}
+
+/*
+ * Thousandths of whole GPUs weighed as the job's records weigh them
+ * (gpu_weights.h): its partition's TRESBillingWeights for a GPU type
+ * weighs the allocation's gres/gpu:<type> (slurmctld refuses a weight for
+ * a TRES it does not track, so the count is there); the other GPUs, and
+ * all of a partition that weighs no type, weigh 1.
+ */
+static uint64_t weighed(const job_record_t *j, struct qd_gpu_weights *w,
+			uint64_t gpus)
+{
+	uint64_t typed = 0, sum = 0;
+	char err[256];
+
+	if (!j->part_ptr || !j->part_ptr->billing_weights_str ||
+	    qd_gpu_weights_parse(j->part_ptr->billing_weights_str, w, err,
+				 sizeof(err)) ||
+	    !w->n)
+		return 1000 * gpus;
+	for (size_t i = 0; i < w->n; i++) {
+		char name[sizeof("gpu:") + QD_GPU_TYPE_MAX];
+		slurmdb_tres_rec_t t = {.type = "gres", .name = name};
+		int pos;
+
+		snprintf(name, sizeof(name), "gpu:%s", w->w[i].type);
+		pos = assoc_mgr_find_tres_pos(&t, true);
+		if (pos < 0 || j->tres_alloc_cnt[pos] == NO_VAL64)
+			continue;
+		typed += j->tres_alloc_cnt[pos];
+		sum += j->tres_alloc_cnt[pos] * w->w[i].milli;
+	}
+	if (typed > gpus)
+		return 1000 * gpus;
+	sum += 1000 * (gpus - typed);
+	return sum ? sum : 1; /* a thousandth at least, as a record */
+}
+
 static int take_job(void *x, void *arg)
 {
 	job_record_t *j = x;
 	struct job_walk *w = arg;
 	struct qd_running_job *r;
-	uint64_t gpus;
+	uint64_t gpus, mgpus;
+	int64_t held;
 
 	if (!(IS_JOB_RUNNING(j) || IS_JOB_SUSPENDED(j)) || !j->tres_alloc_cnt ||
 	    !j->assoc_ptr || !j->assoc_ptr->acct || !*j->assoc_ptr->acct ||
 	    !j->assoc_ptr->user || !*j->assoc_ptr->user)
 		return 0;
 	gpus = j->tres_alloc_cnt[w->pos];
-	if (!gpus || gpus == NO_VAL64)
+	if (gpus == NO_VAL64)
+		gpus = 0;
+	mgpus = gpus ? weighed(j, w->weights, gpus) : 0;
+	/* A share of a GPU is in gres/shard or gres/mps, not gres/gpu; its
+	 * GPU's type is not in the allocation's counts, so it weighs 1 here
+	 * until the job's records, which know the type, replace it. */
+	if (holds_shares(j) && (held = shares_held(j)) >= 0)
+		mgpus = (uint64_t)held;
+	if (!mgpus)
 		return 0;
 	r = next_slot(&w->g);
 	if (!r)
@@ -93,7 +188,7 @@ static int take_job(void *x, void *arg)
 	r->start = j->start_time;
 	copy_name(r->account, j->assoc_ptr->acct);
 	copy_name(r->user, j->assoc_ptr->user);
-	r->gpu_seconds = gpus * (uint64_t)run_time(j, w->now);
+	r->gpu_seconds = mgpus * (uint64_t)run_time(j, w->now) / 1000;
 	r->nodes = j->node_cnt;
 	return 0;
 }
@@ -102,7 +197,8 @@ int qd_sf_snapshot_take(struct qd_sf_snapshot *s, time_t now)
 {
 	assoc_mgr_lock_t assoc_locks = {.assoc = READ_LOCK};
 	assoc_mgr_lock_t tres_locks = {.assoc = READ_LOCK, .tres = READ_LOCK};
-	slurmctld_lock_t job_read = {.job = READ_LOCK};
+	/* Nodes too: a share's N may be in a node's Gres= (shares_held). */
+	slurmctld_lock_t job_read = {.job = READ_LOCK, .node = READ_LOCK};
 	slurmdb_tres_rec_t gpu = {.type = "gres", .name = "gpu"};
 	struct grow ag;
 	struct job_walk w;
@@ -113,13 +209,18 @@ int qd_sf_snapshot_take(struct qd_sf_snapshot *s, time_t now)
 	w = (struct job_walk){
 	    {(void **)&s->jobs, &s->n_jobs, 0, sizeof(*s->jobs), false},
 	    -1,
-	    now};
+	    now,
+	    malloc(sizeof(*w.weights))};
+	if (!w.weights)
+		return -1;
 	assoc_mgr_lock(&assoc_locks);
 	if (assoc_mgr_assoc_list)
 		list_for_each(assoc_mgr_assoc_list, take_assoc, &ag);
 	assoc_mgr_unlock(&assoc_locks);
-	if (ag.oom)
+	if (ag.oom) {
+		free(w.weights);
 		return -1;
+	}
 
 	/* Slurm's lock order: slurmctld's locks before assoc_mgr's. A job's
 	 * association pointer is only followed under assoc_mgr's. */
@@ -131,6 +232,7 @@ int qd_sf_snapshot_take(struct qd_sf_snapshot *s, time_t now)
 	assoc_mgr_unlock(&tres_locks);
 	unlock_slurmctld(job_read);
 	s->gpu_tres_pos = w.pos;
+	free(w.weights);
 	return w.g.oom ? -1 : 0;
 }
 

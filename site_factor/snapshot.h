@@ -29,9 +29,10 @@ struct qd_sf_snapshot {
 
 /*
  * Copies the associations (assoc_mgr read lock) and then the running jobs
- * (slurmctld job read lock, assoc_mgr TRES read lock), one lock set at a
- * time and nothing but memory under them. Returns 0, or -1 when out of
- * memory.
+ * (slurmctld job and node read locks, assoc_mgr TRES read lock), a job on
+ * shares of a GPU counted as its records will charge it (S/N of the GPU),
+ * one lock set at a time and nothing but memory under them. Returns 0, or
+ * -1 when out of memory.
  */
 int qd_sf_snapshot_take(struct qd_sf_snapshot *s, time_t now);
 

@@ -10,6 +10,7 @@
  * in the spool. Everything that goes wrong goes to slurmd's log as an
  * error, with the record.
  */
+#include <dlfcn.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
@@ -19,7 +20,11 @@
 #include <time.h>
 
 #include "adopt.h"
+#include "errmsg.h"
+#include "gpu_devices.h"
+#include "job_held.h"
 #include "job_qos.h"
+#include "job_weigh.h"
 #include "spank_priv.h"
 #include "usage_qos_env.h"
 #include "spool_unrecorded.h"
@@ -152,6 +157,95 @@ static void note_unrecorded(const struct qd_spank_opts *o, const char *why,
 	free(rp);
 }
 
+/*
+ * A GPU job where jobs may hold part of a GPU (job_held.h) gets no share
+ * count in its prolog's environment: slurmctld's word replaces the count
+ * of SLURM_JOB_GPUS, never raising it (a whole GPU is the most a GPU it
+ * lists can cost). Where it cannot be had, the record charges the whole
+ * GPUs, and slurmd's log says so.
+ */
+static void held_here(const struct qd_reporter *rp, struct qd_usage_record *job)
+{
+	char path[PATH_MAX], tool[PATH_MAX], err[PATH_MAX + 256], num[32];
+	/* slurmd's name for the node: job->node is the stored form. */
+	const char *node = getenv("SLURMD_NODENAME");
+	uint32_t m = 0;
+	Dl_info self;
+	int rc;
+
+	qd_gres_conf_path(path, sizeof(path));
+	if (!node ||
+	    !qd_job_held_needed(qd_site_has_shares(&rp->site), path, node))
+		return;
+	/* The plugin's own file: a build tree has the tool beside it. */
+	if (!dladdr((void *)held_here, &self))
+		self.dli_fname = NULL;
+	rc = qd_job_held_tool(self.dli_fname, tool, sizeof(tool), err,
+			      sizeof(err));
+	if (!rc)
+		rc = qd_job_held_ask(tool, job->job_id, node,
+				     SCONTROL_TIMEOUT_MS, &m, err, sizeof(err));
+	if (!rc && (!m || m > job->mgpus))
+		rc = qd_errf(err, sizeof(err),
+			     "slurmctld says it holds %s GPU(s) there",
+			     qd_milli_text(m, num, sizeof(num)));
+	if (rc) {
+		slurm_error("qosdeny: job %" PRIu32
+			    " prolog: its share of its GPUs on %s is unknown "
+			    "(%s); charged as %s whole GPU(s)",
+			    job->job_id, node, err,
+			    qd_milli_text(job->mgpus, num, sizeof(num)));
+		return;
+	}
+	job->mgpus = m;
+}
+
+/*
+ * The GPUs weighed by the partition's TRESBillingWeights for their types
+ * (job_weigh.h). Where the weights cannot be read, each GPU weighs 1 and
+ * slurmd's log says why.
+ */
+static void weigh_here(const struct qd_reporter *rp,
+		       struct qd_usage_record *job)
+{
+	char gres[PATH_MAX], err[PATH_MAX + 256], was[32], now[32];
+	struct qd_job_weigh j = {
+	    .slurm_conf = rp->site.slurm_conf,
+	    .gres_conf = gres,
+	    .node = getenv("SLURMD_NODENAME"),
+	    .partition = getenv("SLURM_JOB_PARTITION"),
+	    .job_gpus = getenv("SLURM_JOB_GPUS"),
+	};
+	uint32_t m = job->mgpus;
+	size_t untyped;
+	int rc;
+
+	if (!rp->site.have_slurm_conf || !j.node || !j.partition || !j.job_gpus)
+		return;
+	qd_gres_conf_path(gres, sizeof(gres));
+	rc = qd_job_weigh(&j, &m, &untyped, err, sizeof(err));
+	if (rc < 0) {
+		slurm_error("qosdeny: job %" PRIu32
+			    " prolog: its GPUs on %s are not weighed by "
+			    "partition %s's TRESBillingWeights (%s); each "
+			    "weighs 1",
+			    job->job_id, j.node, j.partition, err);
+		return;
+	}
+	if (!rc)
+		return;
+	slurm_verbose("qosdeny: job %" PRIu32 " prolog: %s GPU(s) on %s "
+		      "weighed by partition %s's TRESBillingWeights: %s",
+		      job->job_id, qd_milli_text(job->mgpus, was, sizeof(was)),
+		      j.node, j.partition, qd_milli_text(m, now, sizeof(now)));
+	if (untyped)
+		slurm_info("qosdeny: job %" PRIu32 " prolog: %zu of its GPUs "
+			   "on %s have no Type= in gres.conf, so partition "
+			   "%s's weights for GPU types leave them at 1",
+			   job->job_id, untyped, j.node, j.partition);
+	job->mgpus = m;
+}
+
 int qd_job_script(int ac, char **av, bool epilog)
 {
 	const char *hook = epilog ? "epilog" : "prolog";
@@ -196,10 +290,15 @@ int qd_job_script(int ac, char **av, bool epilog)
 			    job.job_id, hook, rp ? err : "out of memory");
 		goto out;
 	}
-	if (epilog)
+	if (epilog) {
 		qd_report_epilog(rp, &job, now);
-	else
+	} else {
+		if (job.mgpus) {
+			held_here(rp, &job);
+			weigh_here(rp, &job);
+		}
 		qd_report_prolog(rp, &job, now);
+	}
 	if (job.user[0] == '~' || job.account[0] == '~') {
 		const char *names[] = {getenv("SLURM_JOB_USER"),
 				       getenv("SLURM_JOB_ACCOUNT")};

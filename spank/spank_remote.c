@@ -28,9 +28,6 @@
 #include "spank_priv.h"
 #include "step_cgroup.h"
 
-/* Debian's slurm-wlm reads slurm.conf (and gres.conf beside it) here. */
-#define DEFAULT_SLURM_CONF "/etc/slurm/slurm.conf"
-
 /* The node's GPU files, read once per step. */
 static struct qd_gpus node_gpus;
 static const char *gpus_source;
@@ -77,21 +74,6 @@ static void node_name(spank_t sp, char *buf, size_t len)
 	buf[strcspn(buf, ".")] = '\0';
 }
 
-/* gres.conf beside slurm.conf: slurmd exports the one it read. */
-static void gres_conf_path(char *buf, size_t len)
-{
-	const char *conf = getenv("SLURM_CONF");
-	const char *slash;
-
-	if (!conf || !*conf)
-		conf = DEFAULT_SLURM_CONF;
-	slash = strrchr(conf, '/');
-	if (slash)
-		snprintf(buf, len, "%.*s/gres.conf", (int)(slash - conf), conf);
-	else
-		snprintf(buf, len, "gres.conf");
-}
-
 static int load_node_gpus(spank_t sp, const struct qd_spank_opts *o, char *err,
 			  size_t errlen)
 {
@@ -100,7 +82,7 @@ static int load_node_gpus(spank_t sp, const struct qd_spank_opts *o, char *err,
 	if (gpus_loaded)
 		return 0;
 	node_name(sp, node, sizeof(node));
-	gres_conf_path(gres_conf, sizeof(gres_conf));
+	qd_gres_conf_path(gres_conf, sizeof(gres_conf));
 	if (qd_node_gpus(o->gpu_devices[0] ? o->gpu_devices : NULL, gres_conf,
 			 node, &node_gpus, &gpus_source, err, errlen)) {
 		qd_gpus_free(&node_gpus);

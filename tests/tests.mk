@@ -44,7 +44,7 @@ integration: all $(HELPER_BIN)
 # QUICK_ARGS names tests, as for integration.
 integration-asan: all $(HELPER_BIN) $(ASAN_CTLD_DIR)/job_submit_qosdeny.so \
 		$(ASAN_CTLD_DIR)/site_factor_qosdeny.so \
-		$(ASAN_CTLD_DIR)/spank_qosdeny.so
+		$(ASAN_CTLD_DIR)/spank_qosdeny.so $(ASAN_CTLD_DIR)/qosdeny
 	@mkdir -p $(QD_RESULTS)
 	QD_ASAN_RT=$(ASAN_RT) QD_PLUGINDIR=$(abspath $(ASAN_CTLD_DIR)) \
 		QD_CORE_EXTRAS=$(CORE_EXTRAS) bash tests/integration/asan.sh $(QUICK_ARGS)

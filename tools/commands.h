@@ -15,5 +15,6 @@ int qd_cmd_flush(int argc, char **argv);
 int qd_cmd_limits(int argc, char **argv);
 int qd_cmd_doctor(int argc, char **argv);
 int qd_cmd_metrics(int argc, char **argv);
+int qd_cmd_held(int argc, char **argv);
 
 #endif

@@ -176,9 +176,7 @@ int qd_ctld_view_load(const struct qd_site *s, const char *user, uint32_t uid,
 		      const char *caller, struct qd_ctld_view *v, char *err,
 		      size_t errlen)
 {
-	assoc_mgr_info_request_msg_t req;
-	assoc_mgr_info_msg_t *reply = NULL;
-	int rv = -1;
+	int rv;
 
 	memset(v, 0, sizeof(*v));
 	/* Without slurm.conf libslurm would exit the process (fatal). */
@@ -186,6 +184,23 @@ int qd_ctld_view_load(const struct qd_site *s, const char *user, uint32_t uid,
 		return qd_errf(err, errlen, "%s: %s", s->slurm_conf,
 			       strerror(ENOENT));
 	slurm_init(s->slurm_conf);
+	rv = qd_ctld_view_ask(s, user, uid, caller, v, err, errlen);
+	slurm_fini();
+	return rv;
+}
+
+int qd_ctld_view_ask(const struct qd_site *s, const char *user, uint32_t uid,
+		     const char *caller, struct qd_ctld_view *v, char *err,
+		     size_t errlen)
+{
+	assoc_mgr_info_request_msg_t req;
+	assoc_mgr_info_msg_t *reply = NULL;
+	int rv = -1;
+
+	memset(v, 0, sizeof(*v));
+	if (!s->have_slurm_conf)
+		return qd_errf(err, errlen, "%s: %s", s->slurm_conf,
+			       strerror(ENOENT));
 	memset(&req, 0, sizeof(req));
 	req.flags = ASSOC_MGR_INFO_FLAG_ASSOC | ASSOC_MGR_INFO_FLAG_QOS |
 		    ASSOC_MGR_INFO_FLAG_USERS;
@@ -211,7 +226,6 @@ fail:
 		qd_ctld_view_free(v);
 	slurm_free_assoc_mgr_info_msg(reply);
 	slurm_list_destroy(req.user_list);
-	slurm_fini();
 	return rv;
 }
 

@@ -41,6 +41,13 @@ int qd_ctld_view_load(const struct qd_site *s, const char *user, uint32_t uid,
 		      const char *caller, struct qd_ctld_view *v, char *err,
 		      size_t errlen);
 
+/* The same within a libslurm the caller initialised (slurm_init) and ends:
+ * 24.11's slurm_init() after a slurm_fini() crashes reloading its plugins,
+ * so a process that asks slurmctld several times (doctor) keeps one. */
+int qd_ctld_view_ask(const struct qd_site *s, const char *user, uint32_t uid,
+		     const char *caller, struct qd_ctld_view *v, char *err,
+		     size_t errlen);
+
 void qd_ctld_view_free(struct qd_ctld_view *v);
 
 /* The QoS named name, or NULL. */

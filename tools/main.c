@@ -29,6 +29,9 @@ static const char usage[] =
     "                 line per check: ok, warn or FAIL and the fix (root)\n"
     "  metrics        print the metrics this host's daemons last wrote for\n"
     "                 Prometheus (metrics_dir in qosdeny.conf)\n"
+    "  held JOBID NODE\n"
+    "                 the GPUs a running job holds on a node, as its usage\n"
+    "                 record charges them (a share of a GPU as S/N)\n"
     "\n"
     "Options:\n"
     "  -h, --help     print this help and exit\n"
@@ -68,6 +71,8 @@ int main(int argc, char **argv)
 		return qd_cmd_doctor(argc - 1, argv + 1);
 	if (!strcmp(cmd, "metrics"))
 		return qd_cmd_metrics(argc - 1, argv + 1);
+	if (!strcmp(cmd, "held"))
+		return qd_cmd_held(argc - 1, argv + 1);
 	if (cmd[0] == '-')
 		return qd_usage_error("unknown option '%s'", cmd);
 	return qd_usage_error("unknown command '%s'", cmd);

@@ -57,6 +57,8 @@ static void slurm_conf_pair(struct qd_site *s, const char *key, const char *val)
 		copy(s->enforce, sizeof(s->enforce), val);
 	else if (!strcasecmp(key, "AccountingStorageType"))
 		copy(s->accounting, sizeof(s->accounting), val);
+	else if (!strcasecmp(key, "GresTypes"))
+		copy(s->gres_types, sizeof(s->gres_types), val);
 	else if (!strcasecmp(key, "QOS")) /* only partitions have one */
 		snprintf(s->partition_qos + strlen(s->partition_qos),
 			 sizeof(s->partition_qos) - strlen(s->partition_qos),
@@ -236,6 +238,12 @@ bool qd_site_private_users(const struct qd_site *s)
 {
 	return list_has(s->private_data, "users") ||
 	       list_has(s->private_data, "usage");
+}
+
+bool qd_site_has_shares(const struct qd_site *s)
+{
+	return list_has(s->gres_types, "shard") ||
+	       list_has(s->gres_types, "mps");
 }
 
 bool qd_site_enforces_qos(const struct qd_site *s)

@@ -29,6 +29,7 @@ struct qd_site {
 	char enforce[256];	      /* AccountingStorageEnforce */
 	char accounting[256];	  /* AccountingStorageType, "" when not set */
 	char partition_qos[1024]; /* the partitions' QOS=, comma-separated */
+	char gres_types[256];	  /* GresTypes */
 	char plugstack[PATH_MAX];
 	char qosdeny_conf[PATH_MAX];
 
@@ -56,6 +57,10 @@ int qd_site_load_from(struct qd_site *s, const char *slurm_conf, char *err,
 /* Whether slurm.conf's PrivateData hides other users' usage or records
  * (users, usage) from those who are not operators. */
 bool qd_site_private_users(const struct qd_site *s);
+
+/* Whether GresTypes names gres/shard or gres/mps: without, no job holds
+ * part of a GPU. */
+bool qd_site_has_shares(const struct qd_site *s);
 
 /* Whether AccountingStorageEnforce limits a user to the QoS of their
  * associations (qos, or all). */

@@ -90,6 +90,23 @@ static void add(struct qd_cap *out, size_t max, size_t *n,
 	(*n)++;
 }
 
+/* The caps of probe i on the fixed TRES from id up to end. */
+static void add_fixed(const struct probe *probes, unsigned flags, size_t i,
+		      int id, int end, struct qd_cap *out, size_t max,
+		      size_t *n)
+{
+	const struct qd_tres *l = probes[i].limit;
+
+	for (; id < end; id++) {
+		uint64_t ask = id == QD_TRES_GPU
+				   ? untyped_can_ask(probes, flags)
+				   : least_room(probes, flags, id, NULL);
+
+		if (l->set[id] && l->v[id] != QD_UNLIMITED)
+			add(out, max, n, &probes[i], id, NULL, l->v[id], ask);
+	}
+}
+
 size_t qd_caps(const struct qd_qos_rule *rule, const struct qd_limits *lim,
 	       const struct qd_usage *used, struct qd_cap *out, size_t max)
 {
@@ -106,22 +123,16 @@ size_t qd_caps(const struct qd_qos_rule *rule, const struct qd_limits *lim,
 
 		if (!(flags & probes[i].flag))
 			continue;
-		for (int id = 0; id < QD_TRES_FIXED; id++) {
-			uint64_t ask =
-			    id == QD_TRES_GPU
-				? untyped_can_ask(probes, flags)
-				: least_room(probes, flags, id, NULL);
-
-			if (l->set[id] && l->v[id] != QD_UNLIMITED)
-				add(out, max, &n, &probes[i], id, NULL,
-				    l->v[id], ask);
-		}
+		add_fixed(probes, flags, i, 0, QD_TRES_BEFORE_TYPES, out, max,
+			  &n);
 		for (size_t k = 0; k < l->ntyped; k++)
 			if (l->typed[k].value != QD_UNLIMITED)
 				add(out, max, &n, &probes[i], QD_TRES_GPU,
 				    l->typed[k].type, l->typed[k].value,
 				    typed_can_ask(probes, flags,
 						  l->typed[k].type));
+		add_fixed(probes, flags, i, QD_TRES_BEFORE_TYPES, QD_TRES_FIXED,
+			  out, max, &n);
 	}
 	return n;
 }

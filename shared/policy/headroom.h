@@ -26,12 +26,12 @@ struct qd_cap {
 /*
  * One cap per flag the rule enables and TRES with a limit there (not
  * unlimited), in qd_check's order (per job, per user, group; cpu, mem, node,
- * gres/gpu, then each GPU type), at most max of them into out[]; returns how
- * many there are. can_ask is the same on every cap of one TRES: the most a
- * job may ask for of it, the tightest of the rule's caps on it, never below
- * 0. A typed request counts toward gres/gpu too, so a type's can_ask is
- * within gres/gpu's; an untyped request counts toward each GPU type the
- * job's partitions have (untyped_gpus.h), so gres/gpu's is within each
+ * gres/gpu, each GPU type, gres/shard, gres/mps), at most max of them into
+ * out[]; returns how many there are. can_ask is the same on every cap of one
+ * TRES: the most a job may ask for of it, the tightest of the rule's caps on
+ * it, never below 0. A typed request counts toward gres/gpu too, so a type's
+ * can_ask is within gres/gpu's; an untyped request counts toward each GPU type
+ * the job's partitions have (untyped_gpus.h), so gres/gpu's is within each
  * type's (exact unless a partition holds fewer GPUs of a type than that
  * type's room).
  */

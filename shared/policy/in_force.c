@@ -181,13 +181,14 @@ static bool over(const struct kind *k, const struct qd_qos_side *s,
 	return true;
 }
 
-static bool check_kind(const struct qd_qos_side *const *order,
-		       const struct kind *k, const struct qd_tres *req,
-		       struct qd_verdict *v)
+/* The fixed TRES from id up to end, in order; the first that fails. */
+static bool check_fixed(const struct qd_qos_side *const *order,
+			const struct kind *k, const struct qd_tres *req, int id,
+			int end, struct qd_verdict *v)
 {
 	const struct qd_qos_side *s;
 
-	for (int id = 0; id < QD_TRES_FIXED; id++) {
+	for (; id < end; id++) {
 		uint64_t r = qd_tres_get(req, id, 0);
 
 		if (!k->limit->set[id] ||
@@ -199,6 +200,18 @@ static bool check_kind(const struct qd_qos_side *const *order,
 		snprintf(v->tres, sizeof(v->tres), "%s", qd_tres_name(id));
 		return true;
 	}
+	return false;
+}
+
+/* cpu, mem, node, gres/gpu, each gres/gpu:<type>, gres/shard, gres/mps. */
+static bool check_kind(const struct qd_qos_side *const *order,
+		       const struct kind *k, const struct qd_tres *req,
+		       struct qd_verdict *v)
+{
+	const struct qd_qos_side *s;
+
+	if (check_fixed(order, k, req, 0, QD_TRES_BEFORE_TYPES, v))
+		return true;
 	for (size_t i = 0; i < k->limit->ntyped; i++) {
 		const struct qd_tres_typed *t = &k->limit->typed[i];
 
@@ -210,7 +223,8 @@ static bool check_kind(const struct qd_qos_side *const *order,
 			 qd_tres_name(QD_TRES_GPU), t->type);
 		return true;
 	}
-	return false;
+	return check_fixed(order, k, req, QD_TRES_BEFORE_TYPES, QD_TRES_FIXED,
+			   v);
 }
 
 bool qd_check_in_force(const struct qd_qos_side *const *order,

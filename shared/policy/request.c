@@ -9,16 +9,18 @@
  *     --ntasks-per-node, min_cpus raised to num_tasks x cpus_per_task;
  *   _job_create: _valid_job_part's node count, _validate_job_desc's
  *     defaults, then cpu = min_cpus and node = min_nodes;
- *   gres_job_state_validate: one record per GPU type with its total, the
- *     consistency checks of _test_gres_cnt (which may move min_nodes,
+ *   gres_job_state_validate: one record per GRES and type with its total,
+ *     the consistency checks of _test_gres_cnt (which may move min_nodes,
  *     num_tasks, sockets_per_node) and the typed/untyped merge;
- *   gres_ctld_set_job_tres_cnt: gres/gpu and gres/gpu:<type> from the totals;
+ *   gres_ctld_set_job_tres_cnt: gres/gpu, gres/gpu:<type>, gres/shard and
+ *     gres/mps from the totals;
  *   job_get_tres_mem: mem.
  *
- * docs/counting.md has the file:function references. Only gres named "gpu"
- * is modelled: other GRES never change a GPU count with the strings Slurm's
- * clients build. Where Slurm's own integer arithmetic would wrap on absurd
- * values, the counts here saturate instead, so they never come out lower.
+ * docs/counting.md has the file:function references. The GRES modelled are
+ * gpu and the two that share a GPU, shard and mps: other GRES never change
+ * those counts with the strings Slurm's clients build. Where Slurm's own
+ * integer arithmetic would wrap on absurd values, the counts here saturate
+ * instead, so they never come out lower.
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -34,13 +36,13 @@
 
 /* The releases that changed what is counted here. */
 #define R_2205 QD_SLURM_RELEASE(22, 5)
-#define R_2302 QD_SLURM_RELEASE(23, 2)	/* -n wins over --gpus/per-task */
+#define R_2302 QD_SLURM_RELEASE(23, 2)	/* -n over --gpus, shares per task */
 #define R_2311 QD_SLURM_RELEASE(23, 11) /* "gres/" request strings */
 #define R_2405 QD_SLURM_RELEASE(24, 5)	/* per-job GPUs, CPUs per GPU */
 #define R_2505 QD_SLURM_RELEASE(25, 5)	/* DefMemPerGPU at submission */
 #define R_2511 QD_SLURM_RELEASE(25, 11) /* min_cpus >= tasks x -c, -O too */
 
-/* More GPU records than this in one job means more distinct GPU types than
+/* More GRES records than this in one job means more distinct GPU types than
  * any partition has: slurmctld rejects such a job when it tests it against
  * the node configuration (ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE). */
 #define GRES_REC_MAX 64
@@ -51,8 +53,14 @@
 
 enum field { F_CPUS, F_JOB, F_NODE, F_SOCKET, F_TASK, F_MEM };
 
-/* One gres_job_state_t: a GPU type (or no type) and what was asked of it. */
+/* The GRES counted: gpu "shares" its GPUs, shard and mps are "shared"
+ * (gres_id_sharing, gres_id_shared), and one job may not hold both kinds. */
+enum gres_kind { K_GPU, K_SHARD, K_MPS };
+
+/* One gres_job_state_t: a GRES and type (or no type) and what was asked of
+ * it. */
 struct gres_rec {
+	enum gres_kind kind;
 	uint32_t type_id;
 	const char *type; /* into the request string; NULL: untyped */
 	size_t type_len;
@@ -80,6 +88,7 @@ struct job {
 struct item {
 	const char *text; /* the whole item, for messages */
 	size_t text_len;
+	enum gres_kind kind; /* from name */
 	const char *name;
 	size_t name_len;
 	const char *type;
@@ -294,19 +303,22 @@ static uint32_t type_id(const char *type, size_t len)
 	return id;
 }
 
-/* _get_next_job_gres: the record for the item's type, made on first use. */
+/* _get_next_job_gres: the record for the item's GRES and type, made on
+ * first use. */
 static struct gres_rec *find_rec(struct job *j, const struct item *it)
 {
 	uint32_t id = it->type ? type_id(it->type, it->type_len) : 0;
 	struct gres_rec *r;
 
 	for (size_t i = 0; i < j->nrec; i++)
-		if (id == TYPE_ID_ANY || j->rec[i].type_id == id)
+		if (j->rec[i].kind == it->kind &&
+		    (id == TYPE_ID_ANY || j->rec[i].type_id == id))
 			return &j->rec[i];
 	if (j->nrec == GRES_REC_MAX)
 		return NULL;
 	r = &j->rec[j->nrec++];
 	memset(r, 0, sizeof(*r));
+	r->kind = it->kind;
 	r->type_id = id;
 	r->type = it->type;
 	r->type_len = it->type_len;
@@ -352,7 +364,26 @@ static void apply(struct job *j, struct gres_rec *r, enum field f, uint64_t cnt)
 		return;
 	}
 	r->total = max64(r->total, c);
-	j->requested_gpu = true;
+	if (r->kind == K_GPU)
+		j->requested_gpu = true;
+}
+
+/* The GRES an item names, as slurmctld's configured names compare
+ * (case-sensitively); false for one not modelled. */
+static bool kind_of(struct item *it)
+{
+	static const struct {
+		const char *name;
+		enum gres_kind kind;
+	} known[] = {{"gpu", K_GPU}, {"shard", K_SHARD}, {"mps", K_MPS}};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (it->name_len == strlen(known[i].name) &&
+		    !memcmp(it->name, known[i].name, it->name_len)) {
+			it->kind = known[i].kind;
+			return true;
+		}
+	return false;
 }
 
 static int parse_string(struct job *j, const char *s, enum field f, char *err,
@@ -364,10 +395,11 @@ static int parse_string(struct job *j, const char *s, enum field f, char *err,
 	while ((rc = next_item(j->release, &s, &it)) > 0) {
 		struct gres_rec *r;
 
-		if (it.name_len != 3 || memcmp(it.name, "gpu", 3))
+		if (!kind_of(&it))
 			continue;
 		if (!(r = find_rec(j, &it))) {
-			qd_errf(err, errlen, "more than %d GPU types requested",
+			qd_errf(err, errlen,
+				"more than %d GRES types requested",
 				GRES_REC_MAX);
 			return -1;
 		}
@@ -389,7 +421,8 @@ static int ntasks_per_gpu(struct job *j, char *err, size_t errlen)
 		return 0;
 	if (j->requested_gpu) {
 		for (size_t i = 0; i < j->nrec; i++)
-			gpus = qd_sat_add(gpus, j->rec[i].total);
+			if (j->rec[i].kind == K_GPU)
+				gpus = qd_sat_add(gpus, j->rec[i].total);
 		j->num_tasks = sat_mul(gpus, j->ntasks_per_tres);
 		return 0;
 	}
@@ -400,11 +433,12 @@ static int ntasks_per_gpu(struct job *j, char *err, size_t errlen)
 	}
 	gpus = j->num_tasks / j->ntasks_per_tres;
 	if (gpus) {
-		struct item it = {.cnt = gpus};
+		struct item it = {.cnt = gpus, .kind = K_GPU};
 		struct gres_rec *r = find_rec(j, &it);
 
 		if (!r) {
-			qd_errf(err, errlen, "more than %d GPU types requested",
+			qd_errf(err, errlen,
+				"more than %d GRES types requested",
 				GRES_REC_MAX);
 			return -1;
 		}
@@ -487,14 +521,17 @@ static bool test_gres_cnt(struct job *j, struct gres_rec *r)
 /*
  * "gpu:2,gpu:a100:1" asks twice for the same GPUs: slurmctld rejects it
  * (ESLURM_INVALID_GRES_TYPE) unless the untyped record only carries
- * --mem-per-gpu/--cpus-per-gpu, which then go to every typed record.
+ * --mem-per-gpu/--cpus-per-gpu, which then go to every typed record of the
+ * same GRES.
  */
-static bool merge_untyped(struct job *j)
+static bool merge_untyped(struct job *j, enum gres_kind kind, size_t n)
 {
 	struct gres_rec *untyped = NULL;
 	bool typed = false;
 
-	for (size_t i = 0; i < j->nrec; i++) {
+	for (size_t i = 0; i < n; i++) {
+		if (j->rec[i].kind != kind)
+			continue;
 		if (j->rec[i].type)
 			typed = true;
 		else
@@ -505,17 +542,57 @@ static bool merge_untyped(struct job *j)
 	if (untyped->per_job || untyped->per_node || untyped->per_socket ||
 	    untyped->per_task)
 		return false;
-	for (size_t i = 0; i < j->nrec; i++)
-		if (j->rec[i].type && !j->rec[i].mem_per_gres)
+	for (size_t i = 0; i < n; i++)
+		if (j->rec[i].kind == kind && j->rec[i].type &&
+		    !j->rec[i].mem_per_gres)
 			j->rec[i].mem_per_gres = untyped->mem_per_gres;
 	untyped->merged = true;
 	return true;
+}
+
+/*
+ * gres_job_state_validate's checks on the GPU-sharing GRES: a job may hold
+ * whole GPUs or shares of them, not both; before 23.02 a share is asked
+ * for per node only (per job on one node, per socket on one socket, per
+ * task for one task). NULL, or why not.
+ */
+static const char *shares_invalid(const struct job *j, const struct gres_rec *r,
+				  bool *sharing, bool *shared)
+{
+	if (r->kind == K_GPU) {
+		*sharing = true;
+	} else {
+		*shared = true;
+		if (j->release < R_2302 &&
+		    ((r->per_job && j->max_nodes != 1) ||
+		     (r->per_socket && j->sockets_per_node != 1) ||
+		     (r->per_task && j->num_tasks != 1)))
+			return "a GPU share asked for other than per node";
+	}
+	return *sharing && *shared ? "whole GPUs and GPU shares in one job"
+				   : NULL;
+}
+
+/* Whether record i's GRES has typed and untyped records among 0..i
+ * (gres_job_state_validate's overlap_merge, _set_over_list). */
+static bool mixed_types(const struct job *j, size_t i)
+{
+	bool typed = false, untyped = false;
+
+	for (size_t k = 0; k <= i; k++)
+		if (j->rec[k].kind == j->rec[i].kind) {
+			typed |= j->rec[k].type != NULL;
+			untyped |= !j->rec[k].type;
+		}
+	return typed && untyped;
 }
 
 static int count_gres(struct job *j, const struct qd_job_request *req,
 		      char *err, size_t errlen)
 {
 	uint64_t cpus_for_gpus = 0;
+	bool sharing = false, shared = false, overlap = false;
+	size_t tested;
 	const char *str[] = {
 	    [F_CPUS] = req->cpus_per_tres, [F_JOB] = req->tres_per_job,
 	    [F_NODE] = req->tres_per_node, [F_SOCKET] = req->tres_per_socket,
@@ -545,16 +622,31 @@ static int count_gres(struct job *j, const struct qd_job_request *req,
 		qd_errf(err, errlen, "--mem-per-gpu without a GPU request");
 		return -1;
 	}
+	tested = j->nrec;
 	for (size_t i = 0; i < j->nrec; i++) {
-		if (!test_gres_cnt(j, &j->rec[i])) {
-			qd_errf(err, errlen,
-				"GPU request inconsistent with "
-				"the job's nodes, tasks or sockets");
+		const char *why =
+		    !test_gres_cnt(j, &j->rec[i])
+			? "GRES request inconsistent with the job's nodes, "
+			  "tasks or sockets"
+			: shares_invalid(j, &j->rec[i], &sharing, &shared);
+
+		if (why) {
+			/* slurmctld replaces its error with the merge's
+			 * answer once an earlier GRES had typed and untyped
+			 * records: it takes the job, the records from this
+			 * one on untested (every release, 22.05 to 26.05). */
+			if (overlap) {
+				tested = i;
+				break;
+			}
+			qd_errf(err, errlen, "%s", why);
 			return -1;
 		}
-		cpus_for_gpus =
-		    qd_sat_add(cpus_for_gpus,
-			       sat_mul(j->max_cpus_per_gres, j->rec[i].total));
+		overlap = overlap || mixed_types(j, i);
+		if (j->rec[i].kind == K_GPU)
+			cpus_for_gpus = qd_sat_add(
+			    cpus_for_gpus,
+			    sat_mul(j->max_cpus_per_gres, j->rec[i].total));
 	}
 	/* 24.05: the CPUs --cpus-per-gpu asks for; 25.11: min_cpus is at least
 	 * tasks x -c, overcommitted or not. */
@@ -563,23 +655,32 @@ static int count_gres(struct job *j, const struct qd_job_request *req,
 	if (j->release >= R_2511 && j->cpus_per_task && j->num_tasks)
 		j->cpus =
 		    max64(j->cpus, sat_mul(j->cpus_per_task, j->num_tasks));
-	if (!merge_untyped(j)) {
-		qd_errf(err, errlen, "typed and untyped GPU counts mixed");
+	if (!merge_untyped(j, K_GPU, tested) ||
+	    !merge_untyped(j, K_SHARD, tested) ||
+	    !merge_untyped(j, K_MPS, tested)) {
+		qd_errf(err, errlen, "typed and untyped GRES counts mixed");
 		return -1;
 	}
 	return 0;
 }
 
 /*
- * gres_ctld_set_job_tres_cnt: gres/gpu sums every record, gres/gpu:<type>
- * takes its record's total (slurmctld looks the TRES name up
+ * gres_ctld_set_job_tres_cnt: gres/NAME sums the GRES's records,
+ * gres/gpu:<type> takes its record's total (slurmctld looks the TRES name up
  * case-insensitively, so of "A100" and "a100" the later record wins, as
  * here). A type name too long for struct qd_tres, or beyond QD_TYPES_MAX
- * types, cannot carry a limit and is counted in gres/gpu only.
+ * types, cannot carry a limit and is counted in gres/gpu only; typed shard
+ * and MPS counts go to gres/shard and gres/mps only, as qosdeny caps no
+ * typed share.
  */
-static void set_gpu_tres(const struct job *j, struct qd_tres *out)
+static void set_gres_tres(const struct job *j, struct qd_tres *out)
 {
-	uint64_t gpus = 0;
+	static const enum qd_tres_id tres_of[] = {
+	    [K_GPU] = QD_TRES_GPU,
+	    [K_SHARD] = QD_TRES_SHARD,
+	    [K_MPS] = QD_TRES_MPS,
+	};
+	uint64_t sum[] = {[K_GPU] = 0, [K_SHARD] = 0, [K_MPS] = 0};
 
 	for (size_t i = 0; i < j->nrec; i++) {
 		const struct gres_rec *r = &j->rec[i];
@@ -588,17 +689,18 @@ static void set_gpu_tres(const struct job *j, struct qd_tres *out)
 
 		if (r->merged)
 			continue;
-		/* 24.05 counts a per-job GPU count as given (c3f2347770). */
+		/* 24.05 counts a per-job count as given (c3f2347770). */
 		cnt =
 		    j->release >= R_2405 && r->per_job ? r->per_job : r->total;
-		gpus = qd_sat_add(gpus, cnt);
-		if (!r->type || r->type_len >= sizeof(type))
+		sum[r->kind] = qd_sat_add(sum[r->kind], cnt);
+		if (r->kind != K_GPU || !r->type || r->type_len >= sizeof(type))
 			continue;
 		memcpy(type, r->type, r->type_len);
 		type[r->type_len] = '\0';
 		qd_tres_set_typed(out, type, cnt);
 	}
-	qd_tres_set(out, QD_TRES_GPU, gpus);
+	for (int k = K_GPU; k <= K_MPS; k++)
+		qd_tres_set(out, tres_of[k], sum[k]);
 }
 
 /* job_get_tres_mem with no resources allocated yet. */
@@ -635,7 +737,7 @@ static uint64_t count_mem(const struct job *j, const struct qd_job_request *req)
 	/* 25.05: DefMemPerGPU, times the first GPU record (4145cc3183). */
 	if (j->release >= R_2505 && !req->mem_set && req->def_mem_per_gpu)
 		for (size_t i = 0; i < j->nrec; i++)
-			if (!j->rec[i].merged)
+			if (j->rec[i].kind == K_GPU && !j->rec[i].merged)
 				return sat_mul(req->def_mem_per_gpu,
 					       j->rec[i].total);
 	mem = req->mem_set ? req->mem_mb : req->def_mem_mb;
@@ -717,7 +819,7 @@ int qd_request_count(const struct qd_job_request *req, struct qd_tres *out,
 		qd_tres_set(out, QD_TRES_CPU, j.cpus);
 		qd_tres_set(out, QD_TRES_NODE, j.min_nodes);
 	}
-	set_gpu_tres(&j, out);
+	set_gres_tres(&j, out);
 	qd_tres_set(out, QD_TRES_MEM, count_mem(&j, req));
 	return 0;
 }

@@ -71,8 +71,9 @@ struct qd_job_request {
 };
 
 /*
- * Counts the request into *out (initialised here): cpu, mem, node, gres/gpu
- * and every gres/gpu:<type> asked for (a typed request counts toward both).
+ * Counts the request into *out (initialised here): cpu, mem, node, gres/gpu,
+ * every gres/gpu:<type> asked for (a typed request counts toward both),
+ * gres/shard and gres/mps.
  * Counts that would pass UINT64_MAX saturate just below QD_UNLIMITED.
  * Returns 0, or -1 with err saying why when the request is one slurmctld
  * itself rejects at submission (a malformed GRES string, --gpus-per-task

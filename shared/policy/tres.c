@@ -12,10 +12,9 @@
 #define GPU_KEY "gres/gpu"
 
 static const char *const names[QD_TRES_FIXED] = {
-    [QD_TRES_CPU] = "cpu",
-    [QD_TRES_MEM] = "mem",
-    [QD_TRES_NODE] = "node",
-    [QD_TRES_GPU] = GPU_KEY,
+    [QD_TRES_CPU] = "cpu",	    [QD_TRES_MEM] = "mem",
+    [QD_TRES_NODE] = "node",	    [QD_TRES_GPU] = GPU_KEY,
+    [QD_TRES_SHARD] = "gres/shard", [QD_TRES_MPS] = "gres/mps",
 };
 
 void qd_tres_init(struct qd_tres *t)

@@ -272,6 +272,11 @@ static int parse_milli(const char *s, size_t len, int version, uint64_t max,
 	return 0;
 }
 
+int qd_milli_parse(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
+	return parse_milli(s, len, 3, max, out);
+}
+
 const char *qd_milli_text(uint64_t milli, char *buf, size_t len)
 {
 	unsigned f = (unsigned)(milli % 1000);

@@ -76,6 +76,10 @@ bool qd_usage_record_same_run(const struct qd_usage_record *a,
 /* Thousandths as a record writes them ("2", "0.5"). Returns buf. */
 const char *qd_milli_text(uint64_t milli, char *buf, size_t len);
 
+/* The len bytes at s as qd_milli_text writes them, at most max: 0, or -1
+ * when they are not that text. */
+int qd_milli_parse(const char *s, size_t len, uint64_t max, uint64_t *out);
+
 /*
  * Closes an open record at end: sets end and gpu_seconds. An end before the
  * start (clock stepped back) counts as 0 seconds. Returns 0, or -1 when the

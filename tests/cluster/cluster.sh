@@ -380,11 +380,22 @@ load_ports() {
 
 # QD_ACCOUNTING=none: Slurm without accounting, so without
 # AccountingStorageTRES too (slurmctld refuses gres/gpu there without
-# slurmdbd); slurmdbd keeps running, unused, for the next write-conf.
+# slurmdbd); slurmdbd keeps running, unused, for the next write-conf. The
+# GPU shares are counted where the nodes have them (QD_MPS_GRES,
+# QD_SHARD_GRES), as docs/gpu-and-usage.md's example counts them, unless
+# QD_SHARE_TRES=no.
 accounting_conf() {
+	local tres=gres/gpu,gres/gpu:a100,gres/gpu:v100
 	if [ "${QD_ACCOUNTING:-}" == none ]; then
 		echo "AccountingStorageType=accounting_storage/none"
 		return
+	fi
+	if [ "${QD_SHARE_TRES:-}" = no ]; then
+		:
+	elif [ "${QD_MPS_GRES:-}" = yes ]; then
+		tres+=,gres/mps
+	elif [ "${QD_SHARD_GRES:-}" = yes ]; then
+		tres+=,gres/shard
 	fi
 	cat <<EOF
 AccountingStorageType=accounting_storage/slurmdbd
@@ -392,7 +403,7 @@ AccountingStorageHost=localhost
 AccountingStoragePort=$QD_DBD_PORT
 AccountingStoragePass=socket=$MSOCK
 AccountingStorageEnforce=associations,limits,qos
-AccountingStorageTRES=gres/gpu,gres/gpu:a100,gres/gpu:v100
+AccountingStorageTRES=$tres
 EOF
 }
 

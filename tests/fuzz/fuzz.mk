@@ -31,7 +31,7 @@ FUZZ_TARGETS  := fuzz_tres fuzz_policy fuzz_slurm_time fuzz_request \
                  fuzz_check fuzz_usage_record fuzz_options fuzz_gres \
                  fuzz_factor_params fuzz_slurm_output fuzz_redis_usage \
                  fuzz_prom_merge fuzz_gpu_count fuzz_redis_reply \
-                 fuzz_slurmd_gres
+                 fuzz_slurmd_gres fuzz_gres_held
 FUZZ_BIN      := $(addprefix $(FUZZ_B)/,$(FUZZ_TARGETS))
 # Any sanitizer report or failed invariant stops the run as a crash.
 FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \

@@ -147,13 +147,35 @@ static bool ref_over(uint64_t lim, uint64_t req, uint64_t used)
 	return lim != QD_UNLIMITED && req && sat_add(used, req) > lim;
 }
 
-/* check.h read plainly: flags in order, fixed TRES then the limit's types;
- * a node the QoS's (or the user's) running jobs hold that the job could be
- * given is counted once, so the job's nodes add that many fewer. */
+/* One fixed TRES against one limit, into *v; true when it fails. */
+static bool ref_fixed(const struct qd_tres *l, const struct qd_tres *u,
+		      uint64_t shared_nodes, const struct qd_tres *req,
+		      enum qd_tres_id id, struct qd_verdict *v)
+{
+	uint64_t counted;
+
+	v->requested = req->set[id] ? req->v[id] : 0;
+	v->in_use = u && u->set[id] ? u->v[id] : 0;
+	v->limit = l->v[id];
+	v->is_mem = id == QD_TRES_MEM;
+	snprintf(v->tres, sizeof(v->tres), "%s", qd_tres_name(id));
+	counted = v->requested;
+	if (id == QD_TRES_NODE)
+		counted = counted > shared_nodes ? counted - shared_nodes : 0;
+	return l->set[id] && ref_over(v->limit, counted, v->in_use);
+}
+
+/* check.h read plainly: flags in order; cpu, mem, node, gres/gpu, the
+ * limit's GPU types, gres/shard, gres/mps; a node the QoS's (or the
+ * user's) running jobs hold that the job could be given is counted once,
+ * so the job's nodes add that many fewer. */
 static bool reference(const struct qd_qos_rule *rule,
 		      const struct qd_limits *lim, const struct qd_usage *used,
 		      const struct qd_tres *req, struct qd_verdict *v)
 {
+	static const enum qd_tres_id before[] = {QD_TRES_CPU, QD_TRES_MEM,
+						 QD_TRES_NODE, QD_TRES_GPU};
+	static const enum qd_tres_id after[] = {QD_TRES_SHARD, QD_TRES_MPS};
 	const struct {
 		enum qd_flag flag;
 		const struct qd_tres *limit, *used;
@@ -175,23 +197,10 @@ static bool reference(const struct qd_qos_rule *rule,
 			continue;
 		v->flag = order[k].flag;
 		snprintf(v->qos, sizeof(v->qos), "%s", rule->name);
-		for (int id = 0; id < QD_TRES_FIXED; id++) {
-			v->requested = req->set[id] ? req->v[id] : 0;
-			v->in_use = u && u->set[id] ? u->v[id] : 0;
-			v->limit = l->v[id];
-			v->is_mem = id == QD_TRES_MEM;
-			snprintf(v->tres, sizeof(v->tres), "%s",
-				 qd_tres_name(id));
-			uint64_t counted = v->requested;
-
-			if (id == QD_TRES_NODE)
-				counted = counted > order[k].shared_nodes
-					      ? counted - order[k].shared_nodes
-					      : 0;
-			if (l->set[id] &&
-			    ref_over(v->limit, counted, v->in_use))
+		for (size_t i = 0; i < sizeof(before) / sizeof(before[0]); i++)
+			if (ref_fixed(l, u, order[k].shared_nodes, req,
+				      before[i], v))
 				return v->denied = true;
-		}
 		for (size_t i = 0; i < l->ntyped; i++) {
 			const char *ty = l->typed[i].type;
 
@@ -203,6 +212,10 @@ static bool reference(const struct qd_qos_rule *rule,
 			if (ref_over(v->limit, v->requested, v->in_use))
 				return v->denied = true;
 		}
+		for (size_t i = 0; i < sizeof(after) / sizeof(after[0]); i++)
+			if (ref_fixed(l, u, order[k].shared_nodes, req,
+				      after[i], v))
+				return v->denied = true;
 	}
 	memset(v, 0, sizeof(*v));
 	return false;

@@ -363,9 +363,12 @@ static bool same_gpus(const struct qd_gpus *a, const struct qd_gpus *b)
 	return true;
 }
 
-/* Each GPU has one file at least, the files in turn, none left over. */
+/* Each GPU has one file at least, the files in turn, none left over, and
+ * one type (gres.conf's, or ""). */
 static void check_split(const struct qd_gpus *g)
 {
+	FUZZ_ASSERT(g->types.n == g->n, "%zu types of %zu GPUs", g->types.n,
+		    g->n);
 	if (!g->n) {
 		FUZZ_ASSERT(!g->files.n, "%zu files of no GPU", g->files.n);
 		return;

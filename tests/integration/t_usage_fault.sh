@@ -120,7 +120,11 @@ assert_eq "Redis has one record of it" 1 \
 	"$(rcli --scan --pattern "qosdeny:{$QD_CLUSTER_NAME}:rec:$k:*" | wc -l)"
 rec_k=$(redis_record "$k" n1)
 s=$(($(field "$rec_k" end) - $(field "$rec_k" start)))
-check "it lasted ${s}s, 4 s within 2 s" test "$s" -ge 2 -a "$s" -le 6
+# Against what Slurm held, not the script's 4 s alone: under load (make
+# check run 51) the record lasted 8 s, where "at most 6" failed.
+e=$(job_elapsed "$k")
+check "it lasted ${s}s, at least its 4 s of work less 2 s and slurmctld's ${e}s within 2 s" \
+	test "$s" -ge 2 -a "$s" -ge $((e - 2)) -a "$s" -le $((e + 2))
 assert_eq "the spools are empty" "" "$(spool_records)"
 
 # A reboot ended a job here: its prolog's open record (an earlier

@@ -174,3 +174,20 @@ node_back() {
 	node_up "$1" || scontrol update nodename="$1" state=resume
 	wait_for "$1 to be up" 20 node_up "$1"
 }
+
+# running_half WHAT ID: the site factor publishes job ID's running entry,
+# "ACCOUNT USER GPU_SECONDS START NODES SEEN" (shared/usage/running_usage.h),
+# once it covers 6 s of the job's run, and its GPU-seconds are half that
+# run so far (within 3 s): the job holds half a GPU, as weighed or shared.
+running_half() {
+	local what=$1 id=$2
+	running_entry() {
+		E=($(rcli hget "qosdeny:{$QD_CLUSTER_NAME}:running" "$id"))
+		[ "${#E[@]}" -eq 6 ] && [ $((E[5] - E[3])) -ge 6 ]
+	}
+	if check "$what is published running" \
+		wait_for "its running entry" 30 running_entry; then
+		check "its GPU-seconds, ${E[2]}, are half its $((E[5] - E[3])) s so far" \
+			test $((E[5] - E[3] - 2 * E[2])) -ge 0 -a $((E[5] - E[3] - 2 * E[2])) -le 3
+	fi
+}

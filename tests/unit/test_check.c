@@ -179,13 +179,19 @@ Test(check, order_of_checks)
 	expect_denied(QD_DENY_ON_MAX_PER_USER, "cpu", 2, 0, 1);
 }
 
-/* Within a check: cpu, mem, node, gres/gpu, then the types by name. */
+/* Within a check: cpu, mem, node, gres/gpu, the types by name, gres/shard,
+ * gres/mps. */
 Test(check, order_of_tres)
 {
 	struct qd_tres *l = &lim.max_per_job;
 	static const char *const want[] = {
-	    "cpu", "mem", "node", "gres/gpu", "gres/gpu:a100", "gres/gpu:v100"};
+	    "cpu",	     "mem",	      "node",	    "gres/gpu",
+	    "gres/gpu:a100", "gres/gpu:v100", "gres/shard", "gres/mps"};
+	static const enum qd_tres_id after[] = {QD_TRES_SHARD, QD_TRES_MPS};
+	const size_t types = 2;
 
+	qd_tres_set(l, QD_TRES_MPS, 0);
+	qd_tres_set(l, QD_TRES_SHARD, 0);
 	qd_tres_set_typed(l, "v100", 0);
 	qd_tres_set_typed(l, "a100", 0);
 	qd_tres_set(l, QD_TRES_GPU, 0);
@@ -198,14 +204,19 @@ Test(check, order_of_tres)
 	qd_tres_set(&req, QD_TRES_GPU, 1);
 	qd_tres_set_typed(&req, "a100", 1);
 	qd_tres_set_typed(&req, "v100", 1);
+	qd_tres_set(&req, QD_TRES_SHARD, 1);
+	qd_tres_set(&req, QD_TRES_MPS, 1);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		cr_assert(check());
 		cr_expect_str_eq(v.tres, want[i]);
 		/* Lift the limit just reported to see the next one. */
-		if (i < QD_TRES_FIXED)
+		if (i < QD_TRES_BEFORE_TYPES)
 			qd_tres_set(l, (enum qd_tres_id)i, 1);
-		else
+		else if (i < QD_TRES_BEFORE_TYPES + types)
 			qd_tres_set_typed(l, want[i] + strlen("gres/gpu:"), 1);
+		else
+			qd_tres_set(l, after[i - QD_TRES_BEFORE_TYPES - types],
+				    1);
 	}
 	cr_expect_not(check());
 }

@@ -392,6 +392,67 @@ Test(gres_conf, an_unreadable_file_is_an_error)
 	cr_assert(strstr(err, "Is a directory"), "%s", err);
 }
 
+/* Whether a job on the node may hold part of a GPU: its prolog asks
+ * slurmctld only then (job_held.h). */
+Test(gres_conf, shares_are_found_for_their_nodes_alone)
+{
+	char p[128];
+
+	make_dir();
+	snprintf(p, sizeof(p), "%s/gres.conf", dir);
+	cr_expect_eq(qd_gres_conf_shares(p, "n1"), QD_SHARES_NONE, "no file");
+	write_file("gres.conf", "Name=gpu File=/dev/nvidia[0-3]\n");
+	cr_expect_eq(qd_gres_conf_shares(p, "n1"), QD_SHARES_NONE,
+		     "GPUs alone");
+	write_file("gres.conf", "Name=gpu File=/dev/nvidia[0-3]\n"
+				"NodeName=n[2-3] Name=shard Count=16\n");
+	cr_expect_eq(qd_gres_conf_shares(p, "n1"), QD_SHARES_ELSEWHERE,
+		     "another node's");
+	cr_expect_eq(qd_gres_conf_shares(p, "n2"), QD_SHARES_HERE);
+	write_file("gres.conf", "# shards\nName=MPS Count=400 \\\n"
+				"  File=/dev/nvidia0\n");
+	cr_expect_eq(qd_gres_conf_shares(p, "n1"), QD_SHARES_HERE,
+		     "MPS, any case");
+	write_file("gres.conf", "NodeName=n[1- Name=shard Count=4\n");
+	cr_expect_eq(qd_gres_conf_shares(p, "n1"), QD_SHARES_HERE,
+		     "unreadable: ask");
+	write_file("gres.conf", "Include /etc/slurm/more.conf\n");
+	cr_expect_eq(qd_gres_conf_shares(p, "n1"), QD_SHARES_HERE,
+		     "unparsed: ask");
+}
+
+/* What gres.conf writes of a node's shares, for doctor to compare with
+ * what slurmd takes. */
+Test(gres_conf, share_counts_of_a_node)
+{
+	unsigned long long shards, mps;
+	char p[128];
+
+	make_dir();
+	snprintf(p, sizeof(p), "%s/gres.conf", dir);
+	write_file("gres.conf",
+		   "Name=gpu File=/dev/nvidia[0-3]\n"
+		   "NodeName=n1 Name=shard Count=4 File=/dev/nvidia0\n"
+		   "NodeName=n[1-2] Name=shard Count=1K File=/dev/nvidia1\n"
+		   "NodeName=n2 Name=mps Count=100\n");
+	cr_assert_eq(
+	    qd_gres_conf_share_counts(p, "n1", &shards, &mps, err, sizeof(err)),
+	    0, "%s", err);
+	cr_expect_eq(shards, 1028);
+	cr_expect_eq(mps, 0);
+	cr_assert_eq(
+	    qd_gres_conf_share_counts(p, "n2", &shards, &mps, err, sizeof(err)),
+	    0, "%s", err);
+	cr_expect_eq(shards, 1024);
+	cr_expect_eq(mps, 100);
+	write_file("gres.conf", "NodeName=n1 Name=shard File=/dev/nvidia0\n");
+	cr_expect_eq(
+	    qd_gres_conf_share_counts(p, "n1", &shards, &mps, err, sizeof(err)),
+	    -1);
+	cr_expect(strstr(err, "gres.conf:1: Name=shard without a Count="), "%s",
+		  err);
+}
+
 /* ---- gpu_devices= and the fallback ---- */
 
 TestSuite(gpu_devices, .fini = cleanup);

@@ -100,6 +100,29 @@ Test(headroom, types_and_gres_gpu_bound_each_other)
 	cr_expect_eq(caps[1].can_ask, 2, "a100 within gres/gpu's 2");
 }
 
+/* `qosdeny limits` lists the shares after the GPU types, in the checks'
+ * order. */
+Test(headroom, shares_after_the_gpu_types)
+{
+	const char *want[] = {"gres/gpu", "gres/gpu:a100", "gres/shard",
+			      "gres/mps"};
+	char name[48];
+
+	qd_tres_set(&lim.grp, QD_TRES_MPS, 400);
+	qd_tres_set(&lim.grp, QD_TRES_SHARD, 16);
+	qd_tres_set_typed(&lim.grp, "a100", 4);
+	qd_tres_set(&lim.grp, QD_TRES_GPU, 8);
+	qd_tres_set(&used.all, QD_TRES_SHARD, 10);
+	cr_assert_eq(qd_caps(&rule, &lim, &used, caps, MAXCAPS), 4);
+	for (size_t i = 0; i < 4; i++) {
+		qd_cap_tres(&caps[i], name, sizeof(name));
+		cr_expect_str_eq(name, want[i]);
+	}
+	cr_expect_eq(caps[2].in_use, 10);
+	cr_expect_eq(caps[2].can_ask, 6);
+	cr_expect_eq(caps[3].can_ask, 400);
+}
+
 Test(headroom, counts_past_max)
 {
 	qd_tres_set(&lim.max_per_job, QD_TRES_CPU, 1);

@@ -193,6 +193,41 @@ Test(in_force, typed_each_type_on_its_own)
 	cr_expect_str_eq(v.qos, "research");
 }
 
+/* Within one kind the TRES go cpu, mem, node, gres/gpu, the GPU types,
+ * gres/shard, gres/mps: the first over its limit is the one reported. */
+Test(in_force, shares_after_the_gpu_types)
+{
+	qd_tres_set(&job.lim.max_per_job, QD_TRES_MPS, 100);
+	qd_tres_set(&job.lim.max_per_job, QD_TRES_SHARD, 4);
+	qd_tres_set_typed(&job.lim.max_per_job, "a100", 1);
+	qd_tres_set(&req, QD_TRES_MPS, 200);
+	cr_assert(denied());
+	cr_expect_str_eq(v.tres, "gres/mps");
+	cr_expect_eq(v.requested, 200);
+	cr_expect_eq(v.limit, 100);
+	qd_tres_set(&req, QD_TRES_SHARD, 5);
+	cr_assert(denied());
+	cr_expect_str_eq(v.tres, "gres/shard");
+	qd_tres_set_typed(&req, "a100", 2);
+	cr_assert(denied());
+	cr_expect_str_eq(v.tres, "gres/gpu:a100");
+}
+
+/* A per-user cap on shards counts the user's shards in use, as Slurm's
+ * MaxTRESPerUser does. */
+Test(in_force, shards_in_use)
+{
+	qd_tres_set(&job.lim.max_per_user, QD_TRES_SHARD, 4);
+	qd_tres_set(&job.used.user, QD_TRES_SHARD, 3);
+	qd_tres_set(&req, QD_TRES_SHARD, 1);
+	cr_expect_not(denied(), "3 + 1 is the cap");
+	qd_tres_set(&req, QD_TRES_SHARD, 2);
+	cr_assert(denied());
+	cr_expect_eq(v.flag, QD_DENY_ON_MAX_PER_USER);
+	cr_expect_str_eq(v.tres, "gres/shard");
+	cr_expect_eq(v.in_use, 3);
+}
+
 /* The kinds in the order of the checks: per job before per user before
  * group, whichever QoS each comes from. */
 Test(in_force, kinds_in_order)

@@ -3,9 +3,9 @@
  * how a failure to start is reported, against a real redis-server
  * (test_redis_server.h) and real slurm.conf, plugstack.conf and qosdeny.conf
  * files (docs/fair-share.md, "GPU fair share in job priority"). slurmctld's
- * locks and lists, which the plugin finds in slurmctld, are defined here,
- * empty: no associations, no running jobs. Slurm's log goes to a file of the
- * test's.
+ * locks, lists and node table, which the plugin finds in slurmctld, are
+ * defined here, empty: no associations, no running jobs, no nodes.
+ * Slurm's log goes to a file of the test's.
  */
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -23,6 +23,7 @@
 
 /* slurmctld's and assoc_mgr's, as the plugin sees them there. */
 __typeof__(job_list) job_list;
+__typeof__(node_record_table_ptr) node_record_table_ptr;
 __typeof__(assoc_mgr_assoc_list) assoc_mgr_assoc_list;
 
 void lock_slurmctld(slurmctld_lock_t lock_levels)

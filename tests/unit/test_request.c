@@ -275,9 +275,11 @@ static struct row rows[] = {
      T(1, 1000, 1, 3, "a100", 2)},
     /* GRES names are case-sensitive: "GPU" is another GRES */
     {"gres:GPU:2", {ONE, .tres_per_node = "gres:GPU:2"}, N(1, 1000, 1, 0)},
+    /* whole GPUs and MPS shares of them: gres_job_state_validate's
+     * have_gres_sharing && have_gres_shared */
     {"gres:gpu:2,gres:mps:50",
      {ONE, .tres_per_node = "gres:gpu:2,gres:mps:50"},
-     N(1, 1000, 1, 2)},
+     FAILS},
     {"license:foo:3,gres:gpu:1",
      {ONE, .tres_per_node = "license:foo:3,gres:gpu:1"},
      N(1, 1000, 1, 1)},
@@ -456,7 +458,7 @@ Test(request, too_many_gpu_records)
 		snprintf(s + strlen(s), sizeof(s) - strlen(s),
 			 "%sgres:gpu:t%03d:1", i ? "," : "", i);
 	cr_assert_eq(qd_request_count(&req, &t, err, sizeof(err)), -1);
-	cr_expect(strstr(err, "GPU types") != NULL, "%s", err);
+	cr_expect(strstr(err, "GRES types") != NULL, "%s", err);
 }
 
 /* Megabytes of repeated items: one record, no allocation, no crash. */
@@ -796,4 +798,217 @@ ParameterizedTest(size_t *i, request, releases)
 	if (r->want.type)
 		expect(r->name, r->want.type,
 		       qd_tres_get_typed(&t, r->want.type, 99), r->want.typed);
+}
+
+struct share_case {
+	const char *name;
+	struct qd_job_request req;
+	uint64_t shard, mps, gpu; /* shard ERR: rejected */
+};
+
+/*
+ * The GPU-sharing GRES, counted as gres_job_state_validate and
+ * _set_type_tres_cnt count them: records of their own, summed into
+ * gres/shard and gres/mps (a typed share too), never into gres/gpu.
+ */
+static const struct share_case share_cases[] = {
+    {"--gres=shard:2", {ONE, .tres_per_node = "gres:shard:2"}, 2, 0, 0},
+    {"-N 2 --gres=shard:3",
+     {.min_nodes = 2,
+      .max_nodes = 2,
+      .min_cpus = 2,
+      .node_mem_mb = 1000,
+      .tres_per_node = "gres:shard:3"},
+     6,
+     0,
+     0},
+    {"--gres=mps:50", {ONE, .tres_per_node = "gres:mps:50"}, 0, 50, 0},
+    {"--gres=shard:a100:2: a typed share counts in gres/shard",
+     {ONE, .tres_per_node = "gres:shard:a100:2"},
+     2,
+     0,
+     0},
+    {"--gres=shard:1,mps:10",
+     {ONE, .tres_per_node = "gres:shard:1,gres:mps:10"},
+     1,
+     10,
+     0},
+    /* gres_id_sharing and gres_id_shared: whole GPUs and shares, even a
+     * --mem-per-gpu's record, is ESLURM_INVALID_GRES */
+    {"--gres=gpu:1,shard:1",
+     {ONE, .tres_per_node = "gres:gpu:1,gres:shard:1"},
+     ERR,
+     0,
+     0},
+    {"--gpus=1 --gres=mps:50",
+     {ONE, .tres_per_job = "gres:gpu:1", .tres_per_node = "gres:mps:50"},
+     ERR,
+     0,
+     0},
+    {"--gres=shard:2 --mem-per-gpu=100",
+     {ONE, .tres_per_node = "gres:shard:2", .mem_per_tres = "gres:gpu:100"},
+     ERR,
+     0,
+     0},
+    /* _merge_generic_data, per GRES */
+    {"--gres=shard:2,shard:a100:1",
+     {ONE, .tres_per_node = "gres:shard:2,gres:shard:a100:1"},
+     ERR,
+     0,
+     0},
+    {"--gres=shard:2,shard:3: one record, the larger count",
+     {ONE, .tres_per_node = "gres:shard:2,gres:shard:3"},
+     3,
+     0,
+     0},
+    /* 22.05: a share per job, socket or task only on one node, socket or
+     * task */
+    {"22.05 tres_per_task shard:1, 2 tasks",
+     {.num_tasks = 2,
+      .min_cpus = 2,
+      .node_mem_mb = 1000,
+      .tres_per_task = "gres:shard:1"},
+     ERR,
+     0,
+     0},
+    /* _test_gres_cnt made it per job (1 task x 2), so one node too */
+    {"22.05 tres_per_task shard:2, 1 task",
+     {.num_tasks = 1,
+      .min_cpus = 1,
+      .node_mem_mb = 1000,
+      .tres_per_task = "gres:shard:2"},
+     ERR,
+     0,
+     0},
+    {"22.05 tres_per_task shard:2, 1 task, -N 1",
+     {.num_tasks = 1,
+      .min_nodes = 1,
+      .max_nodes = 1,
+      .min_cpus = 1,
+      .node_mem_mb = 1000,
+      .tres_per_task = "gres:shard:2"},
+     2,
+     0,
+     0},
+    {"22.05 tres_per_job shard:4, no node count",
+     {ONE, .tres_per_job = "gres:shard:4"},
+     ERR,
+     0,
+     0},
+    {"22.05 tres_per_job shard:4 -N 1",
+     {ONE, .min_nodes = 1, .max_nodes = 1, .tres_per_job = "gres:shard:4"},
+     4,
+     0,
+     0},
+    /* 23.02 dropped that rule */
+    {"23.02 tres_per_task shard:1, 2 tasks",
+     {.slurm_release = QD_SLURM_RELEASE(23, 2),
+      .num_tasks = 2,
+      .min_cpus = 2,
+      .node_mem_mb = 1000,
+      .tres_per_task = "gres:shard:1"},
+     2,
+     0,
+     0},
+    {"23.11 -n 3 --tres-per-task=gres/shard:1",
+     {.slurm_release = QD_SLURM_RELEASE(23, 11),
+      .num_tasks = 3,
+      .min_cpus = 3,
+      .node_mem_mb = 1000,
+      .tres_per_task = "gres/shard:1"},
+     3,
+     0,
+     0},
+    {"23.11 --gres=gpu:1,mps:5: still whole GPUs and shares",
+     {.slurm_release = QD_SLURM_RELEASE(23, 11),
+      ONE,
+      .tres_per_node = "gres/gpu:1,gres/mps:5"},
+     ERR,
+     0,
+     0},
+    /* slurmctld's merge answers for it once a GRES had typed and untyped
+     * records (here --cpus-per-gpu's and --gpus=a100:1's): the job is
+     * taken, its shards untested */
+    {"--cpus-per-gpu=2 --gpus=a100:1 --gres=shard:1",
+     {ONE, .cpus_per_tres = "gres:gpu:2", .tres_per_job = "gres:gpu:a100:1",
+      .tres_per_node = "gres:shard:1"},
+     1,
+     0,
+     1},
+    /* --mem-per-gpu's record comes last: no overlap before the shards */
+    {"--mem-per-gpu=100 --gpus=a100:1 --gres=shard:1",
+     {ONE, .mem_per_tres = "gres:gpu:100", .tres_per_job = "gres:gpu:a100:1",
+      .tres_per_node = "gres:shard:1"},
+     ERR,
+     0,
+     0},
+    {"23.11 the same per-socket shards: the largest reading",
+     {.slurm_release = QD_SLURM_RELEASE(23, 11),
+      .min_nodes = 3,
+      .max_nodes = 3,
+      .min_cpus = 3,
+      .sockets_per_node = 2,
+      .node_mem_mb = 1000,
+      .tres_per_job = "gres/shard:4",
+      .tres_per_socket = "gres/shard:1"},
+     6,
+     0,
+     0},
+    {"24.11 -N 3 --sockets-per-node=2, shard:4 per job, 1 per socket",
+     {.slurm_release = R2411,
+      .min_nodes = 3,
+      .max_nodes = 3,
+      .min_cpus = 3,
+      .sockets_per_node = 2,
+      .node_mem_mb = 1000,
+      .tres_per_job = "gres/shard:4",
+      .tres_per_socket = "gres/shard:1"},
+     4,
+     0,
+     0},
+    /* 24.05: a per-job count as given, shares too */
+    {"24.11 tres_per_job shard:4 beside per node shard:1 on 2 nodes",
+     {.slurm_release = R2411,
+      .min_nodes = 2,
+      .max_nodes = 2,
+      .min_cpus = 2,
+      .node_mem_mb = 1000,
+      .tres_per_job = "gres/shard:4",
+      .tres_per_node = "gres/shard:2"},
+     4,
+     0,
+     0},
+    /* names compare case-sensitively: not a share Slurm knows */
+    {"--gres=SHARD:2", {ONE, .tres_per_node = "gres:SHARD:2"}, 0, 0, 0},
+    /* --ntasks-per-gpu counts whole GPUs only */
+    {"--gres=gpu:2,nic:1 --ntasks-per-gpu=2",
+     {ONE, .ntasks_per_tres = 2, .tres_per_node = "gres:gpu:2,gres:nic:1"},
+     0,
+     0,
+     2},
+};
+
+Test(request, shares)
+{
+	for (size_t i = 0; i < sizeof(share_cases) / sizeof(share_cases[0]);
+	     i++) {
+		const struct share_case *c = &share_cases[i];
+		struct qd_tres t;
+		char err[128] = "";
+		int rc = qd_request_count(&c->req, &t, err, sizeof(err));
+
+		if (c->shard == ERR) {
+			cr_expect_eq(rc, -1, "%s: expected an error", c->name);
+			continue;
+		}
+		cr_assert_eq(rc, 0, "%s: %s", c->name, err);
+		expect(c->name, "gres/shard",
+		       qd_tres_get(&t, QD_TRES_SHARD, 99), c->shard);
+		expect(c->name, "gres/mps", qd_tres_get(&t, QD_TRES_MPS, 99),
+		       c->mps);
+		expect(c->name, "gres/gpu", qd_tres_get(&t, QD_TRES_GPU, 99),
+		       c->gpu);
+		cr_expect_eq(t.ntyped, c->gpu ? t.ntyped : 0, "%s: no GPU type",
+			     c->name);
+	}
 }

@@ -74,3 +74,36 @@ Test(slurmd_gres, a_value_holding_a_key_is_not_that_field)
 				  "Flags=\n"),
 			 "0");
 }
+
+/* A share line's Count= (doctor compares it with gres.conf's). */
+Test(slurmd_gres, share_counts)
+{
+	unsigned long long n = 0;
+
+	cr_expect_eq(qd_slurmd_gres_count("slurmd: Gres Name=shard "
+					  "Type=(null) Count=16 Index=0 ID=1 "
+					  "File=/dev/nvidia0 Links=(null) "
+					  "Flags=HAS_FILE\n",
+					  "shard", &n),
+		     1);
+	cr_expect_eq(n, 16);
+	cr_expect_eq(qd_slurmd_gres_count("slurmd: Gres Name=mps Count=100 "
+					  "Index=0 ID=2 File=/dev/nvidia1 "
+					  "HAS_FILE",
+					  "mps", &n),
+		     1);
+	cr_expect_eq(n, 100);
+	cr_expect_eq(qd_slurmd_gres_count("slurmd: Gres Name=shard Count=4\n",
+					  "mps", &n),
+		     0, "another name");
+	cr_expect_eq(qd_slurmd_gres_count("slurmd: Gres Name=shards Count=4\n",
+					  "shard", &n),
+		     0, "a longer name");
+	cr_expect_eq(
+	    qd_slurmd_gres_count("slurmd: Gres Name=shard Type=Count=9 "
+				 "Count=x\n",
+				 "shard", &n),
+	    0, "a count that is none");
+	cr_expect_eq(
+	    qd_slurmd_gres_count("slurmd: shard Count=4\n", "shard", &n), -1);
+}

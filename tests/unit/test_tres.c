@@ -255,6 +255,32 @@ Test(tres, names)
 	cr_assert_str_eq(qd_tres_name(QD_TRES_MEM), "mem");
 	cr_assert_str_eq(qd_tres_name(QD_TRES_NODE), "node");
 	cr_assert_str_eq(qd_tres_name(QD_TRES_GPU), "gres/gpu");
+	cr_assert_str_eq(qd_tres_name(QD_TRES_SHARD), "gres/shard");
+	cr_assert_str_eq(qd_tres_name(QD_TRES_MPS), "gres/mps");
+}
+
+/* The GPU-sharing TRES, as sacctmgr takes them; a typed share is not one
+ * qosdeny caps, and says so rather than capping the wrong thing. */
+Test(tres, shares_of_a_gpu)
+{
+	struct qd_tres t;
+	char err[128];
+
+	qd_tres_init(&t);
+	cr_assert_eq(qd_tres_parse("gres/shard=8,GRES/MPS=400,gres/gpu=2", &t,
+				   err, sizeof(err)),
+		     0, "%s", err);
+	cr_expect_eq(qd_tres_get(&t, QD_TRES_SHARD, 0), 8);
+	cr_expect_eq(qd_tres_get(&t, QD_TRES_MPS, 0), 400);
+	cr_expect_eq(qd_tres_get(&t, QD_TRES_GPU, 0), 2);
+	cr_expect_eq(t.ntyped, 0);
+	cr_expect_eq(qd_tres_parse("gres/shard:a100=2", &t, err, sizeof(err)),
+		     -1);
+	cr_expect_str_eq(err, "unknown TRES 'gres/shard:a100=2'");
+	cr_expect_eq(
+	    qd_tres_parse("gres/shard=1,gres/shard=2", &t, err, sizeof(err)),
+	    -1);
+	cr_expect_str_eq(err, "TRES 'gres/shard' given twice");
 }
 
 Test(tres, format_value)
@@ -280,6 +306,9 @@ Test(tres, set_named)
 	cr_expect_eq(qd_tres_set_named(&t, "mem", 1024), 0);
 	cr_expect_eq(qd_tres_set_named(&t, "gres/gpu", 4), 0);
 	cr_expect_eq(qd_tres_set_named(&t, "gres/gpu:a100", 2), 0);
+	cr_expect_eq(qd_tres_set_named(&t, "gres/shard", 16), 0);
+	cr_expect_eq(qd_tres_set_named(&t, "gres/mps", 400), 0);
+	cr_expect_eq(qd_tres_set_named(&t, "gres/shard:a100", 7), 1);
 	cr_expect_eq(qd_tres_set_named(&t, "energy", 7), 1);
 	cr_expect_eq(qd_tres_set_named(&t, "gres/gpumem", 7), 1);
 	cr_expect_eq(qd_tres_set_named(&t, "gres/gpu:", 7), 1);
@@ -288,6 +317,8 @@ Test(tres, set_named)
 	cr_expect_eq(qd_tres_get(&t, QD_TRES_MEM, 0), 1024);
 	cr_expect_eq(qd_tres_get(&t, QD_TRES_GPU, 0), 4);
 	cr_expect_eq(qd_tres_get_typed(&t, "a100", 0), 2);
+	cr_expect_eq(qd_tres_get(&t, QD_TRES_SHARD, 0), 16);
+	cr_expect_eq(qd_tres_get(&t, QD_TRES_MPS, 0), 400);
 	cr_expect_eq(t.ntyped, 1);
 	cr_expect_not(t.set[QD_TRES_NODE]);
 }

@@ -53,6 +53,7 @@ struct qd_doctor_conf {
 	char err[256];
 	char job_submit_plugins[256];
 	char accounting_tres[1024];
+	char gres_types[256]; /* GresTypes */
 	char priority_type[64];
 	char site_factor_plugin[64];
 	char site_factor_params[256];

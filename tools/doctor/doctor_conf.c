@@ -42,6 +42,7 @@ static void take(struct qd_doctor_conf *c, const slurm_conf_t *k)
 	     k->job_submit_plugins);
 	copy(c->accounting_tres, sizeof(c->accounting_tres),
 	     k->accounting_storage_tres);
+	copy(c->gres_types, sizeof(c->gres_types), k->gres_plugins);
 	copy(c->priority_type, sizeof(c->priority_type), k->priority_type);
 	copy(c->site_factor_plugin, sizeof(c->site_factor_plugin),
 	     k->site_factor_plugin);
@@ -98,8 +99,8 @@ void qd_doctor_conf_load(const struct qd_site *s, struct qd_doctor_conf *c)
 			 strerror(ENOENT));
 		return;
 	}
-	/* No slurm_fini() here: the controller checks' view of the QoS
-	 * (ctld_limits.c) initialises libslurm again and ends it, and 24.11's
+	/* No slurm_fini(): the checks after this ask slurmctld within this
+	 * libslurm (qd_ctld_view_ask, the node's Gres=), and 24.11's
 	 * slurm_init() after a slurm_fini() crashes reloading its plugins. */
 	slurm_init(s->slurm_conf);
 	if (slurm_load_ctl_conf((time_t)0, &k) != SLURM_SUCCESS) {

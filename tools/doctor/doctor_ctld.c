@@ -119,6 +119,7 @@ static void accounting(struct qd_doctor *d, const struct qd_site *s,
 	/* limits and qos imply associations (slurm.conf(5)). */
 	bool assoc =
 	    limits || qos || qd_doctor_list_has(s->enforce, "", "associations");
+	char shares[512];
 
 	if (!limits || !qos)
 		qd_doctor_linef(d, QD_DOC_FAIL, "accounting-enforce",
@@ -139,14 +140,24 @@ static void accounting(struct qd_doctor *d, const struct qd_site *s,
 	else
 		qd_doctor_linef(d, QD_DOC_OK, "accounting-enforce", NULL,
 				"AccountingStorageEnforce=%s", s->enforce);
+	qd_doctor_uncounted_shares(s, c, shares, sizeof(shares));
 	if (!qd_doctor_list_has(c->accounting_tres, "", "gres/gpu"))
 		qd_doctor_linef(
 		    d, QD_DOC_FAIL, "accounting-tres",
 		    "add gres/gpu (and gres/gpu:TYPE for typed "
 		    "limits) to AccountingStorageTRES",
 		    "AccountingStorageTRES=%s: no gres/gpu, GPUs in "
-		    "use are not counted",
-		    c->accounting_tres);
+		    "use are not counted%s%s",
+		    c->accounting_tres,
+		    shares[0] ? "; nor GPU shares capped: " : "", shares);
+	else if (shares[0])
+		qd_doctor_linef(d, QD_DOC_FAIL, "accounting-tres",
+				"add them to AccountingStorageTRES, then "
+				"restart slurmctld",
+				"AccountingStorageTRES=%s: GPU shares capped "
+				"but not counted, so their caps see none in "
+				"use: %s",
+				c->accounting_tres, shares);
 	else
 		qd_doctor_linef(d, QD_DOC_OK, "accounting-tres", NULL,
 				"AccountingStorageTRES=%s", c->accounting_tres);

@@ -336,9 +336,10 @@ void qd_doctor_node(struct qd_doctor *d, const struct qd_site *s,
 {
 	struct qd_spank_opts o;
 	struct qd_redis_config cfg;
+	char plugin[2 * PATH_MAX];
 
-	qd_doctor_plugstack(d, s, c, site_err, &o);
-	qd_doctor_gpus(d, s, &o, node);
+	qd_doctor_plugstack(d, s, c, site_err, &o, plugin, sizeof(plugin));
+	qd_doctor_gpus(d, s, &o, node, plugin);
 	qd_doctor_cgroup(d, s, c, &o, node);
 	qd_spank_opts_redis_config(&o, &cfg);
 	qd_doctor_redis(d, &cfg);

@@ -124,10 +124,11 @@ static int plugin_file(struct qd_doctor *d, const struct qd_site *s,
 
 void qd_doctor_plugstack(struct qd_doctor *d, const struct qd_site *s,
 			 const struct qd_doctor_conf *c, const char *site_err,
-			 struct qd_spank_opts *o)
+			 struct qd_spank_opts *o, char *plugin, size_t len)
 {
 	char err[QD_SITE_ERR_MAX], found[2 * PATH_MAX];
 
+	plugin[0] = '\0';
 	qd_spank_opts_init(o);
 	/* The tool's own reading stopped there (an include unreadable). */
 	if (site_err) {
@@ -155,6 +156,7 @@ void qd_doctor_plugstack(struct qd_doctor *d, const struct qd_site *s,
 	}
 	if (plugin_file(d, s, c, found, sizeof(found)))
 		return;
+	snprintf(plugin, len, "%s", found);
 	qd_doctor_linef(d, QD_DOC_OK, "plugstack", NULL, "%s: %s%s%s",
 			s->spank_where, found[0] ? found : "",
 			found[0] ? " " : "",

@@ -4,7 +4,7 @@
  * a QoS that does not exist guards nothing), and each flag of a record has a
  * limit to enforce, in qosdeny.conf or in the database (a DenyOnMaxPerUser
  * on a QoS without MaxTRESPerUser denies nothing), and slurmctld counts
- * the TRES of each typed GPU limit.
+ * the TRES of each typed GPU limit and of each GPU share capped.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -152,7 +152,7 @@ static void against_db(struct qd_doctor *d, const struct qd_site *s,
 	char missing[2048] = "", loose[4096] = "", err[512], types[2048] = "";
 	struct qd_ctld_view v;
 
-	if (qd_ctld_view_load(s, "root", 0, "root", &v, err, sizeof(err))) {
+	if (qd_ctld_view_ask(s, "root", 0, "root", &v, err, sizeof(err))) {
 		qd_doctor_line(d, QD_DOC_FAIL, "qos-exist", err,
 			       "start slurmctld and slurmdbd");
 		return;
@@ -193,6 +193,71 @@ static void against_db(struct qd_doctor *d, const struct qd_site *s,
 		qd_doctor_line(d, QD_DOC_OK, "qos-limits",
 			       "every flag has a limit to enforce", NULL);
 	typed_tres(d, c->accounting_tres, types);
+}
+
+/* Appends "gres/NAME (QOS q)" for each share the rule's flags cap in lim,
+ * whose GRES the nodes may have and whose TRES slurmctld does not count. */
+static void shares_of(const struct qd_qos_rule *r, const struct qd_limits *lim,
+		      const struct qd_doctor_conf *c, char *out, size_t len)
+{
+	static const struct {
+		enum qd_tres_id id;
+		const char *gres;
+	} shares[] = {{QD_TRES_SHARD, "shard"}, {QD_TRES_MPS, "mps"}};
+	const struct {
+		unsigned flag;
+		const struct qd_tres *t;
+	} caps[] = {{QD_DENY_ON_MAX_PER_JOB, &lim->max_per_job},
+		    {QD_DENY_ON_MAX_PER_USER, &lim->max_per_user},
+		    {QD_DENY_ON_GRP, &lim->grp}};
+
+	for (size_t i = 0; i < sizeof(shares) / sizeof(*shares); i++) {
+		const char *name = qd_tres_name(shares[i].id);
+		bool capped = false;
+		size_t n = strlen(out);
+
+		for (size_t k = 0; k < sizeof(caps) / sizeof(*caps); k++)
+			capped |= (r->flags & caps[k].flag) &&
+				  qd_tres_get(caps[k].t, shares[i].id,
+					      QD_UNLIMITED) != QD_UNLIMITED;
+		if (capped &&
+		    qd_doctor_list_has(c->gres_types, "", shares[i].gres) &&
+		    !qd_doctor_list_has(c->accounting_tres, "", name))
+			snprintf(out + n, len - n, "%s%s (QOS %s)",
+				 n ? ", " : "", name, r->name);
+	}
+}
+
+void qd_doctor_uncounted_shares(const struct qd_site *s,
+				const struct qd_doctor_conf *c, char *out,
+				size_t len)
+{
+	struct qd_policy *p = NULL;
+	struct qd_ctld_view v;
+	char err[QD_SITE_ERR_MAX];
+
+	out[0] = '\0';
+	if (!qd_doctor_list_has(c->gres_types, "", "shard") &&
+	    !qd_doctor_list_has(c->gres_types, "", "mps"))
+		return;
+	if (qd_site_policy(s, &p, err, sizeof(err)) || !p)
+		return;
+	if (qd_ctld_view_ask(s, "root", 0, "root", &v, err, sizeof(err))) {
+		qd_policy_free(p);
+		return;
+	}
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct qd_ctld_qos *q =
+		    qd_ctld_qos_find(&v, p->rules[i].name);
+		struct qd_limits lim;
+
+		if (!q)
+			continue;
+		qd_limits_merge(&lim, &q->db, &p->rules[i]);
+		shares_of(&p->rules[i], &lim, c, out, len);
+	}
+	qd_ctld_view_free(&v);
+	qd_policy_free(p);
 }
 
 void qd_doctor_policy(struct qd_doctor *d, const struct qd_site *s,
