@@ -26,6 +26,12 @@
 #   slurmd -N), through a config.site (CONFIG_SITE), as a site sets its
 #   own configure options; for 26.05 there also no PMIx, and the linker
 #   told where Debian testing keeps libhdf5.so (below);
+# - no static libraries and no -g (config.site's enable_static=no,
+#   dpkg-buildflags' DEB_CFLAGS_STRIP): libtool compiled every file twice
+#   (libtool: PIC and not) for static archives nothing here links,
+#   and the debug information went with the strip (noautodbgsym). The
+#   binaries are the same code; a cold make check builds three releases
+#   on two cores (docs/development.md, "What a run keeps for the next");
 # - MariaDB's client library, which 23.11's debian/control leaves out of
 #   its build dependencies: without it there is no
 #   accounting_storage/mysql, and slurmdbd cannot start.
@@ -55,7 +61,7 @@ if [ "${1:-}" = --inside ]; then
 		export DEB_LDFLAGS_APPEND="-L$ma/hdf5/serial"
 	fi
 	echo "slurm-debs: building SchedMD's packages of $(basename "$2") ($(nproc) jobs)" >&2
-	CONFIG_SITE=$(cd .. && pwd)/config.site \
+	CONFIG_SITE=$(cd .. && pwd)/config.site DEB_CFLAGS_STRIP=-g \
 		DEB_BUILD_OPTIONS="nocheck noautodbgsym parallel=$(nproc)" \
 		dpkg-buildpackage -b -uc -us >../build.log 2>&1 || {
 		tail -n 30 ../build.log >&2
@@ -97,7 +103,8 @@ work=build/$root/$full
 rm -rf "${REPO:?}/$work"
 mkdir -p "$REPO/$work"
 cp -a "$tree" "$REPO/$work/slurm-$full"
-echo 'enable_multiple_slurmd=yes' >"$REPO/$work/config.site"
+printf '%s\n' enable_multiple_slurmd=yes enable_static=no \
+	>"$REPO/$work/config.site"
 # 26.05.3's configure knows PMIx up to version 6 and Debian testing has 7,
 # so SchedMD's --with-pmix stops it there: built without PMIx (no
 # mpi/pmix plugin, which no test uses).
