@@ -27,11 +27,11 @@
 #   own configure options; for 26.05 there also no PMIx, and the linker
 #   told where Debian testing keeps libhdf5.so (below);
 # - no static libraries and no -g (config.site's enable_static=no,
-#   dpkg-buildflags' DEB_CFLAGS_STRIP): libtool compiled every file twice
-#   (libtool: PIC and not) for static archives nothing here links,
-#   and the debug information went with the strip (noautodbgsym). The
-#   binaries are the same code; a cold make check builds three releases
-#   on two cores (docs/development.md, "What a run keeps for the next");
+#   dpkg-buildflags' DEB_CFLAGS_STRIP): libtool compiled every file twice,
+#   PIC and not, the second for static archives nothing here links, and
+#   the debug information went with the strip (noautodbgsym). The same
+#   code is built; a cold make check builds three releases on two cores
+#   (docs/development.md, "What a run keeps for the next");
 # - MariaDB's client library, which 23.11's debian/control leaves out of
 #   its build dependencies: without it there is no
 #   accounting_storage/mysql, and slurmdbd cannot start.

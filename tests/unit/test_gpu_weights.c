@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "temp_dir.h"
 #include "gpu_weights.h"
 #include "partition_billing.h"
 
@@ -90,29 +91,14 @@ static char dir[64];
 static const char *file(const char *name, const char *text)
 {
 	static char path[128];
-	FILE *f;
 
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/qd-billing.XXXXXX");
-		cr_assert(mkdtemp(dir));
-	}
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
+	temp_file(dir, sizeof(dir), "billing", name, text, path, sizeof(path));
 	return path;
 }
 
 static void cleanup(void)
 {
-	char cmd[128];
-
-	if (dir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		cr_expect_eq(system(cmd), 0);
-		dir[0] = '\0';
-	}
+	temp_dir_remove(dir);
 }
 
 /* The weights slurm.conf text gives partition, "-" where none, "!" where

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "temp_dir.h"
 #include "job_held.h"
 
 Test(job_held, parse)
@@ -37,29 +38,17 @@ static char tool[128];
 /* A `qosdeny` in a directory of its own that runs body: tool. */
 static void stand_in(const char *body)
 {
-	FILE *f;
+	char text[512];
 
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/qd-held.XXXXXX");
-		cr_assert(mkdtemp(dir));
-	}
-	snprintf(tool, sizeof(tool), "%s/qosdeny", dir);
-	f = fopen(tool, "w");
-	cr_assert_not_null(f);
-	fprintf(f, "#!/bin/sh\n%s\n", body);
-	fclose(f);
+	snprintf(text, sizeof(text), "#!/bin/sh\n%s\n", body);
+	temp_file(dir, sizeof(dir), "held", "qosdeny", text, tool,
+		  sizeof(tool));
 	chmod(tool, 0755);
 }
 
 static void cleanup(void)
 {
-	char cmd[128];
-
-	if (dir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		cr_expect_eq(system(cmd), 0);
-	}
-	dir[0] = '\0';
+	temp_dir_remove(dir);
 }
 
 TestSuite(job_held, .fini = cleanup);

@@ -10,26 +10,22 @@
 #include <unistd.h>
 
 #include "gpu_devices.h"
+#include "temp_dir.h"
 #include "job_weigh.h"
 
 static char dir[64], slurm_conf[128], gres_conf[128];
 
-static void write_file(const char *path, const char *text)
+/* Writes the test's slurm.conf or gres.conf. */
+static void write_conf(const char *name, const char *text)
 {
-	FILE *f = fopen(path, "w");
+	char path[128];
 
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
+	temp_file(dir, sizeof(dir), "weigh", name, text, path, sizeof(path));
 }
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/qd-weigh.XXXXXX");
-	cr_assert(mkdtemp(dir));
-	snprintf(slurm_conf, sizeof(slurm_conf), "%s/slurm.conf", dir);
-	snprintf(gres_conf, sizeof(gres_conf), "%s/gres.conf", dir);
-	write_file(slurm_conf,
+	write_conf("slurm.conf",
 		   "PartitionName=plain Nodes=n1\n"
 		   "PartitionName=cpu Nodes=n1 TRESBillingWeights=CPU=1,"
 		   "GRES/gpu=4\n"
@@ -38,21 +34,20 @@ static void setup(void)
 		   "PartitionName=bad Nodes=n1 TRESBillingWeights=GRES/gpu:"
 		   "a100=much\n");
 	/* GPUs 0-1 a100, 2-3 v100, 4 with no type, 5 a MIG slice. */
-	write_file(gres_conf,
+	write_conf("gres.conf",
 		   "NodeName=n1 Name=gpu Type=a100 File=/dev/nvidia[0-1]\n"
 		   "NodeName=n1 Name=gpu Type=v100 File=/dev/nvidia[2-3]\n"
 		   "NodeName=n1 Name=gpu File=/dev/nvidia4\n"
 		   "NodeName=n1 Name=gpu Type=1g.10gb "
 		   "MultipleFiles=/dev/nvidia5,/dev/nvidia-caps/nvidia-cap21\n"
 		   "NodeName=n1 Name=shard Count=16\n");
+	snprintf(slurm_conf, sizeof(slurm_conf), "%s/slurm.conf", dir);
+	snprintf(gres_conf, sizeof(gres_conf), "%s/gres.conf", dir);
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	cr_expect_eq(system(cmd), 0);
+	temp_dir_remove(dir);
 }
 
 static uint32_t m;
@@ -120,7 +115,7 @@ Test(job_weigh, what_does_not_read_leaves_the_charge)
 	cr_expect_eq(m, 1000);
 	cr_expect_eq(weigh("gpu", "2,x", 2000), -1);
 	cr_expect_eq(m, 2000);
-	write_file(gres_conf, "Include other.conf\n");
+	write_conf("gres.conf", "Include other.conf\n");
 	cr_expect_eq(weigh("gpu", "2", 1000), -1);
 	cr_expect_eq(m, 1000);
 }
@@ -149,7 +144,7 @@ Test(job_weigh, doctor_names_the_first_partition_to_fix)
 	cr_expect_str_eq(why, "partition gpu weighs GPU types, and 1 of n1's "
 			      "GPUs have no Type= in gres.conf: they weigh 1 "
 			      "in usage records");
-	write_file(gres_conf,
+	write_conf("gres.conf",
 		   "NodeName=n1 Name=gpu Type=a100 File=/dev/nvidia[0-1]\n");
 	cr_expect_eq(finding(why, sizeof(why)), 1);
 	cr_expect(strstr(why, "partition bad: TRESBillingWeights: "
@@ -157,9 +152,9 @@ Test(job_weigh, doctor_names_the_first_partition_to_fix)
 			      "from 0 to 1000: its GPUs weigh 1"),
 		  "%s", why);
 	/* Partitions of other nodes are not n1's concern. */
-	write_file(slurm_conf, "PartitionName=bad Nodes=n[2-3] "
-			       "TRESBillingWeights=GRES/gpu:a100=much\n"
-			       "PartitionName=all Nodes=ALL "
-			       "TRESBillingWeights=GRES/gpu:a100=2\n");
+	write_conf("slurm.conf", "PartitionName=bad Nodes=n[2-3] "
+				 "TRESBillingWeights=GRES/gpu:a100=much\n"
+				 "PartitionName=all Nodes=ALL "
+				 "TRESBillingWeights=GRES/gpu:a100=2\n");
 	cr_expect_eq(finding(why, sizeof(why)), 0, "%s", why);
 }
