@@ -163,7 +163,10 @@ check-core: deps
 # two long drills of the core's Redis code (tests/integration/asan.sh):
 # make check runs them with the first version of its list only
 # (docs/development.md), and runs these parts side by side.
+# The integration part runs the tests integration-asan does not
+# (tests/integration/split.sh): each test once.
 CORE_EXTRAS ?= yes
+check-here: export QD_SPLIT = plain
 check-here: deps
 	$(MAKE) all tests
 	@+$(call check_part,unit)

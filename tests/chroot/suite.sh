@@ -194,9 +194,10 @@ unit | integration-asan | deb-build | deb-test)
 		CORE_EXTRAS="${QD_CORE_EXTRAS:-yes}" "${more[@]}" "${make_args[@]}"
 	;;
 integration)
-	# All but t_memory.sh, which is the integration-memory part's.
+	# All but t_memory.sh, which is the integration-memory part's, and
+	# those integration-asan runs (tests/integration/split.sh).
 	no_source_2605 && exit 0
-	bash "$HERE/make-in.sh" "$ver" integration QD_SKIP=t_memory.sh \
+	bash "$HERE/make-in.sh" "$ver" integration QD_SKIP=t_memory.sh QD_SPLIT=plain \
 		CORE_EXTRAS="${QD_CORE_EXTRAS:-yes}" "${make_args[@]}"
 	;;
 integration-memory)

@@ -50,23 +50,8 @@ ASAN_OPTIONS=log_path=$log:handle_sigill=1:detect_leaks=1:atexit=1:malloc_contex
 LSAN_OPTIONS=suppressions=$here/lsan.supp:print_suppressions=1"
 export QD_PLUGINDIR QD_SUITE=integ-asan
 
-# Only the tests that drive the instrumented plugins run again: the node
-# side's (ssh adoption, GPU binding, usage records, the tool) exercise
-# slurmd, slurmstepd and the tool, which run uninstrumented here, and they
-# were half of this run's time. t_memory.sh measures resident memory, which
-# ASan's quarantine and shadow make meaningless; leaks are LeakSanitizer's
-# business here.
-not_here=" t_adopt.sh t_doctor.sh t_escape.sh t_gpu_binding.sh t_gpu_cgroup.sh \
-t_gpu_mig.sh t_gpu_mps.sh t_gpu_shard.sh t_memory.sh t_restart_slurmd.sh t_tool.sh t_usage.sh t_usage_alloc.sh \
-t_usage_fault.sh t_usage_noacct.sh t_usage_node_down.sh t_usage_qos.sh t_usage_reply_lost.sh "
-# QD_CORE_EXTRAS=no (make check, every Slurm version after the first): the
-# site factor's long test leaves this run too, as the Sentinel failover
-# drill does (run.sh), 290 s here together. What they mostly exercise
-# under ASan is the core's Redis code, the same on every version; the site
-# factor's own adapter still starts, refreshes and stops here in
-# t_site_factor_start.sh and t_site_factor_stop.sh.
-[ "${QD_CORE_EXTRAS:-yes}" = no ] && not_here+="t_site_factor.sh "
-QD_SKIP=$not_here bash "$here/run.sh" "$@"
+# Only the tests that drive the instrumented plugins (split.sh).
+QD_SPLIT=asan bash "$here/run.sh" "$@"
 rc=$?
 
 # One file per slurmctld process (log_path.PID).

@@ -11,16 +11,24 @@ source "$here/cluster-up.sh"
 trap cluster_down EXIT
 
 # Without arguments, every t_*.sh but those QD_SKIP names (file names,
-# blank-separated: asan.sh's). QD_CORE_EXTRAS=no (make check, every Slurm
-# version after the first) skips the Sentinel failover drill too
-# (t_redis_failover.sh, 100 s): what it drills is the core's Redis client,
-# the same on every version.
+# blank-separated: make check's integration part leaves t_memory.sh to a
+# part of its own), and with QD_SPLIT=asan only those integration-asan runs,
+# with QD_SPLIT=plain only the others (split.sh). QD_CORE_EXTRAS=no (make
+# check, every Slurm version after the first) skips the Sentinel failover
+# drill too (t_redis_failover.sh, 100 s): what it drills is the core's Redis
+# client, the same on every version.
+source "$here/split.sh"
 skip=" ${QD_SKIP:-} "
 [ "${QD_CORE_EXTRAS:-yes}" = no ] && skip+="t_redis_failover.sh "
 tests=("$@")
 if [ ${#tests[@]} -eq 0 ]; then
 	for t in "$here"/t_*.sh; do
-		case $skip in *" $(basename "$t") "*) continue ;; esac
+		n=$(basename "$t")
+		case $skip in *" $n "*) continue ;; esac
+		case ${QD_SPLIT:-} in
+		asan) under_asan "$n" || continue ;;
+		plain) ! under_asan "$n" || continue ;;
+		esac
 		tests+=("$t")
 	done
 fi
