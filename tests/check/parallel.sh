@@ -33,6 +33,8 @@
 #   V-vm     24.11's VM and 26.05's, at once, once every version's lane
 #            has ended: qemu's TCG keeps one core busy, and beside the
 #            clusters it was starved and slowed them.
+# At most QD_CHECK_CLUSTERS (4) of the parts that start a cluster run at
+# once (take_slot); a lane waiting for another's mark holds no slot.
 # Every part runs in a cgroup namespace of its own (cgroup-ns.sh): no
 # lane's cluster sees another's cgroups, and each part's CPU is counted.
 # Before them, on this host and alone: its packages (apt-get), and the
@@ -71,13 +73,64 @@ since() { echo $(($(date +%s) - $1)); }
 # what CMD cost in CPU is counted), its output to the lane's log; its time
 # printed and kept in $results/times ("LANE NAME SECONDS CPU STATUS").
 export QD_CGROUP_CPU_FILE=$results/cpu
+
+# Clusters at once: at most QD_CHECK_CLUSTERS of the parts that start one
+# (integration, integration-asan, integration-memory, deb-test). Ten at
+# once on two cores, as every lane's started together, kept the CPU busy
+# and each test's waits long: polls, retries and the daemons' timers grew
+# with them, and stop 54's CI spent 837 s of CPU on 22.05's integration
+# that took 523 s alone (docs/development.md, "What it costs"). A part
+# waits for a slot in order of its rank (the suites first, then the short
+# parts at a lane's end), then of its asking; no lane holds a slot while
+# it waits for another's mark.
+clusters=${QD_CHECK_CLUSTERS:-4}
+slots=$results/slots
+mkdir -p "$slots"
+# take_slot RANK: sets SLOT_FD, a lock on a free slot's file held open.
+take_slot() {
+	local me i fd
+	me=wait.$1.$(date +%s%N).$BASHPID
+	: >"$slots/$me"
+	while :; do
+		if [ "$(find "$slots" -name 'wait.*' -printf '%f\n' |
+			sort -t. -k2,2n -k3,3n | head -n 1)" = "$me" ]; then
+			for ((i = 0; i < clusters; i++)); do
+				exec {fd}>"$slots/slot.$i"
+				if flock -n "$fd"; then
+					rm -f "$slots/$me"
+					SLOT_FD=$fd
+					return
+				fi
+				exec {fd}>&-
+			done
+		fi
+		sleep 1
+	done
+}
+# The rank of a part that starts a cluster; none for the others.
+slot_rank() {
+	case $1 in
+	integration | integration-asan) echo 1 ;;
+	integration-memory | deb-test) echo 2 ;;
+	esac
+}
+
 part() {
-	local lane=$1 name=$2 t0 rc=0 cg=qd-check-$1-$2 cpu
+	local lane=$1 name=$2 t0 rc=0 cg=qd-check-$1-$2 cpu rank SLOT_FD=""
 	shift 2
+	rank=$(slot_rank "$name")
+	[ -z "$rank" ] || take_slot "$rank"
 	t0=$(date +%s)
 	echo "# check: $lane: $name started at $(since "$t_start") s"
 	echo "# === $lane: $name" >>"$logs/$lane.log"
-	bash "$HERE/cgroup-ns.sh" "$cg" "$@" >>"$logs/$lane.log" 2>&1 </dev/null || rc=$?
+	# The slot's lock is not the part's to keep: a daemon it leaves
+	# behind would hold it.
+	if [ -n "$SLOT_FD" ]; then
+		bash "$HERE/cgroup-ns.sh" "$cg" "$@" >>"$logs/$lane.log" 2>&1 </dev/null {SLOT_FD}>&- || rc=$?
+		exec {SLOT_FD}>&-
+	else
+		bash "$HERE/cgroup-ns.sh" "$cg" "$@" >>"$logs/$lane.log" 2>&1 </dev/null || rc=$?
+	fi
 	cpu=$(awk -v n="$cg" '$1 == n { c = $2 } END { print c }' "$QD_CGROUP_CPU_FILE" 2>/dev/null)
 	echo "$lane $name $(since "$t0") ${cpu:--} $rc" >>"$results/times"
 	echo "# check: $lane: $name took $(since "$t0") s, ${cpu:-?} s of CPU (status $rc)"
