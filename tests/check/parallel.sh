@@ -33,7 +33,7 @@
 #   V-vm     24.11's VM and 26.05's, at once, once every version's lane
 #            has ended: qemu's TCG keeps one core busy, and beside the
 #            clusters it was starved and slowed them.
-# At most QD_CHECK_CLUSTERS (4) of the parts that start a cluster run at
+# At most QD_CHECK_CLUSTERS (5) of the parts that start a cluster run at
 # once (take_slot); a lane waiting for another's mark holds no slot.
 # Every part runs in a cgroup namespace of its own (cgroup-ns.sh): no
 # lane's cluster sees another's cgroups, and each part's CPU is counted.
@@ -83,7 +83,7 @@ export QD_CGROUP_CPU_FILE=$results/cpu
 # waits for a slot in order of its rank (the suites first, then the short
 # parts at a lane's end), then of its asking; no lane holds a slot while
 # it waits for another's mark.
-clusters=${QD_CHECK_CLUSTERS:-4}
+clusters=${QD_CHECK_CLUSTERS:-5}
 slots=$results/slots
 mkdir -p "$slots"
 # take_slot RANK: sets SLOT_FD, a lock on a free slot's file held open.
