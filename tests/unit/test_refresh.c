@@ -24,6 +24,7 @@
 /* slurmctld's and assoc_mgr's, as the plugin sees them there. */
 __typeof__(job_list) job_list;
 __typeof__(node_record_table_ptr) node_record_table_ptr;
+__typeof__(node_record_count) node_record_count;
 __typeof__(assoc_mgr_assoc_list) assoc_mgr_assoc_list;
 
 void lock_slurmctld(slurmctld_lock_t lock_levels)
