@@ -33,8 +33,8 @@
 #   V-vm     24.11's VM and 26.05's, at once, once every version's lane
 #            has ended: qemu's TCG keeps one core busy, and beside the
 #            clusters it was starved and slowed them.
-# At most QD_CHECK_CLUSTERS (5) of the parts that start a cluster run at
-# once (take_slot); a lane waiting for another's mark holds no slot.
+# At most QD_CHECK_PARTS (4) parts run at once, builds and VMs aside
+# (take_slot); a lane waiting for another's mark holds no slot.
 # Every part runs in a cgroup namespace of its own (cgroup-ns.sh): no
 # lane's cluster sees another's cgroups, and each part's CPU is counted.
 # Before them, on this host and alone: its packages (apt-get), and the
@@ -74,27 +74,31 @@ since() { echo $(($(date +%s) - $1)); }
 # printed and kept in $results/times ("LANE NAME SECONDS CPU STATUS").
 export QD_CGROUP_CPU_FILE=$results/cpu
 
-# Clusters at once: at most QD_CHECK_CLUSTERS of the parts that start one
-# (integration, integration-asan, integration-memory, deb-test). Ten at
-# once on two cores, as every lane's started together, kept the CPU busy
-# and each test's waits long: polls, retries and the daemons' timers grew
-# with them, and stop 54's CI spent 837 s of CPU on 22.05's integration
-# that took 523 s alone (docs/development.md, "What it costs"). A part
-# waits for a slot in order of its rank (the suites first, then the short
-# parts at a lane's end), then of its asking; no lane holds a slot while
-# it waits for another's mark.
-clusters=${QD_CHECK_CLUSTERS:-5}
+# Parts at once: at most QD_CHECK_PARTS of them, builds and VMs aside.
+# Each lane's parts at once, twelve on two cores, kept the CPU busy and
+# each test's waits long, and cost CPU of their own: on this host's kind
+# a fork costs more the more run (system time was more than half), and
+# polls, retries and the daemons' timers grew with the waits. Stop 54's
+# CI spent 837 s of CPU on 22.05's integration, 523 s alone; with five
+# clusters at once and the rest beside them (run 63) 24 tests took 722 s
+# of CPU, 414 s alone, and five times their wall time
+# (docs/development.md, "What it costs"). A part waits for a slot in
+# order of its rank (the long parts first, then those at a lane's end and
+# the packages), then of its asking.
+parts_at_once=${QD_CHECK_PARTS:-4}
 slots=$results/slots
 mkdir -p "$slots"
 # take_slot RANK: sets SLOT_FD, a lock on a free slot's file held open.
 take_slot() {
-	local me i fd
-	me=wait.$1.$(date +%s%N).$BASHPID
+	local me i fd first LC_COLLATE=C
+	me=wait.$1.${EPOCHREALTIME/./}.$BASHPID
 	: >"$slots/$me"
 	while :; do
-		if [ "$(find "$slots" -name 'wait.*' -printf '%f\n' |
-			sort -t. -k2,2n -k3,3n | head -n 1)" = "$me" ]; then
-			for ((i = 0; i < clusters; i++)); do
+		# The first in line, without a process: the names sort by rank,
+		# then by the time of asking (16 digits).
+		first=("$slots"/wait.*)
+		if [ "${first[0]##*/}" = "$me" ]; then
+			for ((i = 0; i < parts_at_once; i++)); do
 				exec {fd}>"$slots/slot.$i"
 				if flock -n "$fd"; then
 					rm -f "$slots/$me"
@@ -104,14 +108,16 @@ take_slot() {
 				exec {fd}>&-
 			done
 		fi
-		sleep 1
+		sleep 2
 	done
 }
-# The rank of a part that starts a cluster; none for the others.
+# slot_rank NAME: the part's rank; none for the builds and the VMs,
+# which run at the start and at the end.
 slot_rank() {
+	case $1 in build | vm) return ;; esac
 	case $1 in
-	integration | integration-asan) echo 1 ;;
-	integration-memory | deb-test) echo 2 ;;
+	integration | integration-asan | unit | core) echo 1 ;;
+	*) echo 2 ;; # integration-memory, deb-test, the deb lane's packages
 	esac
 }
 
