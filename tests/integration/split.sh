@@ -6,9 +6,9 @@
 # others (QD_SPLIT=plain, tests/chroot/suite.sh): run plain as well, the
 # controller's tests were half of a version's integration CPU (258 s of
 # 22.05's 523 s alone) for no check of their own (docs/development.md,
-# "What it costs"). The
-# hardened build of the controller plugins still runs in slurmctld on every
-# version: deb-test runs t_scenario.sh on the package's plugins.
+# "What it costs"). The hardened build of the controller plugins still
+# runs in slurmctld on every version: deb-test runs t_scenario.sh on the
+# package's plugins.
 
 # Not under ASan: the node side's tests (ssh adoption, GPU binding, usage
 # records, the tool) exercise slurmd, slurmstepd and the tool, which run
