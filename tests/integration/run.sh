@@ -23,7 +23,7 @@ skip=" ${QD_SKIP:-} "
 tests=("$@")
 if [ ${#tests[@]} -eq 0 ]; then
 	for t in "$here"/t_*.sh; do
-		n=$(basename "$t")
+		n=${t##*/}
 		case $skip in *" $n "*) continue ;; esac
 		case ${QD_SPLIT:-} in
 		asan) under_asan "$n" || continue ;;
