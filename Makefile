@@ -132,6 +132,13 @@ CTLD_UNIT_SRC := tests/unit/test_decide.c tests/unit/test_refresh.c
 UNIT_SRC  := $(filter-out $(if $(filter no,$(CTLD_TESTS)),$(CTLD_UNIT_SRC)), \
                $(wildcard tests/unit/test_*.c))
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+# The unit tests that build against this version's Slurm or load what
+# does (the SPANK plugin, the tool): the rest are the same code on the
+# same toolchain wherever two versions share a Debian release, so make
+# check runs them once per release (UNIT_SET=slurm, tests/check/parallel.sh).
+SLURM_UNIT_SRC := $(filter $(CTLD_UNIT_SRC) tests/unit/test_spank_plugin.c \
+                    tests/unit/test_usage_report_plugin.c \
+                    tests/unit/test_cmd_share_flush.c,$(UNIT_SRC))
 
 # The core and its unit tests again under AddressSanitizer and
 # UndefinedBehaviorSanitizer: any report fails the test.

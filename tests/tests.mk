@@ -26,9 +26,13 @@ docs-check:
 # builds only what make install installs.
 tests: $(UNIT_BIN) $(HELPER_BIN)
 
+# UNIT_SET=slurm: only those that depend on the Slurm version (Makefile,
+# SLURM_UNIT_SRC).
+UNIT_SET ?= all
+UNIT_RUN = $(if $(filter slurm,$(UNIT_SET)),$(SLURM_UNIT_SRC:tests/unit/%.c=$(B)/tests/%),$(UNIT_BIN))
 unit: $(UNIT_BIN)
 	@mkdir -p $(QD_RESULTS)
-	sh tests/run-unit.sh $(UNIT_BIN)
+	sh tests/run-unit.sh $(UNIT_RUN)
 
 unit-asan: $(ASAN_UNIT_BIN)
 	@mkdir -p $(QD_RESULTS)

@@ -17,8 +17,9 @@
 #            the V-side lane). Its clusters have ports (QD_PORT_MIN/MAX)
 #            and job ids (QD_FIRST_JOB_ID) of their own, the side lane's
 #            apart from the others'.
-#   V-side   once that version's build is there: its unit tests,
-#            integration-asan, then t_memory.sh (20,000 submissions, from
+#   V-side   once that version's build is there: its unit tests (only
+#            those that depend on Slurm where an earlier version has its
+#            Debian release: QD_UNIT_SET), integration-asan, then t_memory.sh (20,000 submissions, from
 #            two processes), each on a cluster of its own.
 #   deb      each such version's package (deb-build), once its build is
 #            there; the V lane's deb-test installs it at its end, when the
@@ -251,9 +252,18 @@ version_lane() { # INDEX VERSION
 # t_memory.sh, each suite on a cluster of its own (build/cluster-asan,
 # build/cluster-memory) with the slot's other ports and job ids.
 side_lane() { # INDEX VERSION
-	local i=$1 v=$2 rc=0 p
+	local i=$1 v=$2 rc=0 p k
 	export QD_CORE_EXTRAS=no
 	[ "$i" = 0 ] && QD_CORE_EXTRAS=yes
+	# A version whose Debian release an earlier one's root has (23.11
+	# 22.05's, 25.11 24.11's) runs only the unit tests that depend on
+	# Slurm: the others are the same code built by the same toolchain
+	# against the same libraries and Redis.
+	export QD_UNIT_SET=all
+	for ((k = 0; k < i; k++)); do
+		[ "$(debian_release "${full[$k]}")" = "$(debian_release "$v")" ] &&
+			QD_UNIT_SET=slurm
+	done
 	QD_MAKE_ARGS=$(slot_args "$i" memory)
 	export QD_MAKE_ARGS
 	wait_mark "$v" || return 0
@@ -261,6 +271,13 @@ side_lane() { # INDEX VERSION
 		part "$v-side" "$p" bash "$SUITE" "$v" "$p" "$tree" || rc=$?
 	done
 	mark "$v-side" "$rc"
+}
+
+# debian_release VERSION: the Debian release of the version's root.
+debian_release() {
+	local r
+	r=$(bash "$REPO/tests/chroot/make-in.sh" --root "$1")
+	echo "${r%-smd}"
 }
 
 # ended NAME...: the marks a lane owes, given where it did not leave them

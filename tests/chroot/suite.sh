@@ -37,6 +37,9 @@
 #
 # QD_CORE_EXTRAS=no (make check, for every version after the first): the
 # integration suites leave out their drills of the core's Redis client.
+# QD_UNIT_SET=slurm (make check, for a version whose Debian release an
+# earlier one has): the unit part runs only the tests that depend on the
+# Slurm version (make unit UNIT_SET=slurm).
 # QD_MAKE_ARGS: more words for make (make check's port range for this
 # version's clusters, QD_QUICKACK=0 where it set the loopback routes).
 #
@@ -190,6 +193,7 @@ unit | integration-asan | deb-build | deb-test)
 	case $part in deb-*) goal=$part-if-packaged ;; esac
 	# The package of the lane's deb-build part (QD_DEB_BUILT=yes).
 	[ "$part" = deb-test ] && [ "${QD_DEB_BUILT:-}" = yes ] && more=(DEB_BUILT=yes)
+	[ "$part" = unit ] && more=(UNIT_SET="${QD_UNIT_SET:-all}")
 	bash "$HERE/make-in.sh" "$ver" "$goal" \
 		CORE_EXTRAS="${QD_CORE_EXTRAS:-yes}" "${more[@]}" "${make_args[@]}"
 	;;

@@ -34,8 +34,13 @@
 set -u
 umask 022
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO=$(cd "$HERE/../.." && pwd)
+# Every test and every restart runs this script, and a process costs
+# (docs/development.md, "What it costs"): what the shell can do itself, it
+# does, here and below.
+HERE=${BASH_SOURCE[0]%/*}
+[ "$HERE" != "${BASH_SOURCE[0]}" ] || HERE=.
+cd "$HERE" && HERE=$PWD && cd "$OLDPWD" || exit 1
+REPO=${HERE%/*/*}
 # nap SECONDS: a sleep without a process.
 source "$HERE/nap.sh"
 BUILD=${QD_BUILD:-$REPO/build}
@@ -44,12 +49,18 @@ case $D in /*) ;; *) D=$(pwd)/$D ;; esac
 D=${D%/}
 TIMEOUT=${QD_START_TIMEOUT:-60}
 CLUSTER=qdtest
-SLURM_LIBDIR=$(pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
-# Debian's Slurm keeps its plugins in slurm-wlm/, SchedMD's packages
-# (23.11, 25.11, 26.05: tests/chroot/install-slurm.sh) in slurm/.
-SYS_PLUGINDIR=$SLURM_LIBDIR/slurm-wlm
-[ -d "$SYS_PLUGINDIR" ] || SYS_PLUGINDIR=$SLURM_LIBDIR/slurm
-PLUGINDIR=$SYS_PLUGINDIR:${QD_PLUGINDIR:-$BUILD}
+# plugin_dirs: SYS_PLUGINDIR, Slurm's own plugins, and PLUGINDIR,
+# slurm.conf's PluginDir (this build's after them). Debian's Slurm keeps
+# its plugins in slurm-wlm/, SchedMD's packages (23.11, 25.11, 26.05:
+# tests/chroot/install-slurm.sh) in slurm/. Asked of pkg-config only by
+# the commands that write a configuration.
+plugin_dirs() {
+	local libdir
+	libdir=$(pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
+	SYS_PLUGINDIR=$libdir/slurm-wlm
+	[ -d "$SYS_PLUGINDIR" ] || SYS_PLUGINDIR=$libdir/slurm
+	PLUGINDIR=$SYS_PLUGINDIR:${QD_PLUGINDIR:-$BUILD}
+}
 DBPASS=qdtest-slurm
 TEST_USERS="alice bob charlie"
 
@@ -62,14 +73,16 @@ DBSOCK=$RUN/mariadb.sock
 MARKER="QD_CLUSTER_DAEMON=$D"
 
 msg() { echo "cluster: $*" >&2; }
-T0=$(date +%s.%N)
+T0=${EPOCHREALTIME/./}
 phase() {
+	local us
 	[ "${QD_VERBOSE:-0}" = 1 ] || return 0
-	msg "$(awk -v a="$(date +%s.%N)" -v b="$T0" 'BEGIN { printf "%6.2fs", a - b }') $*"
+	us=$((${EPOCHREALTIME/./} - T0))
+	msg "$(printf '%3d.%02ds' $((us / 1000000)) $((us % 1000000 / 10000))) $*"
 }
 
 need_root() {
-	if [ "$(id -u)" != 0 ]; then
+	if [ "$EUID" != 0 ]; then
 		msg "must run as root"
 		exit 1
 	fi
@@ -77,18 +90,25 @@ need_root() {
 
 # ---------------------------------------------------------------- processes
 
-exe_of() { readlink -f "$(command -v "$1")"; }
+# exe_path NAME: EXE, the file PATH has for the command NAME (bash's own
+# table of them), or "".
+exe_path() {
+	EXE=
+	hash "$1" 2>/dev/null && EXE=${BASH_CMDS[$1]}
+}
 
-# is_ours PID EXE: PID runs EXE (a resolved path) and belongs to this
-# cluster: our marker in its environment, or its cwd or an open file under $D.
+# is_ours PID EXE: PID runs the file EXE (the same file: test's -ef, where
+# /proc/PID/exe leads) and belongs to this cluster: our marker in its
+# environment, or its cwd or an open file under $D.
 is_ours() {
-	local pid=$1 exe=$2 f
+	local pid=$1 exe=$2 f e envs=()
 	[ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
 	is_zombie "$pid" && return 1
-	[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$exe" ] || return 1
-	if tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -qxF "$MARKER"; then
-		return 0
-	fi
+	[ "/proc/$pid/exe" -ef "$exe" ] || return 1
+	{ mapfile -d '' -t envs <"/proc/$pid/environ"; } 2>/dev/null
+	for e in "${envs[@]}"; do
+		[ "$e" = "$MARKER" ] && return 0
+	done
 	case $(readlink "/proc/$pid/cwd" 2>/dev/null) in "$D" | "$D"/*) return 0 ;; esac
 	for f in /proc/"$pid"/fd/*; do
 		case $(readlink "$f" 2>/dev/null) in "$D"/*) return 0 ;; esac
@@ -114,7 +134,12 @@ alive() { [ -d "/proc/$1" ] && ! is_zombie "$1"; }
 # daemon that restarts itself (scontrol reconfigure) writes its new pid over
 # the old one without truncating the file (update_pidfile in Slurm's
 # daemonize.c): a shorter pid leaves the old one's tail on a second line.
-pidfile_pid() { [ -r "$1" ] && head -n 1 "$1" | tr -dc '0-9'; }
+pidfile_pid() {
+	local l=""
+	[ -r "$1" ] || return 1
+	{ IFS= read -r l <"$1"; } 2>/dev/null
+	printf '%s' "${l//[!0-9]/}"
+}
 
 # kill_pids SECONDS PID...: SIGTERM, poll until gone, SIGKILL after SECONDS.
 kill_pids() {
@@ -137,29 +162,31 @@ kill_pids() {
 	done
 }
 
-# daemon table: name pidfile binary
-daemons() {
-	echo "slurmd-n1 $RUN/slurmd-n1.pid slurmd"
-	echo "slurmd-n2 $RUN/slurmd-n2.pid slurmd"
-	echo "slurmctld $RUN/slurmctld.pid slurmctld"
-	echo "slurmdbd $RUN/slurmdbd.pid slurmdbd"
-	echo "mariadb $RUN/mariadb.pid mariadbd"
-	echo "redis $RUN/redis.pid redis-server"
-	echo "munged $RUN/munged.pid munged"
-}
+# The daemons: name, pidfile, binary.
+DAEMONS=(
+	"slurmd-n1 $RUN/slurmd-n1.pid slurmd"
+	"slurmd-n2 $RUN/slurmd-n2.pid slurmd"
+	"slurmctld $RUN/slurmctld.pid slurmctld"
+	"slurmdbd $RUN/slurmdbd.pid slurmdbd"
+	"mariadb $RUN/mariadb.pid mariadbd"
+	"redis $RUN/redis.pid redis-server"
+	"munged $RUN/munged.pid munged"
+)
 
 # daemon_pid NAME: its pid when it runs and is ours, else nothing, status 1
 daemon_pid() {
-	local name pf bin p
-	while read -r name pf bin; do
+	local row name pf bin p
+	for row in "${DAEMONS[@]}"; do
+		read -r name pf bin <<<"$row"
 		[ "$name" = "$1" ] || continue
 		p=$(pidfile_pid "$pf")
-		if [ -n "$p" ] && is_ours "$p" "$(exe_of "$bin")"; then
+		exe_path "$bin"
+		if [ -n "$p" ] && [ -n "$EXE" ] && is_ours "$p" "$EXE"; then
 			echo "$p"
 			return 0
 		fi
 		return 1
-	done < <(daemons)
+	done
 	return 1
 }
 
@@ -184,16 +211,16 @@ stop_daemons() { # BOUND NAME...
 # which writes the pidfile once it is up, so a stop during a reconfigure
 # reads the old pid.
 ours_running() {
-	local bin exe f p
+	local bin f p
 	for bin in "$@"; do
-		exe=$(exe_of "$bin")
-		[ -n "$exe" ] || continue
-		while read -r f; do
+		exe_path "$bin"
+		[ -n "$EXE" ] || continue
+		for f in /proc/[0-9]*/exe; do
+			[ "$f" -ef "$EXE" ] || continue
 			p=${f#/proc/}
 			p=${p%/exe}
-			is_ours "$p" "$exe" && echo "$p"
-		done < <(find /proc -mindepth 2 -maxdepth 2 -path '/proc/[0-9]*/exe' \
-			-lname "$exe" 2>/dev/null)
+			is_ours "$p" "$EXE" && echo "$p"
+		done
 	done
 }
 
@@ -293,11 +320,14 @@ do_stop() {
 # local TCP ports in use, in any state; "PORT STATE" per line (0A: listen).
 # Plain bash: Debian's default awk (mawk) has no strtonum.
 tcp_ports() {
-	local l st
-	while read -r _ l _ st _; do
-		[ "$l" = local_address ] && continue
-		echo "$((16#${l##*:})) $st"
-	done < <(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null)
+	local l st f
+	for f in /proc/net/tcp /proc/net/tcp6; do
+		[ -r "$f" ] || continue
+		while read -r _ l _ st _; do
+			[ "$l" = local_address ] && continue
+			echo "$((16#${l##*:})) $st"
+		done <"$f"
+	done
 }
 
 used_ports() { tcp_ports | cut -d' ' -f1 | sort -un; }
@@ -320,10 +350,12 @@ free_ports() {
 
 # ---------------------------------------------------------------- waiting
 
-# wait_for DESC CMD...: poll CMD until it succeeds, at most $TIMEOUT seconds
 # wait_for DESC CMD...: poll CMD until it succeeds, at most $TIMEOUT seconds;
 # give up early when the process WATCH_PID, or one named by the pid files
-# in WATCH_PIDFILE (blank separated), has died.
+# in WATCH_PIDFILE (blank separated), has died. Every 0.1 s for the first
+# second, then every 0.2 s: most polls are Slurm clients (sinfo, scontrol
+# ping), and the waits of restarts for the nodes to register ran 240 of
+# them in one test (t_adopt.sh).
 wait_for() {
 	local desc=$1 i=0 end p
 	shift
@@ -334,9 +366,11 @@ wait_for() {
 			return 1
 		fi
 		if [ $i -ge 3 ]; then
-			local wpids=${WATCH_PID:-} f
+			local wpids=${WATCH_PID:-} f l
 			for f in ${WATCH_PIDFILE:-}; do
-				wpids="$wpids $(pidfile_pid "$f")"
+				l=""
+				{ IFS= read -r l <"$f"; } 2>/dev/null
+				wpids+=" ${l//[!0-9]/}"
 			done
 			for p in $wpids; do
 				if ! alive "$p"; then
@@ -345,7 +379,7 @@ wait_for() {
 				fi
 			done
 		fi
-		nap 0.1
+		if [ $i -lt 10 ]; then nap 0.1; else nap 0.2; fi
 		i=$((i + 1))
 	done
 }
@@ -410,6 +444,7 @@ EOF
 write_slurm_conf() {
 	local tmp=$CONF.tmp gres1=" Gres=gpu:a100:4" gres2=" Gres=gpu:v100:4"
 	local types=GresTypes=gpu
+	plugin_dirs
 	if [ "${QD_NO_GPU_GRES:-}" = yes ]; then
 		gres1= gres2= types="# no GresTypes (QD_NO_GPU_GRES)"
 	elif [ "${QD_MPS_GRES:-}" = yes ]; then
@@ -482,11 +517,15 @@ EOF
 	mv -f "$tmp" "$CONF"
 }
 
-# placeholders in QD_ETC_FILES and QD_SLURM_CONF_EXTRA
+# placeholders in QD_ETC_FILES and QD_SLURM_CONF_EXTRA, stdin to stdout
 subst() {
-	sed -e "s|@QD_CLUSTER_DIR@|$D|g" -e "s|@QD_SLURM_ETC@|$ETC|g" \
-		-e "s|@QD_REDIS_PORT@|$QD_REDIS_PORT|g" -e "s|@QD_REPO@|$REPO|g" \
-		-e "s|@QD_MUNGE_SOCKET@|$MSOCK|g"
+	local t=""
+	IFS= read -r -d '' t
+	t=${t//@QD_CLUSTER_DIR@/$D}
+	t=${t//@QD_SLURM_ETC@/$ETC}
+	t=${t//@QD_REDIS_PORT@/${QD_REDIS_PORT:-}}
+	t=${t//@QD_REPO@/$REPO}
+	printf '%s' "${t//@QD_MUNGE_SOCKET@/$MSOCK}"
 }
 
 write_configs() {
@@ -501,8 +540,8 @@ write_configs() {
 			return 1
 		fi
 		# shellcheck disable=SC2094
-		subst <"$f" >"$ETC/$(basename "$f")"
-		chmod --reference="$f" "$ETC/$(basename "$f")"
+		subst <"$f" >"$ETC/${f##*/}"
+		chmod --reference="$f" "$ETC/${f##*/}"
 	done
 	cat >"$ETC/gres.conf" <<EOF
 AutoDetect=off
@@ -566,7 +605,7 @@ dstart() { dstart_env "${QD_DAEMON_ENV:-}" "$@"; }
 # (placeholders replaced).
 dstart_env() {
 	local extra=()
-	read -ra extra <<<"$(printf '%s' "$1" | subst)"
+	[ -z "$1" ] || read -ra extra <<<"$(printf '%s' "$1" | subst)"
 	shift
 	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
 		SLURM_CONF="$CONF" "$MARKER" "${extra[@]}" "$@" </dev/null
@@ -643,7 +682,7 @@ setup_accounts() {
 	} >>"$LOG/sacctmgr.log" 2>&1 || fail_start "$LOG/sacctmgr.log" "$LOG/slurmdbd.log"
 }
 
-ctld_up() { scontrol ping | grep -q 'is UP'; }
+ctld_up() { [[ $(scontrol ping 2>/dev/null) == *"is UP"* ]]; }
 
 # start_ctld: start slurmctld, wait until it answers; 1 on failure (no
 # cleanup). Slurm 24.11 beside MariaDB 11.8 (Debian 13) can leave a
@@ -705,22 +744,28 @@ start_slurmd() { # NODE
 	}
 }
 
+# nodes_idle: sinfo's lines (one a node and partition, sorted by node)
+# are n1 idle and n2 idle.
 nodes_idle() {
-	local s
-	s=$(sinfo -h -N -o '%N %T' 2>/dev/null | sort -u | tr '\n' ' ')
-	[ "$s" = "n1 idle n2 idle " ]
+	local s l u=" "
+	s=$(sinfo -h -N -o '%N %T' 2>/dev/null) || return 1
+	while IFS= read -r l; do
+		case $u in *" $l "*) ;; *) u+="$l " ;; esac
+	done <<<"$s"
+	[ "$u" = " n1 idle n2 idle " ]
 }
 nodes_up() {
 	# registered: no node in a down/unknown/not-responding state
-	local s
+	local s bad='\*|unk|down|drain|fail|inval'
 	s=$(sinfo -h -N -o '%t' 2>/dev/null) || return 1
-	[ -n "$s" ] && ! echo "$s" | grep -qE '\*|unk|down|drain|fail|inval'
+	[ -n "$s" ] && ! [[ $s =~ $bad ]]
 }
 tres_ok() {
 	local t
 	t=$(sacctmgr -n -P show tres format=type,name 2>/dev/null)
-	echo "$t" | grep -qx 'gres|gpu' && echo "$t" | grep -qx 'gres|gpu:a100' &&
-		echo "$t" | grep -qx 'gres|gpu:v100'
+	t=$'\n'$t$'\n'
+	[[ $t == *$'\ngres|gpu\n'* && $t == *$'\ngres|gpu:a100\n'* &&
+		$t == *$'\ngres|gpu:v100\n'* ]]
 }
 
 make_dirs() {
@@ -748,7 +793,7 @@ make_dirs() {
 			msg "making $d searchable (o+x) for the test users"
 			chmod o+x "$d"
 		fi
-		d=$(dirname "$d")
+		d=${d%/*}
 	done
 }
 
@@ -815,8 +860,9 @@ do_start() {
 }
 
 do_status() {
-	local name pf bin p rc=0 any=0
-	while read -r name pf bin; do
+	local row name pf bin p rc=0 any=0
+	for row in "${DAEMONS[@]}"; do
+		read -r name pf bin <<<"$row"
 		[ "$name" = redis ] && [ ! -e "$pf" ] && [ "${QD_REDIS:-1}" = 0 ] && continue
 		if p=$(daemon_pid "$name"); then
 			echo "$name running pid $p"
@@ -825,7 +871,7 @@ do_status() {
 			echo "$name stopped"
 			rc=1
 		fi
-	done < <(daemons)
+	done
 	[ -r "$D/env" ] && echo "env: $D/env"
 	[ $any = 0 ] && rc=3
 	return $rc
@@ -836,11 +882,12 @@ do_status() {
 # still answers: wait for that, so that the pidfile names the slurmctld
 # that runs when this returns (a later stop, or a test, reads it).
 reconfigure_ctld() {
-	local old v
+	local old v major minor
 	old=$(pidfile_pid "$RUN/slurmctld.pid")
 	scontrol reconfigure >/dev/null 2>&1 || return 1
-	v=$(scontrol --version | awk '{ print $2 }')
-	[ "$(printf '%s\n' 24.05 "$v" | sort -V | head -n 1)" = 24.05 ] || return 0
+	v=$(scontrol --version) # "slurm 24.11.5"
+	IFS=. read -r major minor _ <<<"${v#* }"
+	[ $((major * 100 + minor)) -ge 2405 ] || return 0
 	wait_for "the new slurmctld's pidfile" ctld_pid_moved "$old"
 }
 ctld_pid_moved() {
@@ -874,19 +921,29 @@ do_restart_ctld() {
 	}
 }
 
-# listening PORT: something listens on TCP PORT
-listening() { tcp_ports | grep -qx "$1 0A"; }
+# listening PORT: something listens on TCP PORT (tcp_ports' reading,
+# without its processes: slurmd_registered polls it)
+listening() {
+	local l st f
+	for f in /proc/net/tcp /proc/net/tcp6; do
+		[ -r "$f" ] || continue
+		while read -r _ l _ st _; do
+			[ "$st" = 0A ] && [ "$l" != local_address ] &&
+				[ "$((16#${l##*:}))" = "$1" ] && return 0
+		done <"$f"
+	done
+	return 1
+}
 
 # slurmd_registered NODE SINCE: NODE's slurmd listens and registered at or
 # after SINCE (seconds)
 slurmd_registered() {
-	local t port
+	local out port
 	port=QD_${1^^}_PORT
 	listening "${!port}" || return 1
-	t=$(scontrol -o show node "$1" 2>/dev/null |
-		sed -n 's/.*SlurmdStartTime=\([^ ]*\).*/\1/p')
-	[ -n "$t" ] && [ "$t" != None ] || return 1
-	[ "$(date -d "$t" +%s 2>/dev/null || echo 0)" -ge "$2" ]
+	out=$(SLURM_TIME_FORMAT=%s scontrol -o show node "$1" 2>/dev/null) &&
+		[[ $out =~ SlurmdStartTime=([0-9]+) ]] &&
+		[ "${BASH_REMATCH[1]}" -ge "$2" ]
 }
 
 # slurmd_pids NODE: every slurmd of this cluster serving NODE, the one its
@@ -901,19 +958,18 @@ slurmd_registered() {
 # reconfigure's new slurmd is the old one's child only until the old one
 # ends: stop_slurmd's next round finds it.)
 slurmd_pids() {
-	local p st exe
-	exe=$(exe_of slurmd)
-	{
-		daemon_pid "slurmd-$1"
-		for p in $(ours_running slurmd); do
-			{ read -r st <"/proc/$p/stat"; } 2>/dev/null || continue
-			read -r -a st <<<"${st##*) }"
-			[ "$(readlink "/proc/${st[1]}/exe" 2>/dev/null)" = "$exe" ] &&
-				continue
-			tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null |
-				grep -q -- " -N $1 " && echo "$p"
-		done
-	} | sort -u
+	local p st exe args seen=" "
+	exe_path slurmd
+	exe=$EXE
+	p=$(daemon_pid "slurmd-$1") && echo "$p" && seen+="$p "
+	for p in $(ours_running slurmd); do
+		case $seen in *" $p "*) continue ;; esac
+		{ read -r st <"/proc/$p/stat"; } 2>/dev/null || continue
+		read -r -a st <<<"${st##*) }"
+		[ "/proc/${st[1]}/exe" -ef "$exe" ] && continue
+		{ mapfile -d '' -t args <"/proc/$p/cmdline"; } 2>/dev/null || continue
+		[[ " ${args[*]} " == *" -N $1 "* ]] && echo "$p" && seen+="$p "
+	done
 }
 
 # stop_slurmd NODE: no slurmd serves NODE. Again while one is found: an old
@@ -942,7 +998,7 @@ do_restart_slurmd() { # [NODE...]
 		stop_slurmd "$n" || exit 1
 		rm -f "$RUN/slurmd-$n.pid"
 	done
-	since=$(date +%s)
+	since=$EPOCHSECONDS
 	for n in "${nodes[@]}"; do
 		start_slurmd "$n" || exit 1
 	done

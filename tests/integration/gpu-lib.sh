@@ -17,16 +17,21 @@ expected() {
 # gpus= may be a part of its step's (--gpus-per-task binds each task to
 # some): the step owns what its tasks on that node report together.
 check_lines() {
-	local what=$1 n=$2 lines l node step
-	lines=$(printf '%s\n' "$3" | grep '^node=')
-	assert_eq "$what: $n task(s) reported" "$n" "$(printf '%s\n' "$lines" | grep -c .)"
+	local what=$1 n=$2 lines=() l m node step
 	while IFS= read -r l; do
-		[ -n "$l" ] || continue
+		[[ $l == node=* ]] && lines+=("$l")
+	done <<<"$3"
+	assert_eq "$what: $n task(s) reported" "$n" "${#lines[@]}"
+	for l in "${lines[@]}"; do
 		node=${l%% *}
-		step=$(printf '%s\n' "$lines" | grep "^$node " |
-			sed 's/.*gpus=\([^ ]*\).*/\1/' | paste -sd,)
+		step=""
+		for m in "${lines[@]}"; do
+			[[ $m == "$node "* ]] || continue
+			[[ $m =~ gpus=([^ ]*) ]] && m=${BASH_REMATCH[1]}
+			step+=${step:+,}$m
+		done
 		assert_eq "$what: $l" "$(expected "$l" "$step")" "$l"
-	done <<<"$lines"
+	done
 }
 
 job_done() { [ -z "$(squeue -h -j "$1" 2>/dev/null)" ]; }
@@ -99,9 +104,10 @@ remove_slurm_cgroups() {
 one_gpu() {
 	local l
 	while IFS= read -r l; do
+		[[ $l == node=* ]] || continue
 		[[ $l =~ \ gpus=[0-9]+\  ]] ||
 			fail "$1: a share is of one GPU: $l"
-	done < <(printf '%s\n' "$OUT" | grep '^node=')
+	done <<<"$OUT"
 	check_lines "$1" "$2" "$OUT"
 }
 

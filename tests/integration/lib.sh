@@ -52,7 +52,7 @@ as() {
 	local user=$1
 	shift
 	passwd_of "$user" # here, not in the subshell: the answer is kept
-	OUT=$(as_user "$user" timeout -k 10 "${QD_CLIENT_TIMEOUT:-300}" "$@" 2>&1)
+	OUT=$(as_exec "$user" timeout -k 10 "${QD_CLIENT_TIMEOUT:-300}" "$@" 2>&1)
 	RC=$?
 }
 
@@ -75,15 +75,19 @@ passwd_of() {
 	IFS=: read -r _ _ _ _ _ "QD_PASSWD_HOME[$1]" "QD_PASSWD_SHELL[$1]" <<<"$pw"
 }
 as_user() {
+	passwd_of "$1" || return 1
+	(as_exec "$@")
+}
+# as_exec USER CMD...: as_user's work in a shell that has nothing left to
+# do (as's command substitution): the shell becomes CMD.
+as_exec() {
 	local user=$1
 	shift
 	passwd_of "$user" || return 1
-	(
-		[ -d "$QD_CLUSTER_DIR/users/$user" ] && cd "$QD_CLUSTER_DIR/users/$user"
-		exec setpriv --reuid="$user" --regid="$user" --init-groups \
-			env HOME="${QD_PASSWD_HOME[$user]}" SHELL="${QD_PASSWD_SHELL[$user]}" \
-			USER="$user" LOGNAME="$user" SLURM_CONF="$QD_CLUSTER_DIR/etc/slurm.conf" "$@"
-	)
+	[ -d "$QD_CLUSTER_DIR/users/$user" ] && cd "$QD_CLUSTER_DIR/users/$user"
+	HOME=${QD_PASSWD_HOME[$user]} SHELL=${QD_PASSWD_SHELL[$user]} \
+		USER=$user LOGNAME=$user SLURM_CONF=$QD_CLUSTER_DIR/etc/slurm.conf \
+		exec setpriv --reuid="$user" --regid="$user" --init-groups "$@"
 }
 
 # nap SECONDS: a sleep without a process.
@@ -116,9 +120,12 @@ wait_for() {
 
 # slurm_at_least MAJOR.MINOR: the cluster's Slurm is that release or later.
 slurm_at_least() {
-	local v
-	v=$(scontrol --version | awk '{ print $2 }')
-	[ "$(printf '%s\n%s\n' "$1" "$v" | sort -V | head -n 1)" == "$1" ]
+	local v a b
+	v=$(scontrol --version) # "slurm 24.11.5"
+	IFS=. read -r a b _ <<<"${v#* }"
+	v=$((a * 100 + b))
+	IFS=. read -r a b _ <<<"$1"
+	[ "$v" -ge $((a * 100 + b)) ]
 }
 
 job_state() { squeue -h -j "$1" -o %T 2>/dev/null; }
@@ -130,15 +137,20 @@ job_state() { squeue -h -j "$1" -o %T 2>/dev/null; }
 # pipe" from an ASan slurmctld) is asked for again, as an administrator
 # would, rather than read as no TRES.
 job_tres() {
-	local pre=Req out i
+	local pre=Req out i l
 	[ "${2:-req}" == alloc ] && pre=Alloc
 	for i in 1 2 3 4 5; do
 		out=$(scontrol show job "$1") && break
 		echo "# scontrol show job $1 failed (try $i), asking again" >&2
 		sleep 1
 	done
-	printf '%s\n' "$out" |
-		sed -n "s/^ *\($pre\)\{0,1\}TRES=\([^ ]*\).*/\2/p" | head -n 1
+	# The first line that starts (past its indent) with ${pre}TRES= or TRES=.
+	while IFS= read -r l; do
+		l=${l#"${l%%[! ]*}"}
+		[[ $l =~ ^($pre)?TRES=([^ ]*) ]] || continue
+		printf '%s\n' "${BASH_REMATCH[2]}"
+		return
+	done <<<"$out"
 }
 job_running() { [ "$(job_state "$1")" == RUNNING ]; }
 
@@ -178,11 +190,15 @@ queue_empty() { [ -z "$(squeue -h -o %i)" ]; }
 # slurm_pid FILE: the pid a Slurm daemon's pidfile names, on its first line
 # (tests/cluster/cluster.sh, pidfile_pid: from 24.05 a restarted daemon's
 # shorter pid leaves the old one's tail on a second line).
-slurm_pid() { head -n 1 "$1" 2>/dev/null | tr -dc '0-9'; }
+slurm_pid() {
+	local l=""
+	{ IFS= read -r l <"$1"; } 2>/dev/null
+	printf '%s' "${l//[!0-9]/}"
+}
 
 write_policy() {
 	local dir n pid
-	dir=$(dirname "$SLURM_CONF")
+	dir=${SLURM_CONF%/*}
 	pid=$(slurm_pid "$QD_CLUSTER_DIR/run/slurmctld.pid")
 	n=$(policy_lines)
 	printf '%s\n' "$1" >"$dir/qosdeny.conf.new"

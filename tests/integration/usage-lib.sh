@@ -41,14 +41,31 @@ job_nodes() {
 		sed -n "s/^JobId=$1 .* NodeList=\([^ ]*\).*/\1/p")"
 }
 
+# job_line ID: JOB, the line `scontrol -o show job` has for the job
+# itself (an array's first task is shown with all its tasks), with its
+# times in Unix seconds (SLURM_TIME_FORMAT=%s); status 1 without one.
+job_line() {
+	local out l
+	JOB=
+	out=$(SLURM_TIME_FORMAT=%s scontrol -o show job "$1" 2>/dev/null) || return 1
+	while IFS= read -r l; do
+		[[ $l == "JobId=$1 "* ]] && JOB=$l && return 0
+	done <<<"$out"
+	return 1
+}
+
+# job_key KEY: KEY's value in JOB (job_line), a word.
+job_key() {
+	[[ " $JOB" =~ \ $1=([^ ]*) ]] && printf '%s\n' "${BASH_REMATCH[1]}"
+}
+
 # job_elapsed ID: the seconds from the job's start to its end, as
 # slurmctld has them.
 job_elapsed() {
-	local line start end
-	line=$(scontrol -o show job "$1" | grep "^JobId=$1 ")
-	start=$(echo "$line" | sed -n 's/.* StartTime=\([^ ]*\).*/\1/p')
-	end=$(echo "$line" | sed -n 's/.* EndTime=\([^ ]*\).*/\1/p')
-	echo $(($(date -d "$end" +%s) - $(date -d "$start" +%s)))
+	local start end
+	job_line "$1" || return 1
+	start=$(job_key StartTime) end=$(job_key EndTime)
+	echo $((end - start))
 }
 
 # redis_record JOB NODE: the record Redis applied for the job on the node.
@@ -142,12 +159,12 @@ near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { exit !((a - b) ^ 2 <= t * t)
 
 # ctld_state JOB: the job's state as slurmctld has it (squeue leaves out
 # NODE_FAIL).
-ctld_state() { scontrol -o show job "$1" | sed -n 's/.* JobState=\([^ ]*\).*/\1/p'; }
+ctld_state() { job_line "$1" && job_key JobState; }
 
 # unix_field JOB KEY: one of slurmctld's times for the job, Unix seconds.
 unix_field() {
-	SLURM_TIME_FORMAT=%s scontrol -o show job "$1" |
-		sed -n "s/^JobId=$1 .* $2=\([0-9]*\).*/\1/p"
+	job_line "$1" && [[ " $JOB" =~ \ $2=([0-9]*) ]] &&
+		printf '%s\n' "${BASH_REMATCH[1]}"
 }
 
 # crash_node NODE JOB: kills -9 the node's slurmd and every process of the
