@@ -22,31 +22,41 @@ ETC=$D/etc
 export SLURM_CONF=$ETC/slurm.conf
 PLUGIN=${QD_VM_PLUGIN:-/qosdeny/build/trixie/spank_qosdeny.so}
 # shellcheck source=tests/vm/node-conf.sh
-. "$(dirname "${BASH_SOURCE[0]}")/node-conf.sh"
+. "${BASH_SOURCE[0]%/*}/node-conf.sh"
+# nap SECONDS: a sleep without a process. In the emulated guest every
+# process costs tens of milliseconds: the polls below use none but the
+# Slurm client's.
+# shellcheck source=tests/cluster/nap.sh
+. "${BASH_SOURCE[0]%/*}/../cluster/nap.sh"
 
 stop_pid() { # PIDFILE
 	local p i
 	# The first line: from 24.05 a daemon that restarted itself writes its
 	# pid over the old one without truncating (cluster.sh, pidfile_pid).
-	p=$(head -n 1 "$1" 2>/dev/null | tr -dc '0-9')
+	p=""
+	{ IFS= read -r p <"$1"; } 2>/dev/null
+	p=${p//[!0-9]/}
 	[ -n "$p" ] || return 0
 	kill "$p" 2>/dev/null || return 0
 	for ((i = 0; i < 100; i++)); do
 		kill -0 "$p" 2>/dev/null || return 0
-		sleep 0.1
+		nap 0.1
 	done
 	kill -9 "$p" 2>/dev/null
 }
 
-node_idle() { scontrol show node vm 2>/dev/null | grep -q 'State=IDLE '; }
-node_up() { scontrol show node vm 2>/dev/null | grep -Eq 'State=(IDLE|MIXED|ALLOCATED)[ +]'; }
+node_idle() { [[ $(scontrol show node vm 2>/dev/null) == *"State=IDLE "* ]]; }
+node_up() {
+	local up='State=(IDLE|MIXED|ALLOCATED)[ +]'
+	[[ $(scontrol show node vm 2>/dev/null) =~ $up ]]
+}
 
 wait_until() { # SECONDS COMMAND...
 	local i limit=$1
 	shift
 	for ((i = 0; i < limit * 10; i++)); do
 		"$@" && return 0
-		sleep 0.1
+		nap 0.1
 	done
 	return 1
 }

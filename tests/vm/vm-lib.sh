@@ -32,7 +32,9 @@ assert_match() { # DESCRIPTION ERE TEXT
 	fi
 }
 
-node_state() { scontrol show node vm | sed -n 's/.* State=\([^ ]*\).*/\1/p'; }
+node_state() {
+	[[ $(scontrol show node vm) =~ \ State=([^ ]*) ]] && echo "${BASH_REMATCH[1]}"
+}
 node_idle() { [ "$(node_state)" == IDLE ]; }
 node_settled() { node_idle || [[ $(node_state) == *DRAIN* ]]; }
 node_drained() { [ "$(node_state)" == IDLE+DRAIN ]; }
@@ -167,8 +169,10 @@ expected_probe() {
 # check_probe WHAT OUTPUT: the probe's line says the step's GPUs are the
 # ones it may open.
 check_probe() {
-	local line gpus
-	line=$(printf '%s\n' "$2" | grep '^gpus=' | head -n 1)
+	local line="" l gpus
+	while IFS= read -r l; do
+		[[ $l == gpus=* ]] && line=$l && break
+	done <<<"$2"
 	gpus=${line#gpus=}
 	gpus=${gpus%% *}
 	assert_eq "$1" "$(expected_probe "$gpus")" "$line"
