@@ -584,6 +584,70 @@ int qd_gres_conf_share_counts(const char *path, const char *node,
 	return rv;
 }
 
+struct stray_pass {
+	const char *path, *node;
+	const struct qd_paths *gpu_files; /* the node's Name=gpu File= */
+	char *msg;
+	size_t len;
+	bool found;
+};
+
+/* A shard or MPS record of the node with File=: each of its files one of
+ * the node's GPU files, by name. The first that is none, in msg. */
+static int find_stray(struct gres_record *r, void *arg)
+{
+	struct stray_pass *p = arg;
+	struct qd_paths files = {0};
+	char why[512];
+	int has;
+
+	if (p->found || !r->name || !r->files ||
+	    (strcasecmp(r->name, "shard") && strcasecmp(r->name, "mps")))
+		return 0;
+	has = for_node(r, p->path, p->node, p->msg, p->len);
+	if (has <= 0)
+		return has;
+	if (qd_expand_list(r->files, &files, why, sizeof(why))) {
+		qd_errf(p->msg, p->len, "%s:%d: File=%s: %s", p->path, r->line,
+			r->files, why);
+		qd_paths_free(&files);
+		return -1;
+	}
+	for (size_t i = 0; i < files.n && !p->found; i++)
+		if (qd_paths_find(p->gpu_files, files.v[i]) < 0) {
+			snprintf(p->msg, p->len,
+				 "%s:%d: Name=%s File=%s is no GPU of %s's",
+				 p->path, r->line, r->name, files.v[i],
+				 p->node);
+			p->found = true;
+		}
+	qd_paths_free(&files);
+	return 0;
+}
+
+int qd_gres_conf_stray_share(const char *path, const char *node, char *msg,
+			     size_t len)
+{
+	struct qd_gpus gpus = {0};
+	struct stray_pass p = {path, node, &gpus.files, msg, len, false};
+	char *text;
+	int rv;
+
+	text = conf_text(path, &rv, msg, len);
+	if (!text)
+		return rv;
+	rv = qd_gres_conf_parse(path, text, node, &gpus, msg, len);
+	/* A GPU of several files (MultipleFiles=, a MIG slice) is matched
+	 * by Slurm as a whole: not this check's to judge. */
+	if (!rv && gpus.files.n == gpus.n)
+		rv = each_record(path, text, find_stray, &p, msg, len);
+	if (!rv)
+		rv = p.found;
+	qd_gpus_free(&gpus);
+	free(text);
+	return rv;
+}
+
 int qd_gres_conf_load(const char *path, const char *node, struct qd_gpus *out,
 		      char *err, size_t errlen)
 {

@@ -96,6 +96,19 @@ int qd_gres_conf_share_counts(const char *path, const char *node,
 			      size_t errlen);
 
 /*
+ * A shard or MPS share gres.conf at path gives the node on a file that is
+ * none of the node's GPU files (Name=gpu File=, expanded): Slurm matches a
+ * share's File= to its GPU's by name and discards one without a match
+ * (gres_c_s.c), so that slurmd reports fewer shares than slurm.conf's
+ * Gres= and the node is refused. Returns 1 with the record's line, the
+ * file and the node in msg; 0 where there is none (a missing file, no
+ * share with File=, or a GPU of several files, which Slurm matches
+ * whole); -1 with err in msg where gres.conf does not parse.
+ */
+int qd_gres_conf_stray_share(const char *path, const char *node, char *msg,
+			     size_t len);
+
+/*
  * The files a gpu_devices= pattern names: %n is the node name, entries are
  * comma-separated; an entry with '*' or '?' is a shell glob whose matching
  * character devices are taken in order of device number, any other entry a

@@ -208,6 +208,18 @@ assert_contains "doctor: 20 shards in gres.conf for slurm.conf's 16 warn" \
 	"warn|gpus|" "$L"
 assert_contains "doctor: saying what slurmd takes" \
 	"gres.conf gives n1 20 shards, slurmd takes 16 (slurm.conf's Gres=) and drops the rest" "$L"
+# A shard on a file that is none of n1's GPUs (n2's first, here): Slurm
+# matches a share's File= to a GPU's by name and discards it (the oracle:
+# slurmd -G's own error), so doctor fails naming the line.
+cp "$GRES.shards" "$GRES"
+sed -i "s|^\(NodeName=n1 Name=shard Count=4\) File=$QD_DEV_DIR/nvidia3\$|\1 File=$QD_DEV_DIR/nvidia4|" "$GRES"
+n=$(grep -n "^NodeName=n1 Name=shard Count=4 File=$QD_DEV_DIR/nvidia4\$" "$GRES" | cut -d: -f1)
+assert_contains "slurmd -G discards the shard on n2's GPU" \
+	"without matching" "$(slurmd -G -N n1 -f "$SLURM_CONF" 2>&1)"
+L=$(gpus_line)
+assert_contains "doctor: a shard on no GPU of n1's fails" "FAIL|gpus|" "$L"
+assert_contains "doctor: naming its line and file" \
+	"gres.conf:$n: Name=shard File=$QD_DEV_DIR/nvidia4 is no GPU of n1's" "$L"
 mv -f "$GRES.shards" "$GRES"
 whole_gpus
 

@@ -453,6 +453,42 @@ Test(gres_conf, share_counts_of_a_node)
 		  err);
 }
 
+/* A share's File= is one of its node's GPU files by name, as Slurm
+ * matches them (gres_c_s.c discards a share without one). */
+Test(gres_conf, share_on_no_gpu)
+{
+	char p[128], msg[512];
+
+	make_dir();
+	snprintf(p, sizeof(p), "%s/gres.conf", dir);
+	write_file("gres.conf",
+		   "Name=gpu File=/dev/nvidia[0-3]\n"
+		   "NodeName=n1 Name=shard Count=8 File=/dev/nvidia[0-1]\n"
+		   "NodeName=n2 Name=shard Count=4 File=/dev/nvidia[3-4]\n"
+		   "Name=mps Count=100\n");
+	cr_expect_eq(qd_gres_conf_stray_share(p, "n1", msg, sizeof(msg)), 0,
+		     "%s", msg);
+	cr_assert_eq(qd_gres_conf_stray_share(p, "n2", msg, sizeof(msg)), 1);
+	cr_expect(strstr(msg, "gres.conf:3: Name=shard File=/dev/nvidia4 is "
+			      "no GPU of n2's"),
+		  "%s", msg);
+	/* The same device by another name is no match for Slurm. */
+	write_file("gres.conf", "Name=gpu File=/dev/nvidia0\n"
+				"Name=mps Count=100 File=/dev/./nvidia0\n");
+	cr_expect_eq(qd_gres_conf_stray_share(p, "n1", msg, sizeof(msg)), 1);
+	/* MIG slices are matched whole by Slurm: not judged. */
+	write_file("gres.conf",
+		   "Name=gpu MultipleFiles=/dev/nvidia0,/dev/nvidia-caps/"
+		   "nvidia-cap21\n"
+		   "Name=shard Count=2 File=/dev/nvidia0\n");
+	cr_expect_eq(qd_gres_conf_stray_share(p, "n1", msg, sizeof(msg)), 0,
+		     "%s", msg);
+	write_file("gres.conf", "Name=gpu File=/dev/nvidia[0-\n");
+	cr_expect_eq(qd_gres_conf_stray_share(p, "n1", msg, sizeof(msg)), -1);
+	unlink(p);
+	cr_expect_eq(qd_gres_conf_stray_share(p, "n1", msg, sizeof(msg)), 0);
+}
+
 /* ---- gpu_devices= and the fallback ---- */
 
 TestSuite(gpu_devices, .fini = cleanup);

@@ -235,6 +235,7 @@ void qd_doctor_gpus(struct qd_doctor *d, const struct qd_site *s,
 	struct qd_gpus mine = {0};
 	struct slurmd_view slurm = {0};
 	char err[1024], a[1024], b[1024], source[PATH_MAX + 16];
+	char gres[PATH_MAX + 16];
 	int rv;
 
 	if (qd_doctor_node_gpus(s, o, node, &mine, source, err, sizeof(err))) {
@@ -256,6 +257,19 @@ void qd_doctor_gpus(struct qd_doctor *d, const struct qd_site *s,
 				"correct gres.conf or the gpu_devices= option, "
 				"or make the MIG slices it lists",
 				"%s (from %s): %s", a, source, err);
+		goto done;
+	}
+	/* Before slurmd -G, which may only count fewer shares: the cause. */
+	gres_conf(s, gres, sizeof(gres));
+	if (qd_gres_conf_stray_share(gres, node, err, sizeof(err)) > 0) {
+		qd_doctor_linef(d, QD_DOC_FAIL, "gpus",
+				"give each shard and MPS line of gres.conf a "
+				"File= that the node's Name=gpu lines list, "
+				"as written there, or none",
+				"%s: slurmd discards those shares, reports "
+				"fewer than slurm.conf's Gres= and the node is "
+				"refused",
+				err);
 		goto done;
 	}
 	rv = slurmd_gres(s, node, &slurm, err, sizeof(err));
