@@ -62,12 +62,15 @@ logs=$results/logs
 ready=$results/ready
 rm -rf "$results"
 mkdir -p "$logs" "$ready"
-t_start=$(date +%s)
+t_start=$EPOCHSECONDS
 cache=${QD_CHECK_CACHE:-/var/cache/qosdeny}
 export QD_CHROOT_BASE=${QD_CHROOT_BASE:-$cache/chroot}
 export QD_VM_IMAGE_BASE=${QD_VM_IMAGE_BASE:-$cache/vm}
 
-since() { echo $(($(date +%s) - $1)); }
+since() { echo $((EPOCHSECONDS - $1)); }
+# nap SECONDS: the waits for a slot and for another lane's mark, a sleep
+# without a process (a dozen parts wait for most of the run).
+source "$REPO/tests/cluster/nap.sh"
 
 # part LANE NAME CMD...: CMD in a cgroup namespace of its own
 # (cgroup-ns.sh: the lanes' clusters never see each other's cgroups, and
@@ -109,7 +112,7 @@ take_slot() {
 				exec {fd}>&-
 			done
 		fi
-		sleep 2
+		nap 2
 	done
 }
 # slot_rank NAME: the part's rank; none for the builds and the VMs,
@@ -127,7 +130,7 @@ part() {
 	shift 2
 	rank=$(slot_rank "$name")
 	[ -z "$rank" ] || take_slot "$rank"
-	t0=$(date +%s)
+	t0=$EPOCHSECONDS
 	echo "# check: $lane: $name started at $(since "$t_start") s"
 	echo "# === $lane: $name" >>"$logs/$lane.log"
 	# The slot's lock is not the part's to keep: a daemon it leaves
@@ -179,7 +182,7 @@ host_packages() {
 			apt-get install -y -qq --no-install-recommends $tools; }
 	fi
 }
-t0=$(date +%s)
+t0=$EPOCHSECONDS
 host_packages >"$logs/host.log" 2>&1 </dev/null ||
 	echo "# check: this host's packages could not all be installed ($logs/host.log)"
 echo "host packages $(since "$t0") - 0" >>"$results/times"
@@ -196,7 +199,7 @@ trap 'bash "$REPO/tests/cluster/cluster.sh" loopback-quickack off "$qa_routes"' 
 # done (its status); the other polls for it.
 mark() { echo "$2" >"$ready/$1"; }
 wait_mark() {
-	until [ -e "$ready/$1" ]; do sleep 5; done
+	until [ -e "$ready/$1" ]; do nap 5; done
 	return "$(cat "$ready/$1")"
 }
 
