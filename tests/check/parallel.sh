@@ -19,14 +19,18 @@
 #            apart from the others'.
 #   V-side   once that version's build is there: its unit tests (only
 #            those that depend on Slurm where an earlier version has its
-#            Debian release: QD_UNIT_SET), integration-asan, then t_memory.sh (20,000 submissions, from
-#            two processes), each on a cluster of its own.
-#   deb      each such version's package (deb-build), once its build is
-#            there; the V lane's deb-test installs it at its end, when the
-#            root's clusters are gone. Built in the side lane, it made that
-#            lane, already as long as V's, 214 s longer beside the CPU load
-#            (run 20); built by deb-test, it was most of deb-test's time,
-#            on the path every lane waits for.
+#            Debian release: QD_UNIT_SET), integration-asan, then
+#            t_memory.sh (20,000 submissions, from two processes), each on
+#            a cluster of its own.
+#   V-deb    once that version's build is there: its package (deb-build);
+#            the V lane's deb-test installs it at its end, when the root's
+#            clusters are gone. Built in the side lane, it made that lane,
+#            already as long as V's, 214 s longer beside the CPU load (run
+#            20); built by deb-test, it was most of deb-test's time, on the
+#            path every lane waits for; built in one lane for all versions,
+#            one after another, the five made a chain at the run's end
+#            (run 65: the first started at 2,486 s, behind the parts of
+#            the first rank).
 #   core     the first such version's check-core (build-test, unit-asan,
 #            fuzz-smoke, docs-check), once its build is there.
 #   26.05    without its source: Debian's packages, its root, node side
@@ -121,7 +125,7 @@ slot_rank() {
 	case $1 in
 	build | vm) ;;
 	integration | integration-asan | unit | core) echo 1 ;;
-	*) echo 2 ;; # integration-memory, deb-test, the deb lane's packages
+	*) echo 2 ;; # integration-memory, deb-test, deb-build
 	esac
 }
 
@@ -290,18 +294,15 @@ ended() {
 	for m in "$@"; do [ -e "$ready/$m" ] || mark "$m" 1; done
 }
 
-# The packages, each once its version's build is there (deb-build).
-deb_lane() {
-	local v rc
-	for v in "${full[@]}"; do
-		rc=0
-		if wait_mark "$v"; then
-			part deb "$v" bash "$SUITE" "$v" deb-build "$tree" || rc=$?
-		else
-			rc=1
-		fi
-		mark "$v-deb" "$rc"
-	done
+# A version's package, once its build is there (deb-build).
+deb_lane() { # VERSION
+	local v=$1 rc=0
+	if wait_mark "$v"; then
+		part "$v-deb" deb-build bash "$SUITE" "$v" deb-build "$tree" || rc=$?
+	else
+		rc=1
+	fi
+	mark "$v-deb" "$rc"
 }
 
 core_lane() {
@@ -344,14 +345,12 @@ for i in "${!full[@]}"; do
 		ended "${full[$i]}-side"
 	} &
 	lanes+=("${full[$i]}-side")
-done
-if [ "$n" -gt 0 ]; then
 	{
-		(deb_lane)
-		for v in "${full[@]}"; do ended "$v-deb"; done
+		(deb_lane "${full[$i]}")
+		ended "${full[$i]}-deb"
 	} &
-	lanes+=(deb)
-fi
+	lanes+=("${full[$i]}-deb")
+done
 if [ "$n" -gt 0 ] && [ "${full[0]}" = "$host_ver" ]; then
 	core_lane &
 	lanes+=(core)
