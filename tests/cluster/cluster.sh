@@ -134,11 +134,14 @@ alive() { [ -d "/proc/$1" ] && ! is_zombie "$1"; }
 # daemon that restarts itself (scontrol reconfigure) writes its new pid over
 # the old one without truncating the file (update_pidfile in Slurm's
 # daemonize.c): a shorter pid leaves the old one's tail on a second line.
-pidfile_pid() {
+pidfile_pid() { read_pid "$1" && printf '%s' "$PID"; }
+# read_pid FILE: pidfile_pid's reading, into PID, for the shell's own use.
+read_pid() {
 	local l=""
+	PID=""
 	[ -r "$1" ] || return 1
 	{ IFS= read -r l <"$1"; } 2>/dev/null
-	printf '%s' "${l//[!0-9]/}"
+	PID=${l//[!0-9]/}
 }
 
 # kill_pids SECONDS PID...: SIGTERM, poll until gone, SIGKILL after SECONDS.
@@ -317,17 +320,26 @@ do_stop() {
 
 # ------------------------------------------------------------------- ports
 
-# local TCP ports in use, in any state; "PORT STATE" per line (0A: listen).
-# Plain bash: Debian's default awk (mawk) has no strtonum.
-tcp_ports() {
+# read_tcp_ports [STATE]: TCP, the local TCP ports in use as "PORT STATE"
+# (0A: listen), in any state or in STATE, read by the shell itself
+# (slurmd_registered polls listening). Plain bash: Debian's default awk
+# (mawk) has no strtonum.
+read_tcp_ports() {
 	local l st f
+	TCP=()
 	for f in /proc/net/tcp /proc/net/tcp6; do
 		[ -r "$f" ] || continue
 		while read -r _ l _ st _; do
 			[ "$l" = local_address ] && continue
-			echo "$((16#${l##*:})) $st"
+			[ -z "${1:-}" ] || [ "$st" = "$1" ] || continue
+			TCP+=("$((16#${l##*:})) $st")
 		done <"$f"
 	done
+}
+# tcp_ports: TCP's lines, one a line.
+tcp_ports() {
+	read_tcp_ports
+	[ ${#TCP[@]} -eq 0 ] || printf '%s\n' "${TCP[@]}"
 }
 
 used_ports() { tcp_ports | cut -d' ' -f1 | sort -un; }
@@ -366,11 +378,10 @@ wait_for() {
 			return 1
 		fi
 		if [ $i -ge 3 ]; then
-			local wpids=${WATCH_PID:-} f l
+			local wpids=${WATCH_PID:-} f
 			for f in ${WATCH_PIDFILE:-}; do
-				l=""
-				{ IFS= read -r l <"$f"; } 2>/dev/null
-				wpids+=" ${l//[!0-9]/}"
+				read_pid "$f"
+				wpids+=" $PID"
 			done
 			for p in $wpids; do
 				if ! alive "$p"; then
@@ -921,16 +932,12 @@ do_restart_ctld() {
 	}
 }
 
-# listening PORT: something listens on TCP PORT (tcp_ports' reading,
-# without its processes: slurmd_registered polls it)
+# listening PORT: something listens on TCP PORT
 listening() {
-	local l st f
-	for f in /proc/net/tcp /proc/net/tcp6; do
-		[ -r "$f" ] || continue
-		while read -r _ l _ st _; do
-			[ "$st" = 0A ] && [ "$l" != local_address ] &&
-				[ "$((16#${l##*:}))" = "$1" ] && return 0
-		done <"$f"
+	local t
+	read_tcp_ports 0A
+	for t in "${TCP[@]}"; do
+		[ "$t" = "$1 0A" ] && return 0
 	done
 	return 1
 }
