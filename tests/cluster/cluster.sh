@@ -323,17 +323,23 @@ do_stop() {
 # read_tcp_ports [STATE]: TCP, the local TCP ports in use as "PORT STATE"
 # (0A: listen), in any state or in STATE, read by the shell itself
 # (slurmd_registered polls listening). Plain bash: Debian's default awk
-# (mawk) has no strtonum.
+# (mawk) has no strtonum. Each file is read whole by mapfile: `read` seeks
+# back to the end of every line it takes, and every seek in a /proc/net
+# file walks the socket table again from its start (with make check's
+# 1,800 sockets, mostly TIME_WAIT, one such reading took 1.7 s of CPU).
 read_tcp_ports() {
-	local l st f
+	local - want=${1:-} f line lines IFS=$' \t\n'
+	set -f # the fields are split by the shell, never globbed
 	TCP=()
 	for f in /proc/net/tcp /proc/net/tcp6; do
 		[ -r "$f" ] || continue
-		while read -r _ l _ st _; do
-			[ "$l" = local_address ] && continue
-			[ -z "${1:-}" ] || [ "$st" = "$1" ] || continue
-			TCP+=("$((16#${l##*:})) $st")
-		done <"$f"
+		mapfile -t lines <"$f"
+		# "  12: 0100007F:2B5C 00000000:0000 0A ...": the port, the state.
+		for line in "${lines[@]:1}"; do
+			set -- $line
+			[ -z "$want" ] || [ "$4" = "$want" ] || continue
+			TCP+=("$((16#${2##*:})) $4")
+		done
 	done
 }
 # tcp_ports: TCP's lines, one a line.
