@@ -153,7 +153,7 @@ slot_rank() {
 	case $2 in
 	build | vm) ;;
 	integration-asan | unit)
-		if [ "$1" = "${full[0]}-side" ]; then echo 0; else echo 1; fi
+		if [ "$1" = "${full[0]:-}-side" ]; then echo 0; else echo 1; fi
 		;;
 	integration | core) echo 1 ;;
 	*) echo 2 ;; # integration-memory, deb-test, deb-build
