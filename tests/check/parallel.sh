@@ -111,11 +111,11 @@ mkdir -p "$slots"
 # cpu_has_room: the pressure figure is under the bound, and no extra part
 # started in the last 20 s ($slots/extra holds when the last did).
 cpu_has_room() {
-	local some last=0
-	{ read -r some <"$slots/extra"; } 2>/dev/null && last=$some
-	[ $((EPOCHSECONDS - last)) -ge 20 ] || return 1
-	{ read -r some </proc/pressure/cpu; } 2>/dev/null || return 1
-	[[ $some =~ ^some\ avg10=([0-9]+)\. ]] &&
+	local last=0 pressure
+	{ read -r last <"$slots/extra"; } 2>/dev/null
+	[ $((EPOCHSECONDS - ${last:-0})) -ge 20 ] || return 1
+	{ read -r pressure </proc/pressure/cpu; } 2>/dev/null || return 1
+	[[ $pressure =~ ^some\ avg10=([0-9]+)\. ]] &&
 		[ "${BASH_REMATCH[1]}" -lt "${QD_CHECK_PRESSURE:-20}" ]
 }
 # take_slot RANK: sets SLOT_FD, a lock on a free slot's file held open.
